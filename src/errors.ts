@@ -1,0 +1,235 @@
+/**
+ * The one error hierarchy of flashchain. Every JSON-RPC code and every wire message lives here.
+ *
+ * Messages follow geth's wording wherever clients match on it (viem's `src/errors/node.ts` and ethers classify
+ * node errors by message), and EIP-1193 / EIP-5792 / EIP-747 for wallet errors.
+ */
+
+export type RpcErrorShape = { code: number; message: string; data?: unknown }
+
+export class RpcError extends Error {
+  static code = -32603
+  readonly code: number
+  readonly data: unknown
+
+  constructor(message: string, options: { code?: number; data?: unknown; cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.name = new.target.name
+    this.code = options.code ?? (new.target as typeof RpcError).code
+    this.data = options.data
+  }
+
+  toJSON(): RpcErrorShape {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON-RPC 2.0 envelope
+
+export class ParseError extends RpcError {
+  static override code = -32700
+  constructor(detail?: string) {
+    super(detail === undefined ? 'Parse error' : `Parse error: ${detail}`)
+  }
+}
+
+export class InvalidRequestError extends RpcError {
+  static override code = -32600
+  constructor(detail: string) {
+    super(`Invalid request: ${detail}`)
+  }
+}
+
+export class MethodNotFoundError extends RpcError {
+  static override code = -32601
+  constructor(method: string) {
+    super(`the method ${method} does not exist/is not available`)
+  }
+}
+
+export class InvalidParamsError extends RpcError {
+  static override code = -32602
+}
+
+export class InternalError extends RpcError {
+  static override code = -32603
+  constructor() {
+    super('Internal error')
+  }
+}
+
+/** EIP-1474 -32005; used for the transport's body-size and batch-length limits. */
+export class LimitExceededError extends RpcError {
+  static override code = -32005
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reads and execution
+
+/** -32001 as in EIP-1474 ("resource not found"). */
+export class BlockNotFoundError extends RpcError {
+  static override code = -32001
+  constructor(block: string) {
+    super(`block not found: ${block}`)
+  }
+}
+
+/**
+ * A reverted call or estimate. The code is -32000 by default and 3 with `--revert-code 3` (geth's), so it is
+ * chosen where the error is raised, from the chain's configuration.
+ */
+export class ExecutionRevertedError extends RpcError {
+  static override code = -32000
+  constructor(options: { code: number; reason?: string; data: string }) {
+    super(options.reason === undefined ? 'execution reverted' : `execution reverted: ${options.reason}`, {
+      code: options.code,
+      data: options.data,
+    })
+  }
+}
+
+/** Execution failed for a reason other than REVERT (out of gas, invalid opcode, …), in geth's words. */
+export class ExecutionError extends RpcError {
+  static override code = -32000
+}
+
+export class GasAllowanceError extends RpcError {
+  static override code = -32000
+  constructor(allowance: bigint) {
+    super(`gas required exceeds allowance (${allowance})`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transaction validation (pool and execution). geth answers all of these with -32000.
+
+export class TransactionRejectedError extends RpcError {
+  static override code = -32000
+}
+
+export const txErrors = {
+  nonceTooLow: (address: string, txNonce: bigint, stateNonce: bigint) =>
+    new TransactionRejectedError(`nonce too low: address ${address}, tx: ${txNonce} state: ${stateNonce}`),
+  nonceTooHigh: (address: string, txNonce: bigint, stateNonce: bigint) =>
+    new TransactionRejectedError(`nonce too high: address ${address}, tx: ${txNonce} state: ${stateNonce}`),
+  insufficientFunds: (address: string, have: bigint, want: bigint) =>
+    new TransactionRejectedError(
+      `insufficient funds for gas * price + value: address ${address} have ${have} want ${want}`,
+    ),
+  intrinsicGasTooLow: (have: bigint, want: bigint) =>
+    new TransactionRejectedError(`intrinsic gas too low: gas ${have}, minimum needed ${want}`),
+  exceedsBlockGasLimit: () => new TransactionRejectedError('exceeds block gas limit'),
+  gasLimitTooHigh: (cap: bigint, gas: bigint) =>
+    new TransactionRejectedError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`),
+  invalidChainId: (expected: bigint, got: bigint) =>
+    new TransactionRejectedError(`invalid chain id: have ${got} want ${expected}`),
+  typeNotSupported: () => new TransactionRejectedError('transaction type not supported'),
+  replacementUnderpriced: () => new TransactionRejectedError('replacement transaction underpriced'),
+  alreadyKnown: () => new TransactionRejectedError('already known'),
+  invalidSender: (detail: string) => new TransactionRejectedError(`invalid sender: ${detail}`),
+  feeCapTooLow: (address: string, maxFeePerGas: bigint, baseFee: bigint) =>
+    new TransactionRejectedError(
+      `max fee per gas less than block base fee: address ${address}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`,
+    ),
+  tipAboveFeeCap: () =>
+    new TransactionRejectedError('max priority fee per gas higher than max fee per gas'),
+  senderNotEOA: (address: string) =>
+    new TransactionRejectedError(`sender not an eoa: address ${address}`),
+  unknownAccount: () => new TransactionRejectedError('unknown account'),
+} as const
+
+/** EIP-7966: eth_sendRawTransactionSync ran out of time; the hash is in `data`. */
+export class TransactionTimeoutError extends RpcError {
+  static override code = 4
+  constructor(hash: string, timeoutMs: number) {
+    super(`The transaction was added to the pool but wasn't processed in ${timeoutMs}ms`, { data: hash })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wallet: EIP-1193, EIP-5792, EIP-747
+
+export class UserRejectedRequestError extends RpcError {
+  static override code = 4001
+  constructor() {
+    super('User rejected the request')
+  }
+}
+
+export class UnauthorizedError extends RpcError {
+  static override code = 4100
+  constructor(detail?: string) {
+    super(
+      detail === undefined
+        ? 'The requested account and/or method has not been authorized by the user'
+        : `The requested account and/or method has not been authorized by the user: ${detail}`,
+    )
+  }
+}
+
+export class VersionNotSupportedError extends RpcError {
+  static override code = -32000
+  constructor(got: string) {
+    super(`Version not supported: got ${got}, expected 2.0.0`)
+  }
+}
+
+export class UnsupportedNonOptionalCapabilityError extends RpcError {
+  static override code = 5700
+  constructor(capability: string) {
+    super(`The wallet does not support a capability that was not marked as optional: ${capability}`)
+  }
+}
+
+export class UnsupportedChainIdError extends RpcError {
+  static override code = 5710
+  constructor() {
+    super('EIP-7702 not supported on the specified chain ID')
+  }
+}
+
+export class DuplicateIdError extends RpcError {
+  static override code = 5720
+  constructor() {
+    super('There is already a batch submitted with the specified batch ID')
+  }
+}
+
+export class UnknownBundleIdError extends RpcError {
+  static override code = 5730
+  constructor() {
+    super('This bundle id is unknown / has not been submitted')
+  }
+}
+
+export class BundleTooLargeError extends RpcError {
+  static override code = 5740
+  constructor(detail: string) {
+    super(`The batch is too large for the wallet to process: ${detail}`)
+  }
+}
+
+export class AtomicReadyWalletRejectedUpgradeError extends RpcError {
+  static override code = 5750
+  constructor(detail?: string) {
+    super(
+      detail === undefined
+        ? 'EIP-7702 upgrade rejected for this chain and account'
+        : `EIP-7702 upgrade rejected for this chain and account: ${detail}`,
+    )
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Turns anything thrown by a handler into the wire shape. Errors that are not ours become -32603 with no stack:
+ * their detail goes to the log, never to the client.
+ */
+export function toRpcError(error: unknown): RpcErrorShape {
+  if (error instanceof RpcError) return error.toJSON()
+  return new InternalError().toJSON()
+}

@@ -1,0 +1,139 @@
+import type { z } from 'zod'
+
+import {
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  MethodNotFoundError,
+  RpcError,
+  type RpcErrorShape,
+  toRpcError,
+} from '../errors.ts'
+import type { Method, MethodContext, RequestContext } from './method.ts'
+
+export type RpcId = string | number | null
+
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorShape }
+
+/**
+ * Answers one parsed JSON-RPC body: an object for a single request, an array for a batch, or `undefined` when the
+ * body held only notifications and nothing must be sent.
+ */
+export type Dispatcher = (body: unknown, request: RequestContext) => Promise<RpcResponse | RpcResponse[] | undefined>
+
+export type CreateDispatcherOptions = {
+  methods: Record<string, Method>
+  /** Builds what handlers receive; called once per body, so a batch shares one context. */
+  context: (request: RequestContext) => MethodContext
+  maxBatchLength: number
+  /** Called for anything a handler throws that is not an RpcError. The client only sees -32603. */
+  onInternalError?: ((error: unknown, method: string) => void) | undefined
+}
+
+export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
+  // A Map, so that names like `constructor` or `__proto__` never resolve to Object.prototype members.
+  const methods = new Map(Object.entries(options.methods))
+  const { maxBatchLength, onInternalError = logInternalError } = options
+
+  async function handle(request: unknown, context: MethodContext): Promise<RpcResponse | undefined> {
+    if (!isObject(request)) return failure(null, new InvalidRequestError('request must be an object'))
+
+    // JSON cannot carry `undefined`, so an absent `id` member is the only way to get one: a notification.
+    const { id } = request
+    const isNotification = id === undefined
+    if (!isNotification && !isId(id)) {
+      return failure(null, new InvalidRequestError('id must be a string, number or null'))
+    }
+    // Malformed requests are answered even without an id: the sender cannot have meant them as notifications.
+    const replyId = isNotification ? null : id
+    if (request.jsonrpc !== '2.0') return failure(replyId, new InvalidRequestError('jsonrpc must be "2.0"'))
+    const name = request.method
+    if (typeof name !== 'string') return failure(replyId, new InvalidRequestError('method must be a string'))
+    // geth accepts `params: null` as "no params" (its own client used to send it), so we do too.
+    const params = request.params ?? []
+    if (typeof params !== 'object') {
+      return failure(replyId, new InvalidRequestError('params must be an array or an object'))
+    }
+
+    const method = methods.get(name)
+    if (method === undefined) return isNotification ? undefined : failure(replyId, new MethodNotFoundError(name))
+
+    try {
+      const parsed = method.params.safeParse(params)
+      if (!parsed.success) {
+        return isNotification ? undefined : failure(replyId, toInvalidParamsError(parsed.error.issues[0]!, params))
+      }
+      const result = await method.handler(parsed.data, context)
+      return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, result: result ?? null }
+    } catch (error) {
+      if (!(error instanceof RpcError)) onInternalError(error, name)
+      return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, error: toRpcError(error) }
+    }
+  }
+
+  return async function dispatch(body, request) {
+    const context = options.context(request)
+    if (!Array.isArray(body)) return handle(body, context)
+
+    if (body.length === 0) return failure(null, new InvalidRequestError('empty batch'))
+    if (body.length > maxBatchLength) {
+      return failure(
+        null,
+        new LimitExceededError(`batch of ${body.length} requests exceeds the limit of ${maxBatchLength}`),
+      )
+    }
+
+    // Sequential on purpose: a batch may send a transaction and then read its effects.
+    const responses: RpcResponse[] = []
+    for (const request of body) {
+      const response = await handle(request, context)
+      if (response !== undefined) responses.push(response)
+    }
+    return responses.length === 0 ? undefined : responses
+  }
+}
+
+/**
+ * Names the bad argument the way geth does (`invalid argument 0: …`), since clients and users read these messages.
+ * Only the first issue is reported, like geth, which stops at the first argument it cannot decode.
+ */
+export function toInvalidParamsError(issue: z.core.$ZodIssue, params: unknown): InvalidParamsError {
+  const [head, ...rest] = issue.path
+  if (head === undefined) {
+    if (Array.isArray(params) && issue.code === 'too_big' && issue.origin === 'array') {
+      return new InvalidParamsError(`too many arguments, want at most ${issue.maximum}`)
+    }
+    if (Array.isArray(params) && issue.code === 'too_small' && issue.origin === 'array') {
+      return new InvalidParamsError(`missing value for required argument ${params.length}`)
+    }
+    return new InvalidParamsError(`invalid params: ${issue.message}`)
+  }
+  if (typeof head === 'number') {
+    const where = rest.length === 0 ? '' : `${formatPath(rest)}: `
+    return new InvalidParamsError(`invalid argument ${head}: ${where}${issue.message}`)
+  }
+  // Named params (an object), e.g. wallet_watchAsset: there is no argument index to give.
+  return new InvalidParamsError(`invalid params: ${formatPath(issue.path)}: ${issue.message}`)
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.')
+}
+
+function failure(id: RpcId, error: RpcError): RpcResponse {
+  return { jsonrpc: '2.0', id, error: error.toJSON() }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isId(value: unknown): value is RpcId {
+  return value === null || typeof value === 'string' || typeof value === 'number'
+}
+
+function logInternalError(error: unknown, method: string): void {
+  console.error(`flashchain: internal error in ${method}:`, error)
+}
