@@ -1,0 +1,56 @@
+import type { Block } from '@ethereumjs/block'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Hex, StateReader } from './state/types.ts'
+
+export type Log = { address: Hex; topics: Hex[]; data: Hex }
+
+/** What execution decided about one transaction; positions and hashes come from the block that holds it. */
+export type Receipt = {
+  /** 1 success, 0 failure. Absent before Byzantium, where `root` is set instead. */
+  status?: 0 | 1
+  root?: Hex
+  cumulativeGasUsed: bigint
+  gasUsed: bigint
+  logs: Log[]
+  logsBloom: Hex
+  contractAddress: Hex | null
+  effectiveGasPrice: bigint
+  blobGasUsed?: bigint
+  blobGasPrice?: bigint
+}
+
+/** A sealed block with everything its transactions produced. */
+export type SealedBlock = {
+  block: Block
+  hash: Hex
+  number: bigint
+  senders: Hex[]
+  receipts: Receipt[]
+}
+
+/** The block environment of a block: what BLOCKHASH-free execution needs to know about it. */
+export type BlockEnv = {
+  number: bigint
+  timestamp: bigint
+  gasLimit: bigint
+  baseFeePerGas: bigint | undefined
+  coinbase: Hex
+  prevRandao: Hex
+  excessBlobGas: bigint | undefined
+  parentHash: Hex
+  parentBeaconBlockRoot: Hex | undefined
+}
+
+/**
+ * The pending block as of the newest flashblock: the N+1 environment, the pre-confirmed transactions and their
+ * receipts, and the state after them. Replaced whole at every flashblock, so a reader holding one never sees
+ * half of the next.
+ */
+export type PendingBlock = {
+  env: BlockEnv
+  flashblockIndex: number
+  transactions: TypedTransaction[]
+  senders: Hex[]
+  receipts: Receipt[]
+  state: StateReader
+}

@@ -1,0 +1,570 @@
+import { createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { Capability, createTx, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
+import { createVM } from '@ethereumjs/vm'
+import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
+
+import { BlockNotFoundError, TransactionRejectedError, txErrors } from '../errors.ts'
+import { defaults, deriveAccounts, devGenesis } from './config.ts'
+import { createBlockchain, createCallTransaction, createExecutor, invalidCallError, isPriced } from './execution.ts'
+import { gasUpperBound, searchGas } from './estimate.ts'
+import { parseGethGenesis } from './genesis.ts'
+import { createPool } from './pool.ts'
+import { createProducer } from './producer.ts'
+import { revertError } from './revert.ts'
+import { openChainStore } from './store.ts'
+import { systemContracts } from './systemContracts.ts'
+import { createStateHistory } from './state/history.ts'
+import { FlatStateManager } from './state/stateManager.ts'
+import { createStateTrie } from './state/trie.ts'
+import { createStateDiff } from './state/types.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { BlockEnv, Log, PendingBlock, Receipt, SealedBlock } from './blocks.ts'
+import type { ChainOptions, DevAccount, MiningMode } from './config.ts'
+import type { CallRequest, ExecutionView } from './execution.ts'
+import type { PoolTransaction } from './pool.ts'
+import type { AccountRecord, Hex, StateDiff, StateReader } from './state/types.ts'
+
+export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'
+
+/** A block as a request names it: a tag, a number, or an EIP-1898 hash. */
+export type BlockSpecifier = BlockTag | bigint | { blockHash: Hex; requireCanonical?: boolean }
+
+export type ResolvedBlock = { kind: 'sealed'; block: SealedBlock } | { kind: 'pending'; block: PendingBlock }
+
+/** Where a transaction is: sealed in a block, pre-confirmed in the pending block, or waiting in the pool. */
+export type TransactionLocation =
+  | { kind: 'sealed'; tx: TypedTransaction; sender: Hex; index: number; block: SealedBlock; receipt: Receipt; logIndex: number }
+  | { kind: 'preconfirmed'; tx: TypedTransaction; sender: Hex; index: number; block: PendingBlock; receipt: Receipt; logIndex: number }
+  | { kind: 'pool'; tx: TypedTransaction; sender: Hex }
+
+export type LogFilter = { fromBlock: bigint; toBlock: bigint; addresses?: Hex[]; topics?: (Hex | Hex[] | null)[]; includePending?: boolean }
+export type FoundLog = Log & { blockNumber: bigint; blockHash: Hex | null; transactionHash: Hex; transactionIndex: number; logIndex: number }
+
+export type Chain = {
+  readonly chainId: bigint
+  readonly common: Common
+  readonly revertCode: number
+  readonly accounts: readonly DevAccount[]
+  readonly mining: MiningMode
+  head(): SealedBlock
+  resolve(block: BlockSpecifier): ResolvedBlock
+  stateAt(block: BlockSpecifier): StateReader
+  blockByNumber(number: bigint): SealedBlock | undefined
+  blockByHash(hash: Hex): SealedBlock | undefined
+  findTransaction(hash: Hex): TransactionLocation | undefined
+  /** The nonce the sender's next transaction should use: pending state plus queued pool transactions. */
+  nextNonce(address: Hex): bigint
+  call(request: CallRequest, block: BlockSpecifier): Promise<Uint8Array>
+  estimateGas(request: CallRequest, block: BlockSpecifier): Promise<bigint>
+  sendRawTransaction(raw: Uint8Array): Promise<Hex>
+  sendTransaction(request: CallRequest & { from: Hex }): Promise<Hex>
+  preconfirm(): Promise<PendingBlock>
+  mine(options?: { timestamp?: bigint }): Promise<SealedBlock>
+  waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
+  getLogs(filter: LogFilter): FoundLog[]
+  /** EVM runs made by calls and estimates so far (a debug figure). */
+  readonly executionRuns: number
+  close(): Promise<void>
+}
+
+const CONFIRMATION_DEPTH = { safe: 32n, finalized: 64n }
+const EMPTY = new Uint8Array(0)
+
+function blockEnv(block: SealedBlock): BlockEnv {
+  const header = block.block.header
+  return {
+    number: header.number,
+    timestamp: header.timestamp,
+    gasLimit: header.gasLimit,
+    baseFeePerGas: header.baseFeePerGas,
+    coinbase: header.coinbase.toString() as Hex,
+    prevRandao: bytesToHex(header.mixHash) as Hex,
+    excessBlobGas: header.excessBlobGas,
+    parentHash: bytesToHex(header.parentHash) as Hex,
+    parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : (bytesToHex(header.parentBeaconBlockRoot) as Hex),
+  }
+}
+
+function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDiff {
+  const diff = createStateDiff()
+  for (const [address, account] of alloc) {
+    let codeHash = KECCAK256_NULL
+    if (account.code.length > 0) {
+      codeHash = keccak(account.code)
+      diff.code.set(bytesToHex(codeHash) as Hex, account.code)
+    }
+    diff.accounts.set(address, { nonce: account.nonce, balance: account.balance, codeHash, storageRoot: KECCAK256_RLP })
+    if (account.storage.size > 0) diff.storage.set(address, { cleared: false, slots: new Map(account.storage) })
+  }
+  return diff
+}
+
+export async function createChain(options: ChainOptions = {}): Promise<Chain> {
+  const log = options.log ?? (() => {})
+  const store = openChainStore({ dataDir: options.dataDir, fresh: options.fresh })
+  const accounts = deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
+  const revertCode = options.revertCode ?? defaults.revertCode
+  const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
+  const mining = options.mining ?? defaults.mining
+
+  // The genesis a data dir was created with wins over today's options, so a restart resumes the same chain.
+  const storedGenesis = store.getMeta('genesis')
+  const genesisJSON: unknown =
+    storedGenesis !== undefined
+      ? JSON.parse(storedGenesis)
+      : (options.genesis ??
+        devGenesis({
+          chainId: options.chainId ?? defaults.chainId,
+          hardfork: options.hardfork ?? defaults.hardfork,
+          gasLimit: options.blockGasLimit ?? defaults.blockGasLimit,
+          timestamp: Math.floor(Date.now() / 1000),
+          alloc: {
+            ...Object.fromEntries(
+              Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }]),
+            ),
+            ...options.predeploys,
+            ...Object.fromEntries(accounts.map((account) => [account.address, { balance: options.balance ?? defaults.balance }])),
+          },
+        }))
+  const spec = parseGethGenesis(genesisJSON)
+  const common = spec.common
+  const chainId = common.chainId()
+
+  const history = createStateHistory()
+  const blocks: SealedBlock[] = []
+  const byHash = new Map<Hex, SealedBlock>()
+  const txIndex = new Map<Hex, { number: bigint; index: number }>()
+  let finalizedAtHead = false
+
+  function index(sealed: SealedBlock) {
+    blocks[Number(sealed.number)] = sealed
+    byHash.set(sealed.hash, sealed)
+    for (const [i, tx] of sealed.block.transactions.entries()) {
+      txIndex.set(bytesToHex(tx.hash()) as Hex, { number: sealed.number, index: i })
+    }
+  }
+
+  let trie
+  if (store.isEmpty()) {
+    const diff = allocDiff(spec.alloc)
+    history.commit(0n, diff)
+    trie = await createStateTrie(history.entries())
+    for (const [address, account] of diff.accounts) {
+      if (account !== null && diff.storage.has(address)) diff.accounts.set(address, { ...account, storageRoot: trie.storageRoot(address) })
+    }
+    history.commit(0n, diff)
+    const genesis = createBlock({ header: { ...spec.header, stateRoot: trie.root() } }, { common, setHardfork: true })
+    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number: 0n, senders: [], receipts: [] }
+    store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], transactionHashes: [] }, diff)
+    store.setMeta('genesis', JSON.stringify(genesisJSON))
+    index(sealed)
+  } else {
+    for (const stored of store.blocks()) {
+      const block = createBlockFromRLP(stored.rlp, { common, setHardfork: true })
+      const senders = block.transactions.map((tx) => tx.getSenderAddress().toString() as Hex)
+      index({ block, hash: bytesToHex(block.hash()) as Hex, number: stored.number, senders, receipts: stored.receipts })
+    }
+    store.loadState(history)
+    trie = await createStateTrie(history.entries())
+    const head = blocks.at(-1)!
+    if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
+      log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
+    }
+    finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
+  }
+
+  const head = () => blocks[blocks.length - 1]!
+  const blockHashes = (number: bigint) => blocks[Number(number)]?.block.hash()
+  const executor = await createExecutor({ common, blockHashes })
+  const pool = createPool()
+
+  const producerCommon = common.copy()
+  const stateManager = new FlatStateManager(history.at(head().number))
+  const vm = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
+
+  function forget(entry: PoolTransaction, reason: string) {
+    pool.remove(entry.hash)
+    store.removePoolTransactions([entry.hash])
+    log(`dropped ${entry.hash} from the pool: ${reason.replace(/ \(.*$/s, '')}`)
+  }
+
+  const producer = createProducer({
+    common: producerCommon,
+    vm,
+    stateManager,
+    history,
+    trie,
+    pool,
+    blockGasLimit: () => (options.genesis === undefined ? (options.blockGasLimit ?? spec.header.gasLimit as bigint) : head().block.header.gasLimit),
+    head,
+    commitBlock(sealed, diff) {
+      history.commit(sealed.number, diff)
+      store.writeBlock(
+        {
+          number: sealed.number,
+          hash: sealed.hash,
+          rlp: sealed.block.serialize(),
+          receipts: sealed.receipts,
+          transactionHashes: sealed.block.transactions.map((tx) => bytesToHex(tx.hash()) as Hex),
+        },
+        diff,
+      )
+      index(sealed)
+    },
+    dropTransaction: forget,
+    log,
+  })
+
+  function resolve(specifier: BlockSpecifier): ResolvedBlock {
+    if (typeof specifier === 'bigint') {
+      const block = blocks[Number(specifier)]
+      if (block === undefined) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
+      return { kind: 'sealed', block }
+    }
+    if (typeof specifier === 'object') {
+      const block = byHash.get(specifier.blockHash.toLowerCase() as Hex)
+      if (block === undefined) throw new BlockNotFoundError(specifier.blockHash)
+      return { kind: 'sealed', block }
+    }
+    switch (specifier) {
+      case 'pending':
+        return { kind: 'pending', block: producer.pending() }
+      case 'latest':
+        return { kind: 'sealed', block: head() }
+      case 'earliest':
+        return { kind: 'sealed', block: blocks[0]! }
+      case 'safe':
+      case 'finalized': {
+        const number = finalizedAtHead ? head().number : head().number - CONFIRMATION_DEPTH[specifier]
+        return { kind: 'sealed', block: blocks[number > 0n ? Number(number) : 0]! }
+      }
+    }
+  }
+
+  function viewAt(specifier: BlockSpecifier): ExecutionView {
+    const resolved = resolve(specifier)
+    return resolved.kind === 'pending'
+      ? { env: resolved.block.env, state: resolved.block.state }
+      : { env: blockEnv(resolved.block), state: history.at(resolved.block.number) }
+  }
+
+  function callGasLimit(request: CallRequest, env: BlockEnv): bigint {
+    let gas = request.gas ?? (rpcGasCap < env.gasLimit ? rpcGasCap : env.gasLimit)
+    if (gas > rpcGasCap) gas = rpcGasCap
+    const cap = txGasCap(env)
+    return cap !== undefined && gas > cap ? cap : gas
+  }
+
+  /** A Common to ask which EIPs are active at some block; moved to each block it is asked about. */
+  const forks = common.copy()
+  function forksAt(env: BlockEnv): Common {
+    forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
+    return forks
+  }
+
+  function txGasCap(env: BlockEnv): bigint | undefined {
+    return forksAt(env).isActivatedEIP(7825) ? EIP7825_TX_GAS_CAP : undefined
+  }
+
+  function nextNonce(address: Hex): bigint {
+    const stateNonce = producer.pending().state.account(address)?.nonce ?? 0n
+    return pool.nextNonce(address, stateNonce)
+  }
+
+  async function admit(tx: TypedTransaction, raw: Uint8Array): Promise<Hex> {
+    const hash = bytesToHex(tx.hash()) as Hex
+    if (txIndex.has(hash) || pool.get(hash) !== undefined || producer.pending().transactions.some((pending) => equalsBytes(pending.hash(), tx.hash()))) {
+      throw txErrors.alreadyKnown()
+    }
+    if (tx.supports(Capability.EIP155ReplayProtection) && tx.common.chainId() !== chainId) {
+      throw txErrors.invalidChainId(chainId, tx.common.chainId())
+    }
+    let sender: Hex
+    try {
+      sender = tx.getSenderAddress().toString() as Hex
+    } catch (error) {
+      throw txErrors.invalidSender(error instanceof Error ? error.message : String(error))
+    }
+    const pending = producer.pending()
+    if (tx.gasLimit > pending.env.gasLimit) throw txErrors.exceedsBlockGasLimit()
+    const cap = txGasCap(pending.env)
+    if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
+    const intrinsic = tx.getIntrinsicGas()
+    if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGasTooLow(tx.gasLimit, intrinsic)
+
+    const account: AccountRecord | undefined = pending.state.account(sender)
+    const stateNonce = account?.nonce ?? 0n
+    if (tx.nonce < stateNonce) throw txErrors.nonceTooLow(sender, tx.nonce, stateNonce)
+    const balance = account?.balance ?? 0n
+    const cost = tx.getUpfrontCost()
+    const maxCost = 'maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost
+    if (balance < maxCost) throw txErrors.insufficientFunds(sender, balance, maxCost)
+    if (account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+      const code = pending.state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
+      // EIP-3607, relaxed by EIP-7702 for delegated accounts.
+      if (!(code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) throw txErrors.senderNotEOA(sender)
+    }
+
+    const replaced = pool.add({ tx, hash, sender, raw })
+    // Durable before the hash is returned: a crash after this line loses nothing.
+    store.addPoolTransaction(hash, raw)
+    if (replaced !== undefined) store.removePoolTransactions([replaced.hash])
+    return hash
+  }
+
+  function decode(raw: Uint8Array): TypedTransaction {
+    try {
+      return createTxFromRLP(raw, { common: common.copy(), allowUnlimitedInitCodeSize: false })
+    } catch (error) {
+      const message = error instanceof Error ? error.message.replace(/ \(.*$/s, '') : String(error)
+      if (/not activated|not supported|Unknown tx type|is not activated/i.test(message)) throw txErrors.typeNotSupported()
+      throw new TransactionRejectedError(`invalid transaction: ${message}`)
+    }
+  }
+
+  // Transactions whose hash was returned before a restart are back in the pool, in arrival order.
+  for (const raw of store.poolTransactions()) {
+    try {
+      await admit(decode(raw), raw)
+    } catch (error) {
+      const tx = decode(raw)
+      store.removePoolTransactions([bytesToHex(tx.hash()) as Hex])
+      log(`dropped a stored pool transaction: ${error instanceof Error ? error.message : error}`)
+    }
+  }
+
+  if (mining === 'interval') {
+    producer.start({
+      blockTime: options.blockTime ?? defaults.blockTime,
+      flashblockInterval: options.flashblockInterval ?? defaults.flashblockInterval,
+    })
+  }
+
+  const chain: Chain = {
+    chainId,
+    common,
+    revertCode,
+    accounts,
+    mining,
+    head,
+    resolve,
+    stateAt: (specifier) => viewAt(specifier).state,
+    blockByNumber: (number) => blocks[Number(number)],
+    blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
+
+    findTransaction(hash) {
+      const key = hash.toLowerCase() as Hex
+      const located = txIndex.get(key)
+      if (located !== undefined) {
+        const block = blocks[Number(located.number)]!
+        return {
+          kind: 'sealed',
+          tx: block.block.transactions[located.index]!,
+          sender: block.senders[located.index]!,
+          index: located.index,
+          block,
+          receipt: block.receipts[located.index]!,
+          logIndex: firstLogIndex(block.receipts, located.index),
+        }
+      }
+      const pending = producer.pending()
+      const position = pending.transactions.findIndex((tx) => bytesToHex(tx.hash()) === key)
+      if (position >= 0) {
+        return {
+          kind: 'preconfirmed',
+          tx: pending.transactions[position]!,
+          sender: pending.senders[position]!,
+          index: position,
+          block: pending,
+          receipt: pending.receipts[position]!,
+          logIndex: firstLogIndex(pending.receipts, position),
+        }
+      }
+      const queued = pool.get(key)
+      return queued === undefined ? undefined : { kind: 'pool', tx: queued.tx, sender: queued.sender }
+    },
+
+    nextNonce,
+
+    async call(request, specifier) {
+      const view = viewAt(specifier)
+      const outcome = await executor.call(request, callGasLimit(request, view.env), view)
+      switch (outcome.kind) {
+        case 'success':
+          return outcome.returnValue
+        case 'revert':
+          throw revertError(outcome.returnValue, revertCode)
+        case 'halt':
+          throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
+        case 'invalid':
+          throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
+      }
+    },
+
+    async estimateGas(request, specifier) {
+      const view = viewAt(specifier)
+      const from = request.from ?? ZERO_ADDRESS
+      const account = view.state.account(from)
+      const hi = gasUpperBound({
+        blockGasLimit: view.env.gasLimit,
+        gas: request.gas,
+        txGasCap: txGasCap(view.env),
+        rpcGasCap,
+        feeCap: request.gasPrice ?? request.maxFeePerGas ?? 0n,
+        balance: account?.balance ?? 0n,
+        value: request.value ?? 0n,
+        from,
+      })
+      const sizing = executorSizing(request, view)
+      const estimate = await searchGas({
+        run: (gas) => executor.call(request, gas, view),
+        lowest: sizing.lowest,
+        hi,
+        isTransfer: sizing.isTransfer,
+        revertCode,
+        from,
+      })
+      log(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
+      return estimate.gas
+    },
+
+    async sendRawTransaction(raw) {
+      return admit(decode(raw), raw)
+    },
+
+    async sendTransaction(request) {
+      const account = accounts.find((candidate) => candidate.address === request.from.toLowerCase())
+      if (account === undefined) throw txErrors.unknownAccount()
+      const pending = producer.pending()
+      const nonce = request.nonce ?? nextNonce(account.address)
+      const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
+      const baseFee = pending.env.baseFeePerGas ?? 0n
+      const priced = isPriced(request)
+      const legacy = request.gasPrice !== undefined && request.maxFeePerGas === undefined
+      const tip = request.maxPriorityFeePerGas ?? DEFAULT_PRIORITY_FEE
+      const tx = createTx(
+        {
+          type: request.type ?? (request.authorizationList !== undefined ? 4 : legacy ? 0 : 2),
+          nonce,
+          to: request.to ?? undefined,
+          value: request.value ?? 0n,
+          data: request.data ?? '0x',
+          gasLimit: gas,
+          ...(legacy
+            ? { gasPrice: request.gasPrice }
+            : {
+                maxPriorityFeePerGas: tip,
+                maxFeePerGas: priced && request.maxFeePerGas !== undefined ? request.maxFeePerGas : baseFee * 2n + tip,
+              }),
+          accessList: request.accessList,
+          authorizationList: request.authorizationList as never,
+          chainId,
+        } as Parameters<typeof createTx>[0],
+        { common: common.copy() },
+      ).sign(hexToBytes(account.privateKey))
+      return admit(tx, tx.serialize())
+    },
+
+    preconfirm: () => producer.preconfirm(),
+    mine: (options) => producer.seal(options),
+    waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
+
+    getLogs(filter) {
+      const found: FoundLog[] = []
+      const last = filter.toBlock < head().number ? filter.toBlock : head().number
+      for (let number = filter.fromBlock; number <= last; number++) {
+        const block = blocks[Number(number)]
+        if (block !== undefined) collectLogs(block.block.transactions, block.receipts, number, block.hash, filter, found)
+      }
+      if (filter.includePending === true) {
+        const pending = producer.pending()
+        collectLogs(pending.transactions, pending.receipts, pending.env.number, null, filter, found)
+      }
+      return found
+    },
+
+    get executionRuns() {
+      return executor.runs
+    },
+
+    async close() {
+      await producer.stop()
+      store.close()
+    },
+  }
+
+  function executorSizing(request: CallRequest, view: ExecutionView) {
+    const gas = callGasLimit(request, view.env)
+    const lowest = getMinimumGasLimit(createCallTransaction(request, gas, forksAt(view.env)))
+    const to = request.to ?? undefined
+    const targetCode = to === undefined ? undefined : codeOf(view.state, to)
+    const isTransfer =
+      to !== undefined &&
+      targetCode !== undefined &&
+      targetCode.length === 0 &&
+      (request.data === undefined || request.data === '0x') &&
+      request.authorizationList === undefined
+    return { lowest, isTransfer }
+  }
+
+  return chain
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
+/** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
+const EIP7825_TX_GAS_CAP = 2n ** 24n
+/** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
+const DEFAULT_PRIORITY_FEE = 1_000_000_000n
+
+function codeOf(state: StateReader, address: Hex): Uint8Array {
+  const account = state.account(address.toLowerCase() as Hex)
+  if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY
+  return state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
+}
+
+function firstLogIndex(receipts: Receipt[], position: number): number {
+  let count = 0
+  for (let i = 0; i < position; i++) count += receipts[i]!.logs.length
+  return count
+}
+
+function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boolean {
+  if (filter === undefined) return true
+  return filter.every((wanted, i) => {
+    if (wanted === null) return true
+    const topic = topics[i]
+    if (topic === undefined) return false
+    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(topic) : wanted === topic
+  })
+}
+
+function collectLogs(
+  transactions: TypedTransaction[],
+  receipts: Receipt[],
+  blockNumber: bigint,
+  blockHash: Hex | null,
+  filter: LogFilter,
+  found: FoundLog[],
+) {
+  let logIndex = 0
+  for (const [i, receipt] of receipts.entries()) {
+    for (const entry of receipt.logs) {
+      const matches =
+        (filter.addresses === undefined || filter.addresses.includes(entry.address)) && matchesTopics(entry.topics, filter.topics)
+      if (matches) {
+        found.push({
+          ...entry,
+          blockNumber,
+          blockHash,
+          transactionHash: bytesToHex(transactions[i]!.hash()) as Hex,
+          transactionIndex: i,
+          logIndex,
+        })
+      }
+      logIndex++
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import { HDKey } from '@scure/bip32'
+import { mnemonicToSeedSync } from '@scure/bip39'
+import { bytesToHex } from '@ethereumjs/util'
+import { privateKeyToAddress } from 'viem/accounts'
+
+import type { Hex } from './state/types.ts'
+
+export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
+export type HardforkName = (typeof hardforks)[number]
+
+export type MiningMode = 'interval' | 'manual'
+
+export type ChainOptions = {
+  chainId?: bigint
+  hardfork?: HardforkName
+  /** ms between sealed blocks. */
+  blockTime?: number
+  /** ms between flashblocks (pre-confirmations). */
+  flashblockInterval?: number
+  mining?: MiningMode
+  /** Where the chain persists; `undefined` keeps everything in memory. */
+  dataDir?: string
+  /** Wipe `dataDir` first. */
+  fresh?: boolean
+  accounts?: number
+  mnemonic?: string
+  /** Wei per dev account. */
+  balance?: bigint
+  /** A geth-style genesis.json (parsed JSON); replaces the dev genesis. */
+  genesis?: unknown
+  /** Back-to-back RLP blocks imported at start. */
+  importBlocks?: Uint8Array
+  /** Error code of "execution reverted": -32000, or 3 as geth. */
+  revertCode?: number
+  blockGasLimit?: bigint
+  /** geth's RPCGasCap: the most gas eth_call and eth_estimateGas may use. */
+  rpcGasCap?: bigint
+  /** Extra genesis accounts, e.g. predeployed contracts. */
+  predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
+  log?: (line: string) => void
+}
+
+export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
+
+export const defaults = {
+  chainId: 31337n,
+  hardfork: 'osaka',
+  blockTime: 2000,
+  flashblockInterval: 200,
+  mining: 'interval',
+  accounts: 10,
+  mnemonic: DEFAULT_MNEMONIC,
+  balance: 10_000n * 10n ** 18n,
+  revertCode: -32000,
+  blockGasLimit: 30_000_000n,
+  rpcGasCap: 50_000_000n,
+} as const
+
+export type DevAccount = { address: Hex; privateKey: Hex }
+
+/** BIP-44 accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
+export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic))
+  return Array.from({ length: count }, (_, index) => {
+    const privateKey = bytesToHex(root.derive(`m/44'/60'/0'/0/${index}`).privateKey!) as Hex
+    return { address: privateKeyToAddress(privateKey).toLowerCase() as Hex, privateKey }
+  })
+}
+
+const blobSchedules = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+}
+
+/** The dev chain as a geth-style genesis, so dev and imported chains take one path. */
+export function devGenesis(options: {
+  chainId: bigint
+  hardfork: HardforkName
+  gasLimit: bigint
+  timestamp: number
+  alloc: Record<Hex, { balance: bigint; code?: Hex; nonce?: bigint; storage?: Record<Hex, Hex> }>
+}): Record<string, unknown> {
+  const order = hardforks.indexOf(options.hardfork)
+  const atTime = (fork: HardforkName) => (hardforks.indexOf(fork) <= order ? 0 : undefined)
+  const config: Record<string, unknown> = {
+    chainId: Number(options.chainId),
+    homesteadBlock: 0,
+    eip150Block: 0,
+    eip155Block: 0,
+    eip158Block: 0,
+    byzantiumBlock: 0,
+    constantinopleBlock: 0,
+    petersburgBlock: 0,
+    istanbulBlock: 0,
+    berlinBlock: 0,
+    londonBlock: 0,
+    // A dev chain is proof-of-stake from genesis: no difficulty, prevRandao in mixHash.
+    mergeNetsplitBlock: 0,
+    terminalTotalDifficulty: 0,
+  }
+  if (atTime('shanghai') !== undefined) config.shanghaiTime = 0
+  const blobSchedule: Record<string, unknown> = {}
+  for (const fork of ['cancun', 'prague', 'osaka'] as const) {
+    if (atTime(fork) === undefined) continue
+    config[`${fork}Time`] = 0
+    blobSchedule[fork] = blobSchedules[fork]
+  }
+  if (Object.keys(blobSchedule).length > 0) config.blobSchedule = blobSchedule
+
+  const alloc: Record<string, unknown> = {}
+  for (const [address, account] of Object.entries(options.alloc)) {
+    alloc[address] = {
+      balance: `0x${account.balance.toString(16)}`,
+      ...(account.code === undefined ? {} : { code: account.code }),
+      ...(account.nonce === undefined ? {} : { nonce: `0x${account.nonce.toString(16)}` }),
+      ...(account.storage === undefined ? {} : { storage: account.storage }),
+    }
+  }
+  return {
+    config,
+    nonce: '0x0',
+    timestamp: `0x${options.timestamp.toString(16)}`,
+    extraData: '0x',
+    gasLimit: `0x${options.gasLimit.toString(16)}`,
+    difficulty: '0x0',
+    mixHash: `0x${'00'.repeat(32)}`,
+    coinbase: `0x${'00'.repeat(20)}`,
+    baseFeePerGas: '0x3b9aca00',
+    alloc,
+  }
+}

@@ -1,0 +1,113 @@
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
+
+import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
+
+export type StateRoots = {
+  root: Uint8Array
+  /** The storage root of every account whose storage the diff touched. */
+  storageRoots: Map<Hex, Uint8Array>
+}
+
+/**
+ * The Merkle-Patricia view of the head state. It exists only to compute state roots; execution reads flat maps.
+ * Roots are computed when a block seals, and mid-block only where a pre-Byzantium receipt needs one.
+ */
+export type StateTrie = {
+  /** Applies a sealed block's writes. `state` is the state after them. */
+  apply(diff: StateDiff, state: StateReader): Promise<StateRoots>
+  /** The roots the state would have after `diff`, leaving the trie at the head. */
+  preview(diff: StateDiff, state: StateReader): Promise<StateRoots>
+  /** The head's state root. */
+  root(): Uint8Array
+  /** The head's storage root of one account. */
+  storageRoot(address: Hex): Uint8Array
+}
+
+function createTrie(): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ useKeyHashing: true, useNodePruning: true })
+}
+
+export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): Uint8Array {
+  return RLP.encode([
+    bigIntToUnpaddedBytes(account.nonce),
+    bigIntToUnpaddedBytes(account.balance),
+    storageRoot,
+    account.codeHash,
+  ])
+}
+
+export async function createStateTrie(
+  accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = [],
+): Promise<StateTrie> {
+  const accountTrie = createTrie()
+  const storageTries = new Map<Hex, MerklePatriciaTrie>()
+
+  for (const [address, account, slots] of accounts) {
+    let storageRoot = KECCAK256_RLP
+    if (slots.size > 0) {
+      const trie = createTrie()
+      for (const [slot, value] of slots) await trie.put(hexToBytes(slot), RLP.encode(value))
+      storageTries.set(address, trie)
+      storageRoot = trie.root()
+    }
+    await accountTrie.put(hexToBytes(address), encodeAccount(account, storageRoot))
+  }
+
+  async function update(diff: StateDiff, state: StateReader, keep: boolean): Promise<StateRoots> {
+    const storageRoots = new Map<Hex, Uint8Array>()
+    // Tries touched by a preview are rolled back afterwards; new or wiped ones are simply dropped.
+    const replaced = new Map<Hex, MerklePatriciaTrie | undefined>()
+    const checkpointed: MerklePatriciaTrie[] = [accountTrie]
+    accountTrie.checkpoint()
+
+    for (const [address, written] of diff.storage) {
+      let trie = storageTries.get(address)
+      if (written.cleared || trie === undefined) {
+        replaced.set(address, trie)
+        trie = createTrie()
+        storageTries.set(address, trie)
+      } else if (!keep) {
+        trie.checkpoint()
+        checkpointed.push(trie)
+      }
+      for (const [slot, value] of written.slots) {
+        if (value.length === 0) await trie.del(hexToBytes(slot))
+        else await trie.put(hexToBytes(slot), RLP.encode(value))
+      }
+      storageRoots.set(address, trie.root())
+    }
+
+    const touched = new Set<Hex>([...diff.accounts.keys(), ...diff.storage.keys()])
+    for (const address of touched) {
+      const account = state.account(address)
+      if (account === undefined) {
+        await accountTrie.del(hexToBytes(address))
+        if (keep) storageTries.delete(address)
+        continue
+      }
+      const storageRoot = storageRoots.get(address) ?? storageTries.get(address)?.root() ?? KECCAK256_RLP
+      await accountTrie.put(hexToBytes(address), encodeAccount(account, storageRoot))
+    }
+    const root = accountTrie.root()
+
+    if (keep) {
+      await accountTrie.commit()
+    } else {
+      for (const trie of checkpointed) await trie.revert()
+      for (const [address, trie] of replaced) {
+        if (trie === undefined) storageTries.delete(address)
+        else storageTries.set(address, trie)
+      }
+    }
+    return { root, storageRoots }
+  }
+
+  return {
+    apply: (diff, state) => update(diff, state, true),
+    preview: (diff, state) => update(diff, state, false),
+    root: () => accountTrie.root(),
+    storageRoot: (address) => storageTries.get(address)?.root() ?? KECCAK256_RLP,
+  }
+}

@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+
+import { parseEther } from 'viem'
+
+import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
+import { createFlashchain } from './index.ts'
+
+import type { HardforkName, MiningMode } from './chain/config.ts'
+import type { FlashchainOptions } from './index.ts'
+
+const usage = `Usage: flashchain [options]
+
+  --host <address>              bind address (default 127.0.0.1)
+  --port <number>               port; 0 picks a free one (default 8545)
+  --chain-id <number>           chain id (default 31337)
+  --hardfork <name>             ${hardforks.join(' | ')} (default osaka)
+  --block-time <ms>             ms between sealed blocks (default 2000)
+  --flashblock-interval <ms>    ms between flashblocks (default 200)
+  --mining <mode>               interval | manual (default interval)
+  --data-dir <path>             where the chain persists (default ./.flashchain)
+  --ephemeral                   keep everything in memory
+  --fresh                       wipe the data dir first
+  --accounts <count>            dev accounts (default 10)
+  --mnemonic <words>            dev accounts' mnemonic (default "${DEFAULT_MNEMONIC}")
+  --balance <ether>             ETH per dev account (default 10000)
+  --genesis <file>              start from a geth-style genesis.json
+  --revert-code <code>          error code of "execution reverted" (default -32000; 3 gives geth's)
+  --block-gas-limit <gas>       gas limit of dev blocks (default 30000000)
+  --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
+  --max-body-bytes <bytes>      largest request body (default 5242880)
+  --max-batch-length <count>    longest batch (default 1000)
+  --quiet                       print only the listening line and errors
+  -h, --help                    show this help
+`
+
+function fail(message: string): never {
+  process.stderr.write(`flashchain: ${message}\n\n${usage}`)
+  process.exit(2)
+}
+
+function integer(name: string, value: string | undefined, { min = 0 } = {}): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^-?\d+$/.test(value) || Number(value) < min) fail(`--${name} must be an integer ≥ ${min}, got "${value}"`)
+  return Number(value)
+}
+
+function bigint(name: string, value: string | undefined): bigint | undefined {
+  if (value === undefined) return undefined
+  if (!/^(\d+|0x[0-9a-fA-F]+)$/.test(value)) fail(`--${name} must be a positive integer, got "${value}"`)
+  return BigInt(value)
+}
+
+export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: boolean } {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'chain-id': { type: 'string' },
+        hardfork: { type: 'string' },
+        'block-time': { type: 'string' },
+        'flashblock-interval': { type: 'string' },
+        mining: { type: 'string' },
+        'data-dir': { type: 'string' },
+        ephemeral: { type: 'boolean' },
+        fresh: { type: 'boolean' },
+        accounts: { type: 'string' },
+        mnemonic: { type: 'string' },
+        balance: { type: 'string' },
+        genesis: { type: 'string' },
+        'revert-code': { type: 'string' },
+        'block-gas-limit': { type: 'string' },
+        'rpc-gas-cap': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'max-batch-length': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error))
+  }
+  if (parsed.help === true) {
+    process.stdout.write(usage)
+    process.exit(0)
+  }
+  const hardfork = parsed.hardfork
+  if (hardfork !== undefined && !hardforks.includes(hardfork as HardforkName)) {
+    fail(`--hardfork must be one of ${hardforks.join(', ')}, got "${hardfork}"`)
+  }
+  const mining = parsed.mining
+  if (mining !== undefined && mining !== 'interval' && mining !== 'manual') fail(`--mining must be interval or manual, got "${mining}"`)
+  const revertCode = integer('revert-code', parsed['revert-code'], { min: -65536 })
+  let genesis: unknown
+  if (parsed.genesis !== undefined) {
+    try {
+      genesis = JSON.parse(readFileSync(parsed.genesis, 'utf8'))
+    } catch (error) {
+      fail(`cannot read --genesis ${parsed.genesis}: ${error instanceof Error ? error.message : error}`)
+    }
+  }
+  let balance: bigint | undefined
+  if (parsed.balance !== undefined) {
+    if (!/^\d+(\.\d+)?$/.test(parsed.balance)) fail(`--balance must be an amount of ETH, got "${parsed.balance}"`)
+    balance = parseEther(parsed.balance)
+  }
+  const blockTime = integer('block-time', parsed['block-time'], { min: 1 })
+  const flashblockInterval = integer('flashblock-interval', parsed['flashblock-interval'], { min: 1 })
+  if ((flashblockInterval ?? defaults.flashblockInterval) > (blockTime ?? defaults.blockTime)) {
+    fail('--flashblock-interval must not exceed --block-time')
+  }
+  return {
+    host: parsed.host,
+    port: integer('port', parsed.port),
+    chainId: bigint('chain-id', parsed['chain-id']),
+    hardfork: hardfork as HardforkName | undefined,
+    blockTime,
+    flashblockInterval,
+    mining: mining as MiningMode | undefined,
+    dataDir: parsed.ephemeral === true ? undefined : (parsed['data-dir'] ?? './.flashchain'),
+    fresh: parsed.fresh,
+    accounts: integer('accounts', parsed.accounts),
+    mnemonic: parsed.mnemonic,
+    balance,
+    genesis,
+    revertCode,
+    blockGasLimit: bigint('block-gas-limit', parsed['block-gas-limit']),
+    rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),
+    maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
+    maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
+    quiet: parsed.quiet === true,
+  }
+}
+
+async function main() {
+  const options = parseCommandLine(process.argv.slice(2))
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
+  const flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log })
+  if (!options.quiet) {
+    const lines = flashchain.chain.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
+    process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
+  }
+  process.stdout.write(`Listening on ${flashchain.url}\n`)
+
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    if (!options.quiet) log(`${signal}: shutting down`)
+    flashchain.close().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`flashchain: shutdown failed: ${error instanceof Error ? error.stack : error}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', () => shutdown('SIGINT'))
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+if (import.meta.main) {
+  main().catch((error) => {
+    process.stderr.write(`flashchain: ${error instanceof Error ? error.message : error}\n`)
+    process.exit(1)
+  })
+}

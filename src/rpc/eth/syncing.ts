@@ -1,0 +1,9 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+
+/** A local chain produces its own blocks: it is never syncing. */
+export const syncing = defineMethod({
+  params: z.tuple([]),
+  handler: () => false,
+})

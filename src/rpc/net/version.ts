@@ -1,0 +1,9 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+
+/** The network id, in decimal as geth answers it; a dev chain's network id is its chain id. */
+export const version = defineMethod({
+  params: z.tuple([]),
+  handler: (_params, { chain }) => chain.chainId.toString(),
+})

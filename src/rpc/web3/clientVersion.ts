@@ -1,0 +1,10 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+
+const packageJson = (await import('../../../package.json', { with: { type: 'json' } })).default
+
+export const clientVersion = defineMethod({
+  params: z.tuple([]),
+  handler: () => `flashchain/v${packageJson.version}/node${process.versions.node}`,
+})
