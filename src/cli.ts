@@ -136,10 +136,16 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
   }
 }
 
-async function main() {
+export async function main(): Promise<void> {
   const options = parseCommandLine(process.argv.slice(2))
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
-  const flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log })
+  let flashchain
+  try {
+    flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log })
+  } catch (error) {
+    process.stderr.write(`flashchain: ${error instanceof Error ? error.message : error}\n`)
+    process.exit(1)
+  }
   if (!options.quiet) {
     const lines = flashchain.chain.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
     process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
@@ -163,9 +169,4 @@ async function main() {
   process.on('SIGTERM', () => shutdown('SIGTERM'))
 }
 
-if (import.meta.main) {
-  main().catch((error) => {
-    process.stderr.write(`flashchain: ${error instanceof Error ? error.message : error}\n`)
-    process.exit(1)
-  })
-}
+if (import.meta.main) await main()
