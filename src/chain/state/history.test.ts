@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest'
+
+import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+
+import { createStateHistory } from './history.ts'
+import { createOverlay } from './overlay.ts'
+import { createStateDiff } from './types.ts'
+
+import type { Hex } from './types.ts'
+
+const alice = '0x00000000000000000000000000000000000a11ce' as Hex
+const slot = `0x${'00'.repeat(31)}01` as Hex
+const account = (balance: bigint) => ({ nonce: 0n, balance, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP })
+
+function diffWith(build: (diff: ReturnType<typeof createStateDiff>) => void) {
+  const diff = createStateDiff()
+  build(diff)
+  return diff
+}
+
+describe('state history', () => {
+  test('every block reads the values of its own time', () => {
+    const history = createStateHistory()
+    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
+    history.commit(3n, diffWith((d) => d.accounts.set(alice, account(3n))))
+    expect(history.at(0n).account(alice)?.balance).toBe(1n)
+    expect(history.at(2n).account(alice)?.balance).toBe(1n)
+    expect(history.at(3n).account(alice)?.balance).toBe(3n)
+    expect(history.at(9n).account(alice)?.balance).toBe(3n)
+  })
+
+  test('a deleted account is gone from that block on', () => {
+    const history = createStateHistory()
+    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
+    history.commit(1n, diffWith((d) => d.accounts.set(alice, null)))
+    expect(history.at(0n).account(alice)).toBeDefined()
+    expect(history.at(1n).account(alice)).toBeUndefined()
+  })
+
+  test('a storage clear hides older slots but not writes of the same block', () => {
+    const history = createStateHistory()
+    const other = `0x${'00'.repeat(31)}02` as Hex
+    history.commit(0n, diffWith((d) => d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(7)], [other, Uint8Array.of(8)]]) })))
+    history.commit(2n, diffWith((d) => d.storage.set(alice, { cleared: true, slots: new Map([[other, Uint8Array.of(9)]]) })))
+    expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(7))
+    expect(history.at(2n).storage(alice, slot)).toEqual(new Uint8Array())
+    expect(history.at(2n).storage(alice, other)).toEqual(Uint8Array.of(9))
+  })
+
+  test('an overlay reads through to its parent and shadows it', () => {
+    const history = createStateHistory()
+    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
+    const pending = createOverlay(diffWith((d) => d.accounts.set(alice, account(5n))), history.at(0n))
+    expect(pending.account(alice)?.balance).toBe(5n)
+    expect(history.at(0n).account(alice)?.balance).toBe(1n)
+  })
+
+  test('entries list the live accounts of the head with their storage', () => {
+    const history = createStateHistory()
+    history.commit(0n, diffWith((d) => {
+      d.accounts.set(alice, account(1n))
+      d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(1)]]) })
+    }))
+    expect([...history.entries()]).toEqual([[alice, account(1n), new Map([[slot, Uint8Array.of(1)]])]])
+  })
+})

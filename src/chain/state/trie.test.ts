@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest'
+
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_NULL, KECCAK256_RLP, hexToBytes } from '@ethereumjs/util'
+
+import { createStateHistory } from './history.ts'
+import { encodeAccount, createStateTrie } from './trie.ts'
+import { createStateDiff } from './types.ts'
+
+import type { AccountRecord, Hex } from './types.ts'
+
+const a = '0x000000000000000000000000000000000000000a' as Hex
+const b = '0x000000000000000000000000000000000000000b' as Hex
+const slot = `0x${'00'.repeat(31)}01` as Hex
+const record = (balance: bigint): AccountRecord => ({ nonce: 1n, balance, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP })
+
+/** The root built from scratch, the slow and obviously right way. */
+async function rootFromScratch(accounts: [Hex, AccountRecord, Map<Hex, Uint8Array>][]) {
+  const trie = new MerklePatriciaTrie({ useKeyHashing: true })
+  for (const [address, account, slots] of accounts) {
+    const storage = new MerklePatriciaTrie({ useKeyHashing: true })
+    for (const [key, value] of slots) await storage.put(hexToBytes(key), RLP.encode(value))
+    await trie.put(hexToBytes(address), encodeAccount(account, storage.root()))
+  }
+  return trie.root()
+}
+
+describe('state trie', () => {
+  test('applying diffs gives the root of the whole state', async () => {
+    const history = createStateHistory()
+    const genesis = createStateDiff()
+    genesis.accounts.set(a, record(1n))
+    history.commit(0n, genesis)
+    const trie = await createStateTrie(history.entries())
+    expect(trie.root()).toEqual(await rootFromScratch([[a, record(1n), new Map()]]))
+
+    const block1 = createStateDiff()
+    block1.accounts.set(b, record(2n))
+    block1.storage.set(a, { cleared: false, slots: new Map([[slot, Uint8Array.of(42)]]) })
+    history.commit(1n, block1)
+    const { root, storageRoots } = await trie.apply(block1, history.at(1n))
+    expect(root).toEqual(await rootFromScratch([[a, record(1n), new Map([[slot, Uint8Array.of(42)]])], [b, record(2n), new Map()]]))
+    expect(storageRoots.get(a)).toEqual(trie.storageRoot(a))
+  })
+
+  test('a preview leaves the trie at the head', async () => {
+    const history = createStateHistory()
+    const genesis = createStateDiff()
+    genesis.accounts.set(a, record(1n))
+    genesis.storage.set(a, { cleared: false, slots: new Map([[slot, Uint8Array.of(1)]]) })
+    history.commit(0n, genesis)
+    const trie = await createStateTrie(history.entries())
+    const before = trie.root()
+
+    const change = createStateDiff()
+    change.accounts.set(a, record(9n))
+    change.storage.set(a, { cleared: true, slots: new Map() })
+    const preview = await trie.preview(change, { account: () => record(9n), storage: () => new Uint8Array(), code: () => undefined })
+    expect(preview.root).toEqual(await rootFromScratch([[a, record(9n), new Map()]]))
+    expect(trie.root()).toEqual(before)
+    expect(trie.storageRoot(a)).not.toEqual(KECCAK256_RLP)
+  })
+})
