@@ -24,7 +24,7 @@ const chainRlp = new Uint8Array(readFileSync(join(fixtures, 'chain.rlp')))
 /** The blocks of chain.rlp (back-to-back RLP), each as [header, transactions, uncles, withdrawals?]. */
 function decodeChain(): Uint8Array[][][] {
   const blocks: Uint8Array[][][] = []
-  let rest = chainRlp
+  let rest: Uint8Array = chainRlp
   while (rest.length > 0) {
     const { data, remainder } = RLP.decode(rest, true)
     blocks.push(data as unknown as Uint8Array[][])
@@ -247,6 +247,13 @@ describe('parseGethGenesis on inline genesis objects', () => {
     expect(spec.header.timestamp).toBe(1_700_000_000n)
     expect(spec.header.nonce).toEqual(Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0x42))
     expect(spec.header.requestsHash).toBe(undefined)
+  })
+
+  it('accepts a mainnet-sized terminalTotalDifficulty from a plain JSON.parse', () => {
+    const text = `{"config":{"chainId":1,${JSON.stringify(allBlocksAt0()).slice(1, -1)},"terminalTotalDifficulty":58750000000000000000000}}`
+    const spec = parseGethGenesis(JSON.parse(text))
+    expect(spec.common.hardfork()).toBe('london')
+    expect(spec.common.hardforkBlock('paris')).toBe(null)
   })
 
   it('normalizes alloc keys, numbers and storage', () => {

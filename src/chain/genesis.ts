@@ -16,7 +16,7 @@
  * - The chain id must be a number or a string; one above 2^53 only survives JSON.parse through
  *   {@link parseGenesisJsonText}, which keeps such integers as bigints.
  */
-import { Hardfork, createCommonFromGethGenesis } from '@ethereumjs/common'
+import { createCommonFromGethGenesis } from '@ethereumjs/common'
 import { createBlock } from '@ethereumjs/block'
 import { createMPT } from '@ethereumjs/mpt'
 import * as RLP from '@ethereumjs/rlp'
@@ -292,7 +292,9 @@ export function parseGethGenesis(json: unknown): GenesisSpec {
   checkForkOrder(TIME_FORKS, forkValues)
   if (anyTimeFork && !forkValues.has('londonBlock')) fail('config.londonBlock is required when timestamp forks are set')
   checkForkOrder(BLOCK_FORKS, forkValues)
-  const ttd = optionalQuantity(rawConfig.terminalTotalDifficulty, 'config.terminalTotalDifficulty')
+  // Only "is it 0" matters here; mainnet-sized values above 2^53 are fine even after a lossy JSON.parse.
+  const rawTtd = rawConfig.terminalTotalDifficulty
+  const ttd = typeof rawTtd === 'number' && rawTtd > Number.MAX_SAFE_INTEGER ? BigInt(rawTtd) : optionalQuantity(rawTtd, 'config.terminalTotalDifficulty')
   if (!forkValues.has('mergeNetsplitBlock') && forkValues.get('londonBlock') === 0) {
     // Merged from genesis: ethereumjs assumes this for time forks, geth for a terminal total difficulty of 0.
     if (anyTimeFork || ttd === 0n || rawConfig.terminalTotalDifficultyPassed === true) forkValues.set('mergeNetsplitBlock', 0)
@@ -378,7 +380,6 @@ export function parseGethGenesis(json: unknown): GenesisSpec {
     fail(`${excessBlobGas !== undefined ? 'excessBlobGas' : 'blobGasUsed'} is set but Cancun is not active at genesis`)
   }
   if (common.isActivatedEIP(7685)) header.requestsHash = SHA256_NULL
-  if (common.gteHardfork(Hardfork.Amsterdam)) fail('Amsterdam at genesis is not supported')
 
   return { common, header, alloc: parseAlloc(json.alloc) }
 }
