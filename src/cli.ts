@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import { parseEther } from 'viem'
 
 import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
+import { parseGenesisJsonText } from './chain/genesis.ts'
 import { createFlashchain } from './index.ts'
 
 import type { HardforkName, MiningMode } from './chain/config.ts'
@@ -25,6 +26,7 @@ const usage = `Usage: flashchain [options]
   --mnemonic <words>            dev accounts' mnemonic (default "${DEFAULT_MNEMONIC}")
   --balance <ether>             ETH per dev account (default 10000)
   --genesis <file>              start from a geth-style genesis.json
+  --import <file>               import back-to-back RLP blocks at start
   --revert-code <code>          error code of "execution reverted" (default -32000; 3 gives geth's)
   --block-gas-limit <gas>       gas limit of dev blocks (default 30000000)
   --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
@@ -72,6 +74,7 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
         mnemonic: { type: 'string' },
         balance: { type: 'string' },
         genesis: { type: 'string' },
+        import: { type: 'string' },
         'revert-code': { type: 'string' },
         'block-gas-limit': { type: 'string' },
         'rpc-gas-cap': { type: 'string' },
@@ -98,9 +101,17 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
   let genesis: unknown
   if (parsed.genesis !== undefined) {
     try {
-      genesis = JSON.parse(readFileSync(parsed.genesis, 'utf8'))
+      genesis = parseGenesisJsonText(readFileSync(parsed.genesis, 'utf8'))
     } catch (error) {
       fail(`cannot read --genesis ${parsed.genesis}: ${error instanceof Error ? error.message : error}`)
+    }
+  }
+  let importBlocks: Uint8Array | undefined
+  if (parsed.import !== undefined) {
+    try {
+      importBlocks = readFileSync(parsed.import)
+    } catch (error) {
+      fail(`cannot read --import ${parsed.import}: ${error instanceof Error ? error.message : error}`)
     }
   }
   let balance: bigint | undefined
@@ -127,6 +138,7 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
     mnemonic: parsed.mnemonic,
     balance,
     genesis,
+    importBlocks,
     revertCode,
     blockGasLimit: bigint('block-gas-limit', parsed['block-gas-limit']),
     rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),

@@ -1,5 +1,6 @@
-import { createBlock, createBlockFromRLP } from '@ethereumjs/block'
-import { Capability, createTx, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
+import { createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTx, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
 import { createVM } from '@ethereumjs/vm'
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
@@ -9,8 +10,9 @@ import { defaults, deriveAccounts, devGenesis } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError, isPriced } from './execution.ts'
 import { gasUpperBound, searchGas } from './estimate.ts'
 import { parseGethGenesis } from './genesis.ts'
+import { createLazyKZG } from './kzg.ts'
 import { createPool } from './pool.ts'
-import { createProducer } from './producer.ts'
+import { createProducer, headerEnv } from './producer.ts'
 import { revertError } from './revert.ts'
 import { openChainStore } from './store.ts'
 import { systemContracts } from './systemContracts.ts'
@@ -73,21 +75,6 @@ export type Chain = {
 const CONFIRMATION_DEPTH = { safe: 32n, finalized: 64n }
 const EMPTY = new Uint8Array(0)
 
-function blockEnv(block: SealedBlock): BlockEnv {
-  const header = block.block.header
-  return {
-    number: header.number,
-    timestamp: header.timestamp,
-    gasLimit: header.gasLimit,
-    baseFeePerGas: header.baseFeePerGas,
-    coinbase: header.coinbase.toString() as Hex,
-    prevRandao: bytesToHex(header.mixHash) as Hex,
-    excessBlobGas: header.excessBlobGas,
-    parentHash: bytesToHex(header.parentHash) as Hex,
-    parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : (bytesToHex(header.parentBeaconBlockRoot) as Hex),
-  }
-}
-
 function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDiff {
   const diff = createStateDiff()
   for (const [address, account] of alloc) {
@@ -129,7 +116,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             ...Object.fromEntries(accounts.map((account) => [account.address, { balance: options.balance ?? defaults.balance }])),
           },
         }))
-  const spec = parseGethGenesis(genesisJSON)
+  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG() } })
   const common = spec.common
   const chainId = common.chainId()
 
@@ -248,7 +235,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     const resolved = resolve(specifier)
     return resolved.kind === 'pending'
       ? { env: resolved.block.env, state: resolved.block.state }
-      : { env: blockEnv(resolved.block), state: history.at(resolved.block.number) }
+      : { env: headerEnv(resolved.block.block), state: history.at(resolved.block.number) }
   }
 
   function callGasLimit(request: CallRequest, env: BlockEnv): bigint {
@@ -263,6 +250,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   function forksAt(env: BlockEnv): Common {
     forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
     return forks
+  }
+
+  /** One frozen-in-time Common per hardfork, for decoding and signing transactions of a given block. */
+  const commons = new Map<string, Common>()
+  function commonAt(env: BlockEnv): Common {
+    const hardfork = forksAt(env).hardfork()
+    let fork = commons.get(hardfork)
+    if (fork === undefined) {
+      fork = common.copy()
+      fork.setHardfork(hardfork)
+      commons.set(hardfork, fork)
+    }
+    return fork
   }
 
   function txGasCap(env: BlockEnv): bigint | undefined {
@@ -317,12 +317,53 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   function decode(raw: Uint8Array): TypedTransaction {
     try {
-      return createTxFromRLP(raw, { common: common.copy(), allowUnlimitedInitCodeSize: false })
+      const options = { common: commonAt(producer.pending().env), allowUnlimitedInitCodeSize: false }
+      // A blob transaction arrives in its network form, with blobs, commitments and proofs (EIP-4844, EIP-7594).
+      if (raw[0] === 3 && Array.isArray(RLP.decode(raw.subarray(1))[0])) return createBlob4844TxFromSerializedNetworkWrapper(raw, options)
+      return createTxFromRLP(raw, options)
     } catch (error) {
       const message = error instanceof Error ? error.message.replace(/ \(.*$/s, '') : String(error)
       if (/not activated|not supported|Unknown tx type|is not activated/i.test(message)) throw txErrors.typeNotSupported()
       throw new TransactionRejectedError(`invalid transaction: ${message}`)
     }
+  }
+
+  if (options.importBlocks !== undefined) {
+    const imported = await importBlocks(options.importBlocks)
+    // An imported chain is final: there is no consensus layer to disagree with it.
+    finalizedAtHead = true
+    store.setMeta('finalizedAtHead', 'true')
+    log(`imported ${imported} blocks; head is block ${head().number} ${head().hash}`)
+  }
+
+  /** Back-to-back RLP blocks. Blocks already on the chain are skipped, so a restart can pass the same file. */
+  async function importBlocks(bytes: Uint8Array): Promise<number> {
+    let rest = bytes
+    let imported = 0
+    while (rest.length > 0) {
+      let block
+      try {
+        const decoded = RLP.decode(rest, true)
+        rest = decoded.remainder
+        block = createBlockFromBytesArray(decoded.data as never, { common, setHardfork: true })
+      } catch (error) {
+        throw new Error(`import: cannot decode the block after block ${head().number}: ${error instanceof Error ? error.message : error}`)
+      }
+      const existing = blocks[Number(block.header.number)]
+      if (existing !== undefined) {
+        if (existing.hash !== bytesToHex(block.hash())) {
+          throw new Error(`import: block ${block.header.number} differs from the one already on this chain (${existing.hash})`)
+        }
+        continue
+      }
+      try {
+        await producer.importBlock(block)
+      } catch (error) {
+        throw new Error(`import: ${error instanceof Error ? error.message : error}`)
+      }
+      imported++
+    }
+    return imported
   }
 
   // Transactions whose hash was returned before a restart are back in the pool, in arrival order.
@@ -463,7 +504,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
           authorizationList: request.authorizationList as never,
           chainId,
         } as Parameters<typeof createTx>[0],
-        { common: common.copy() },
+        { common: commonAt(pending.env) },
       ).sign(hexToBytes(account.privateKey))
       return admit(tx, tx.serialize())
     },

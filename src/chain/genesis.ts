@@ -16,7 +16,7 @@
  * - The chain id must be a number or a string; one above 2^53 only survives JSON.parse through
  *   {@link parseGenesisJsonText}, which keeps such integers as bigints.
  */
-import { createCommonFromGethGenesis } from '@ethereumjs/common'
+import { createCommonFromGethGenesis, type CustomCrypto } from '@ethereumjs/common'
 import { createBlock } from '@ethereumjs/block'
 import { createMPT } from '@ethereumjs/mpt'
 import * as RLP from '@ethereumjs/rlp'
@@ -253,7 +253,7 @@ export function parseGenesisJsonText(text: string): unknown {
 }
 
 /** Parses a geth-style genesis (the parsed JSON object). Throws an Error naming the field on invalid input. */
-export function parseGethGenesis(json: unknown): GenesisSpec {
+export function parseGethGenesis(json: unknown, options: { customCrypto?: CustomCrypto } = {}): GenesisSpec {
   if (!isRecord(json)) fail(`expected a JSON object, got ${describe(json)}`)
   if (!isRecord(json.config)) fail(json.config === undefined ? 'config is required' : `config must be an object, got ${describe(json.config)}`)
   const rawConfig = json.config
@@ -351,7 +351,7 @@ export function parseGethGenesis(json: unknown): GenesisSpec {
 
   let common: Common
   try {
-    common = createCommonFromGethGenesis(gethGenesis, { chain: CHAIN_NAME, params })
+    common = createCommonFromGethGenesis(gethGenesis, { chain: CHAIN_NAME, params, customCrypto: options.customCrypto })
     common.setHardforkBy({ blockNumber: 0n, timestamp })
   } catch (error) {
     fail((error as Error).message.replace(/^Error parsing parameters file: /, ''))

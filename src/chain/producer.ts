@@ -1,5 +1,5 @@
-import { buildBlock } from '@ethereumjs/vm'
-import { bytesToHex } from '@ethereumjs/util'
+import { buildBlock, runBlock } from '@ethereumjs/vm'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 
 import { setHardforkFor } from './execution.ts'
@@ -15,7 +15,7 @@ import type { Pool, PoolTransaction } from './pool.ts'
 import type { StateHistory } from './state/history.ts'
 import type { FlatStateManager } from './state/stateManager.ts'
 import type { StateTrie } from './state/trie.ts'
-import type { Hex, StateDiff } from './state/types.ts'
+import type { Hex, StateDiff, StateReader } from './state/types.ts'
 
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
 const ZERO_ADDRESS = `0x${'00'.repeat(20)}` as Hex
@@ -72,6 +72,30 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
   }
 }
 
+/** The environment a block header states. */
+export function headerEnv(block: Block): BlockEnv {
+  const header = block.header
+  return {
+    number: header.number,
+    timestamp: header.timestamp,
+    gasLimit: header.gasLimit,
+    baseFeePerGas: header.baseFeePerGas,
+    coinbase: header.coinbase.toString() as Hex,
+    prevRandao: bytesToHex(header.mixHash) as Hex,
+    excessBlobGas: header.excessBlobGas,
+    parentHash: bytesToHex(header.parentHash) as Hex,
+    parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : (bytesToHex(header.parentBeaconBlockRoot) as Hex),
+  }
+}
+
+/** Sealed account records carry their exact storage roots, as the trie computed them. */
+function withStorageRoots(diff: StateDiff, after: StateReader, storageRoots: Map<Hex, Uint8Array>) {
+  for (const [address, storageRoot] of storageRoots) {
+    const account = after.account(address)
+    if (account !== undefined) diff.accounts.set(address, { ...account, storageRoot })
+  }
+}
+
 export type ProducerHost = {
   common: Common
   vm: VM
@@ -114,6 +138,11 @@ export type Producer = {
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
+  /**
+   * Executes a block produced elsewhere (`--import`) on the head and seals it as it is, if its state root,
+   * receipts root, bloom and gas used all match what execution gives. Otherwise it throws, naming the block.
+   */
+  importBlock(block: Block): Promise<SealedBlock>
   /** Starts the clocks (interval mining). */
   start(options: { blockTime: number; flashblockInterval: number }): void
   stop(): Promise<void>
@@ -122,7 +151,8 @@ export type Producer = {
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
   let building: Building | undefined
-  let published: PendingBlock = idlePending()
+  // Computed on first use: before an import, the head's successor may not be a valid block of the chain yet.
+  let published: PendingBlock | undefined
   let sealing = false
   let queue: Promise<unknown> = Promise.resolve()
   let timer: NodeJS.Timeout | undefined
@@ -186,7 +216,7 @@ export function createProducer(host: ProducerHost): Producer {
     return building
   }
 
-  function publish(block: Building) {
+  function publish(block: Building): PendingBlock {
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
     block.flashblockIndex++
@@ -205,6 +235,7 @@ export function createProducer(host: ProducerHost): Producer {
       waiters.delete(hash)
       for (const resolve of resolvers) resolve()
     }
+    return published
   }
 
   async function include(block: Building, entry: PoolTransaction): Promise<boolean> {
@@ -229,8 +260,7 @@ export function createProducer(host: ProducerHost): Producer {
       const stateNonce = (sender: Hex) => stateManager.base.account(sender)?.nonce ?? 0n
       await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
     }
-    publish(block)
-    return published
+    return publish(block)
   }
 
   async function seal(timestamp?: bigint): Promise<SealedBlock> {
@@ -247,33 +277,57 @@ export function createProducer(host: ProducerHost): Producer {
     const diff = createStateDiff()
     for (const segment of block.segments) mergeDiff(diff, segment)
     mergeDiff(diff, remainder)
-    // Sealed records carry their exact storage roots, computed by the trie during build().
-    const after = createOverlay(remainder, stateManager.base)
-    for (const [address, storageRoot] of storageRoots) {
-      const account = after.account(address)
-      if (account !== undefined) diff.accounts.set(address, { ...account, storageRoot })
-    }
-    const sealed: SealedBlock = {
-      block: built,
-      hash: bytesToHex(built.hash()) as Hex,
-      number: built.header.number,
-      senders: block.senders,
-      receipts: block.receipts,
-    }
-    host.commitBlock(sealed, diff)
+    withStorageRoots(diff, createOverlay(remainder, stateManager.base), storageRoots)
+    const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     published = idlePending()
     host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash}`)
     return sealed
   }
 
+  function commit(built: Block, senders: Hex[], receipts: Receipt[], diff: StateDiff): SealedBlock {
+    const sealed: SealedBlock = { block: built, hash: bytesToHex(built.hash()) as Hex, number: built.header.number, senders, receipts }
+    host.commitBlock(sealed, diff)
+    return sealed
+  }
+
+  async function importBlock(block: Block): Promise<SealedBlock> {
+    const head = host.head()
+    const number = block.header.number
+    if (number !== head.number + 1n || !equalsBytes(block.header.parentHash, head.block.hash())) {
+      throw new Error(`block ${number}: parent ${bytesToHex(block.header.parentHash)} is not the head (block ${head.number}, ${head.hash})`)
+    }
+    const env = headerEnv(block)
+    setHardforkFor(vm.common, env)
+    stateManager.reset(history.at(head.number))
+    let result
+    try {
+      // Seals of imported proof-of-work blocks are not checked: test chains carry fake ones.
+      result = await runBlock(vm, { block, skipBlockValidation: true, skipHeaderValidation: true, skipHardForkValidation: true })
+    } catch (error) {
+      throw new Error(`block ${number} (${bytesToHex(block.hash())}) does not execute to its header: ${error instanceof Error ? error.message.replace(/ \(.*$/s, '') : error}`)
+    }
+    const diff = stateManager.publish()
+    const roots = await trie.apply(diff, stateManager.base)
+    withStorageRoots(diff, stateManager.base, roots.storageRoots)
+    const senders = block.transactions.map((tx) => tx.getSenderAddress().toString() as Hex)
+    const receipts = result.results.map((txResult, i) => toReceipt(txResult, block.transactions[i]!, env))
+    return commit(block, senders, receipts, diff)
+  }
+
   return {
-    pending: () => (building === undefined && published.flashblockIndex === -1 ? (published = idlePendingIfStale(published)) : published),
+    pending() {
+      if (published === undefined || (building === undefined && published.env.number !== host.head().number + 1n)) {
+        published = idlePending()
+      }
+      return published
+    },
     preconfirm: () => serially(preconfirm),
+    importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
 
     waitForPreconfirmation(hash, timeoutMs) {
-      if (published.transactions.some((tx) => bytesToHex(tx.hash()) === hash)) return Promise.resolve(true)
+      if (published?.transactions.some((tx) => bytesToHex(tx.hash()) === hash) === true) return Promise.resolve(true)
       return new Promise((resolve) => {
         let resolvers = waiters.get(hash)
         if (resolvers === undefined) waiters.set(hash, (resolvers = new Set()))
@@ -315,9 +369,4 @@ export function createProducer(host: ProducerHost): Producer {
     },
   }
 
-  /** The idle view's timestamp follows the clock until a block starts. */
-  function idlePendingIfStale(current: PendingBlock): PendingBlock {
-    const head = host.head()
-    return current.env.number === head.number + 1n ? current : idlePending()
-  }
 }
