@@ -121,6 +121,8 @@ export const txErrors = {
     ),
   intrinsicGasTooLow: (have: bigint, want: bigint) =>
     new TransactionRejectedError(`intrinsic gas too low: gas ${have}, minimum needed ${want}`),
+  floorDataGas: (have: bigint, want: bigint) =>
+    new TransactionRejectedError(`insufficient gas for floor data gas cost: gas ${have}, minimum needed ${want}`),
   exceedsBlockGasLimit: () => new TransactionRejectedError('exceeds block gas limit'),
   gasLimitTooHigh: (cap: bigint, gas: bigint) =>
     new TransactionRejectedError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`),

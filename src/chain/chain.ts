@@ -5,7 +5,7 @@ import { createVM } from '@ethereumjs/vm'
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
 
-import { BlockNotFoundError, TransactionRejectedError, txErrors } from '../errors.ts'
+import { BlockNotFoundError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
 import { defaults, deriveAccounts, devGenesis } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError, isPriced } from './execution.ts'
 import { gasUpperBound, searchGas } from './estimate.ts'
@@ -294,6 +294,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
     const intrinsic = tx.getIntrinsicGas()
     if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGasTooLow(tx.gasLimit, intrinsic)
+    const floor = getMinimumGasLimit(tx)
+    if (tx.gasLimit < floor) throw txErrors.floorDataGas(tx.gasLimit, floor)
 
     const account: AccountRecord | undefined = pending.state.account(sender)
     const stateNonce = account?.nonce ?? 0n
@@ -322,10 +324,24 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (raw[0] === 3 && Array.isArray(RLP.decode(raw.subarray(1))[0])) return createBlob4844TxFromSerializedNetworkWrapper(raw, options)
       return createTxFromRLP(raw, options)
     } catch (error) {
-      const message = error instanceof Error ? error.message.replace(/ \(.*$/s, '') : String(error)
-      if (/not activated|not supported|Unknown tx type|is not activated/i.test(message)) throw txErrors.typeNotSupported()
-      throw new TransactionRejectedError(`invalid transaction: ${message}`)
+      throw decodeError(error instanceof Error ? error.message : String(error), producer.pending().env)
     }
+  }
+
+  /** ethereumjs refuses some transactions while decoding them; clients expect geth's words for those. */
+  function decodeError(message: string, env: BlockEnv): RpcError {
+    let match: RegExpMatchArray | null
+    if ((match = message.match(/not matching the derived chain ID (\d+)/)) !== null) return txErrors.invalidChainId(chainId, BigInt(match[1]!))
+    if ((match = message.match(/Incompatible EIP155-based V (\d+)/)) !== null) {
+      return txErrors.invalidChainId(chainId, (BigInt(match[1]!) - 35n) / 2n)
+    }
+    if ((match = message.match(/Transaction gas limit (\d+) exceeds the maximum allowed by EIP-7825/)) !== null) {
+      const gas = BigInt(match[1]!)
+      return gas > env.gasLimit ? txErrors.exceedsBlockGasLimit() : txErrors.gasLimitTooHigh(EIP7825_TX_GAS_CAP, gas)
+    }
+    if (/not activated|not supported|Unknown tx type|TypedTransaction with ID \d+ unknown/i.test(message)) return txErrors.typeNotSupported()
+    // Anything else is malformed input; its first line says what, without the library's context.
+    return new TransactionRejectedError(`invalid transaction: ${message.split('\n')[0]!.replace(/ \(.*$/s, '')}`)
   }
 
   if (options.importBlocks !== undefined) {
@@ -432,6 +448,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
     async call(request, specifier) {
       const view = viewAt(specifier)
+      requireValueCovered(view.state, request)
       const outcome = await executor.call(request, callGasLimit(request, view.env), view)
       switch (outcome.kind) {
         case 'success':
@@ -559,6 +576,14 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 const EIP7825_TX_GAS_CAP = 2n ** 24n
 /** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
 const DEFAULT_PRIORITY_FEE = 1_000_000_000n
+
+/** geth refuses a call whose value the sender cannot pay, even when gas is free. */
+function requireValueCovered(state: StateReader, request: CallRequest) {
+  const from = request.from ?? ZERO_ADDRESS
+  const balance = state.account(from)?.balance ?? 0n
+  const value = request.value ?? 0n
+  if (value > balance) throw txErrors.insufficientFunds(from, balance, value)
+}
 
 function codeOf(state: StateReader, address: Hex): Uint8Array {
   const account = state.account(address.toLowerCase() as Hex)

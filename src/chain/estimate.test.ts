@@ -29,6 +29,9 @@ describe('gasUpperBound', () => {
   test('args: a fee cap limits gas to what the balance left after value pays for', () => {
     expect(gasUpperBound({ ...base, feeCap: 10n, balance: 1_000_000n, value: 400_000n })).toBe(60_000n)
   })
+  test('error: value above balance is insufficient funds, even when gas is free', () => {
+    expect(() => gasUpperBound({ ...base, balance: 5n, value: 6n })).toThrow(/^insufficient funds for gas \* price \+ value/)
+  })
   test('error: value above balance is insufficient funds', () => {
     expect(() => gasUpperBound({ ...base, feeCap: 1n, balance: 5n, value: 6n })).toThrow(
       'insufficient funds for gas * price + value: address 0x0000000000000000000000000000000000000001 have 5 want 6',

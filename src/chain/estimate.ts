@@ -29,8 +29,8 @@ export function gasUpperBound(input: GasBoundsInput): bigint {
   let hi = input.blockGasLimit
   if (input.gas !== undefined && input.gas < hi) hi = input.gas
   if (input.txGasCap !== undefined && input.txGasCap < hi) hi = input.txGasCap
+  if (input.value > input.balance) throw txErrors.insufficientFunds(input.from, input.balance, input.value)
   if (input.feeCap > 0n) {
-    if (input.value > input.balance) throw txErrors.insufficientFunds(input.from, input.balance, input.value)
     const allowance = (input.balance - input.value) / input.feeCap
     if (allowance < hi) hi = allowance
   }

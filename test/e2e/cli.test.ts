@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { afterAll, describe, it } from 'vitest'
+
+import type { ChildProcess } from 'node:child_process'
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
+/** Generous on a busy 2-core machine; a healthy start takes about a second. */
+const START_TIMEOUT = 20_000
+
+const children = new Set<ChildProcess>()
+const tempDirs: string[] = []
+
+afterAll(() => {
+  // Only the processes this file started, one by one.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+type Run = { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, ['src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }))
+  })
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/** Resolves with the URL of the `Listening on` line, or rejects on exit or after the timeout. */
+function listening(process: Run): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "Listening on" line after ${START_TIMEOUT} ms; stderr: ${process.stderr()}`)), START_TIMEOUT)
+    const check = () => {
+      const match = /Listening on (http:\/\/[^\s]+)/.exec(process.stdout())
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    process.child.stdout!.on('data', check)
+    void process.exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`exited (${code ?? signal}) before listening; stderr: ${process.stderr()}`))
+    })
+    check()
+  })
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: unknown; error?: { code: number; message: string } }
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.code} ${body.error.message}`)
+  return body.result
+}
+
+// Each case is its own process: they run side by side, so the file takes about as long as its slowest case.
+describe.concurrent('flashchain CLI', () => {
+  it('starts on a free port, answers requests, and exits 0 on SIGTERM', async ({ expect }) => {
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet'])
+    const url = await listening(server)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(Number(new URL(url).port)).toBeGreaterThan(0)
+
+    expect(await rpc(url, 'eth_chainId')).toBe('0x7a69')
+    expect(await rpc(url, 'eth_blockNumber')).toBe('0x0')
+    await rpc(url, 'evm_mine')
+    expect(await rpc(url, 'eth_blockNumber')).toBe('0x1')
+
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    // --quiet: the listening line is all that is printed.
+    expect(server.stdout()).toBe(`Listening on ${url}\n`)
+    expect(server.stderr()).toBe('')
+  })
+
+  it('honours --chain-id, prints the dev accounts without --quiet, and exits 0 on SIGINT', async ({ expect }) => {
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--chain-id', '1337'])
+    const url = await listening(server)
+    expect(await rpc(url, 'eth_chainId')).toBe('0x539')
+    expect(await rpc(url, 'net_version')).toBe('1337')
+    expect(server.stdout()).toContain('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')
+    server.child.kill('SIGINT')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+  })
+
+  it('resumes a chain from --data-dir after a SIGTERM', async ({ expect }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'flashchain-cli-'))
+    tempDirs.push(dataDir)
+    const first = run(['--port', '0', '--mining', 'manual', '--data-dir', dataDir, '--quiet'])
+    const firstUrl = await listening(first)
+    await rpc(firstUrl, 'evm_mine')
+    await rpc(firstUrl, 'evm_mine')
+    const head = (await rpc(firstUrl, 'eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string }
+    expect(head.number).toBe('0x2')
+    first.child.kill('SIGTERM')
+    expect((await first.exited).code).toBe(0)
+
+    const second = run(['--port', '0', '--mining', 'manual', '--data-dir', dataDir, '--quiet'])
+    const secondUrl = await listening(second)
+    expect(await rpc(secondUrl, 'eth_blockNumber')).toBe('0x2')
+    expect(((await rpc(secondUrl, 'eth_getBlockByNumber', ['latest', false])) as { hash: string }).hash).toBe(head.hash)
+    second.child.kill('SIGTERM')
+    expect((await second.exited).code).toBe(0)
+  })
+
+  it('--help prints the options and exits 0', async ({ expect }) => {
+    const help = run(['--help'])
+    expect(await help.exited).toEqual({ code: 0, signal: null })
+    const text = help.stdout()
+    expect(text).toMatch(/^Usage: flashchain \[options\]/)
+    for (const option of ['--host', '--port', '--chain-id', '--hardfork', '--block-time', '--flashblock-interval', '--mining', '--data-dir', '--ephemeral', '--fresh', '--accounts', '--mnemonic', '--balance', '--genesis', '--revert-code']) {
+      expect(text).toContain(option)
+    }
+    expect(help.stderr()).toBe('')
+  })
+
+  it('-h is --help', async ({ expect }) => {
+    const help = run(['-h'])
+    expect((await help.exited).code).toBe(0)
+    expect(help.stdout()).toMatch(/^Usage: flashchain \[options\]/)
+  })
+
+  it('a bad --mining value exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--mining', 'sometimes'])
+    expect(await bad.exited).toEqual({ code: 2, signal: null })
+    expect(bad.stderr()).toContain('--mining')
+    expect(bad.stderr()).toContain('sometimes')
+    expect(bad.stdout()).toBe('')
+  })
+
+  it('an unknown option exits 2 with an error naming it', async ({ expect }) => {
+    const bad = run(['--bogus-option'])
+    expect((await bad.exited).code).toBe(2)
+    expect(bad.stderr()).toContain('--bogus-option')
+  })
+
+  it('a non-numeric --port exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--port', 'eighty'])
+    expect((await bad.exited).code).toBe(2)
+    expect(bad.stderr()).toContain('--port')
+  })
+})
