@@ -7,7 +7,11 @@ import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
 import { parseGenesisJsonText } from './chain/genesis.ts'
 import { createFlashchain } from './index.ts'
 
+import { approvalDecisions } from './wallet/approvals.ts'
+
 import type { HardforkName, MiningMode } from './chain/config.ts'
+import type { Hex } from './chain/state/types.ts'
+import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { FlashchainOptions } from './index.ts'
 
 const usage = `Usage: flashchain [options]
@@ -32,6 +36,11 @@ const usage = `Usage: flashchain [options]
   --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
   --max-body-bytes <bytes>      largest request body (default 5242880)
   --max-batch-length <count>    longest batch (default 1000)
+  --private-key <key>           a wallet account by its private key (repeatable; replaces the mnemonic's)
+  --approval <policy>           wallet approval policy: approve | reject | manual (default approve)
+  --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
+  --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
+  --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
   --quiet                       print only the listening line and errors
   -h, --help                    show this help
 `
@@ -80,6 +89,11 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
         'rpc-gas-cap': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'max-batch-length': { type: 'string' },
+        approval: { type: 'string' },
+        'approval-timeout': { type: 'string' },
+        'wallet-token': { type: 'string' },
+        'max-batch-size': { type: 'string' },
+        'private-key': { type: 'string', multiple: true },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -98,6 +112,15 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
   const mining = parsed.mining
   if (mining !== undefined && mining !== 'interval' && mining !== 'manual') fail(`--mining must be interval or manual, got "${mining}"`)
   const revertCode = integer('revert-code', parsed['revert-code'], { min: -65536 })
+  const approval = parsed.approval
+  if (approval !== undefined && !approvalDecisions.includes(approval as ApprovalDecision)) {
+    fail(`--approval must be one of ${approvalDecisions.join(', ')}, got "${approval}"`)
+  }
+  const privateKeys = parsed['private-key']?.map((key) => {
+    const normalized = key.startsWith('0x') ? key : `0x${key}`
+    if (!/^0x[0-9a-fA-F]{64}$/.test(normalized)) fail('--private-key must be 32 bytes of hex')
+    return normalized.toLowerCase() as Hex
+  })
   let genesis: unknown
   if (parsed.genesis !== undefined) {
     try {
@@ -144,6 +167,11 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
     rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
+    approval: approval as ApprovalDecision | undefined,
+    approvalTimeout: integer('approval-timeout', parsed['approval-timeout'], { min: 1 }),
+    walletToken: parsed['wallet-token'],
+    maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
+    privateKeys,
     quiet: parsed.quiet === true,
   }
 }

@@ -1,11 +1,16 @@
 import { createChain } from './chain/chain.ts'
+import { openDatabase } from './chain/store.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { methods } from './rpc/methods.ts'
 import { createHttpServer } from './server/http.ts'
+import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
+import { createWallet } from './wallet/wallet.ts'
 
 import type { Chain } from './chain/chain.ts'
 import type { ChainOptions } from './chain/config.ts'
+import type { ApprovalDecision } from './wallet/approvals.ts'
+import type { Wallet } from './wallet/wallet.ts'
 
 export type FlashchainOptions = ChainOptions & {
   host?: string
@@ -14,6 +19,21 @@ export type FlashchainOptions = ChainOptions & {
   maxBatchLength?: number
   /** Largest request body, in bytes. */
   maxBodyBytes?: number
+  /** The wallet's approval policy for every prompt (default approve). */
+  approval?: ApprovalDecision
+  /** ms a manual approval waits before it counts as rejected (default 300000). */
+  approvalTimeout?: number
+  /** Bearer token that wallet and admin methods require on a non-loopback bind. */
+  walletToken?: string
+  /** Most calls in one wallet_sendCalls batch (default 100). */
+  maxBatchSize?: number
+}
+
+export { EXECUTOR_ADDRESS }
+
+/** Loopback addresses: only this machine can reach the server, so a caller without an Origin is its owner. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }
 
 export type Flashchain = {
@@ -22,6 +42,7 @@ export type Flashchain = {
   /** Calls a method in process, as an EIP-1193 provider would; failures throw the RpcError. */
   request(args: { method: string; params?: unknown }): Promise<unknown>
   chain: Chain
+  wallet: Wallet
   close(): Promise<void>
 }
 
@@ -30,15 +51,41 @@ export type { ChainOptions }
 
 /** Starts a chain and its JSON-RPC server in this process. */
 export async function createFlashchain(options: FlashchainOptions = {}): Promise<Flashchain> {
-  const chain = await createChain(options)
+  const host = options.host ?? '127.0.0.1'
+  const database = openDatabase(options)
+  let chain: Chain
+  try {
+    chain = await createChain({
+      ...options,
+      database,
+      predeploys: { [EXECUTOR_ADDRESS]: { code: executorCode }, ...options.predeploys },
+    })
+  } catch (error) {
+    database.close()
+    throw error
+  }
+  const wallet = createWallet({
+    chain,
+    database,
+    accounts: chain.accounts,
+    approval: options.approval ?? 'approve',
+    approvalTimeout: options.approvalTimeout ?? 300_000,
+    walletToken: options.walletToken,
+    loopback: isLoopback(host),
+    maxBatchSize: options.maxBatchSize ?? 100,
+    log: options.log ?? (() => {}),
+  })
+  if (!isLoopback(host) && options.walletToken === undefined) {
+    options.log?.(`warning: bound to ${host} without --wallet-token: wallet and admin methods will refuse every caller`)
+  }
   const dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, request }),
+    context: (request) => ({ chain, wallet, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   const server = await createHttpServer({
-    host: options.host ?? '127.0.0.1',
+    host,
     port: options.port ?? 8545,
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
@@ -47,6 +94,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
   return {
     url: server.url,
     chain,
+    wallet,
     async request({ method, params }) {
       const response = (await dispatch(
         { jsonrpc: '2.0', id: ++id, method, params: params ?? [] },
@@ -58,8 +106,10 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       return response.result
     },
     async close() {
+      wallet.close()
       await server.close()
       await chain.close()
+      database.close()
     },
   }
 }

@@ -5,19 +5,20 @@ import { createVM } from '@ethereumjs/vm'
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
 
-import { BlockNotFoundError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
-import { defaults, deriveAccounts, devGenesis } from './config.ts'
+import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
+import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError, isPriced } from './execution.ts'
-import { gasUpperBound, searchGas } from './estimate.ts'
+import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGethGenesis } from './genesis.ts'
 import { createLazyKZG } from './kzg.ts'
 import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
 import { revertError } from './revert.ts'
-import { openChainStore } from './store.ts'
+import { openChainStore, openDatabase } from './store.ts'
 import { systemContracts } from './systemContracts.ts'
 import { createStateHistory } from './state/history.ts'
 import { FlatStateManager } from './state/stateManager.ts'
+import { createOverlay } from './state/overlay.ts'
 import { createStateTrie } from './state/trie.ts'
 import { createStateDiff } from './state/types.ts'
 
@@ -45,6 +46,8 @@ export type TransactionLocation =
 export type LogFilter = { fromBlock: bigint; toBlock: bigint; addresses?: Hex[]; topics?: (Hex | Hex[] | null)[]; includePending?: boolean }
 export type FoundLog = Log & { blockNumber: bigint; blockHash: Hex | null; transactionHash: Hex; transactionIndex: number; logIndex: number }
 
+export type SequencePlan = { gas: bigint; reverts: boolean }
+
 export type Chain = {
   readonly chainId: bigint
   readonly common: Common
@@ -61,8 +64,16 @@ export type Chain = {
   nextNonce(address: Hex): bigint
   call(request: CallRequest, block: BlockSpecifier): Promise<Uint8Array>
   estimateGas(request: CallRequest, block: BlockSpecifier): Promise<bigint>
+  /**
+   * Gas for transactions to be sent one after the other: each is estimated on the state the previous ones leave.
+   * One that will revert gets the gas its failing run consumed, and is marked.
+   */
+  estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: BlockSpecifier): Promise<SequencePlan[]>
+  /** Whether an EIP is active in the pending block. */
+  isActive(eip: number): boolean
+  /** EIP-7825's per-transaction gas cap in the pending block, if active. */
+  txGasCap(): bigint | undefined
   sendRawTransaction(raw: Uint8Array): Promise<Hex>
-  sendTransaction(request: CallRequest & { from: Hex }): Promise<Hex>
   preconfirm(): Promise<PendingBlock>
   mine(options?: { timestamp?: bigint }): Promise<SealedBlock>
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
@@ -91,8 +102,12 @@ function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDi
 
 export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const log = options.log ?? (() => {})
-  const store = openChainStore({ dataDir: options.dataDir, fresh: options.fresh })
-  const accounts = deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
+  // A database handed in belongs to the caller (who shares it with the wallet); one opened here is ours to close.
+  const ownsDatabase = options.database === undefined
+  const database = options.database ?? openDatabase(options)
+  const store = openChainStore(database)
+  const accounts =
+    options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
   const mining = options.mining ?? defaults.mining
@@ -112,7 +127,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             ...Object.fromEntries(
               Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }]),
             ),
-            ...options.predeploys,
+            ...Object.fromEntries(
+              Object.entries(options.predeploys ?? {}).map(([address, account]) => [address.toLowerCase(), { ...account, balance: account.balance ?? 0n }]),
+            ),
             ...Object.fromEntries(accounts.map((account) => [account.address, { balance: options.balance ?? defaults.balance }])),
           },
         }))
@@ -463,67 +480,37 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
 
     async estimateGas(request, specifier) {
-      const view = viewAt(specifier)
-      const from = request.from ?? ZERO_ADDRESS
-      const account = view.state.account(from)
-      const hi = gasUpperBound({
-        blockGasLimit: view.env.gasLimit,
-        gas: request.gas,
-        txGasCap: txGasCap(view.env),
-        rpcGasCap,
-        feeCap: request.gasPrice ?? request.maxFeePerGas ?? 0n,
-        balance: account?.balance ?? 0n,
-        value: request.value ?? 0n,
-        from,
-      })
-      const sizing = executorSizing(request, view)
-      const estimate = await searchGas({
-        run: (gas) => executor.call(request, gas, view),
-        lowest: sizing.lowest,
-        hi,
-        isTransfer: sizing.isTransfer,
-        revertCode,
-        from,
-      })
-      log(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
-      return estimate.gas
+      return estimateOn(request, viewAt(specifier))
     },
+
+    async estimateSequence(steps, specifier) {
+      let view = viewAt(specifier)
+      const plans: SequencePlan[] = []
+      for (const { request, gas } of steps) {
+        let plan: SequencePlan
+        try {
+          plan = gas !== undefined ? { gas, reverts: false } : { gas: await estimateOn(request, view), reverts: false }
+        } catch (error) {
+          if (!(error instanceof ExecutionRevertedError)) throw error
+          // It will revert whatever its gas: give it what its failing run consumed, with the 1/64 it may forward.
+          const hi = ceiling(request, view)
+          const { outcome } = await executor.execute(request, hi, view)
+          const consumed = outcome.kind === 'invalid' ? hi : ((outcome.gasConsumed + CALL_STIPEND) * 64n) / 63n
+          plan = { gas: consumed < hi ? consumed : hi, reverts: true }
+        }
+        const { outcome, writes } = await executor.execute(request, plan.gas, view)
+        if (outcome.kind !== 'success') plan.reverts = true
+        plans.push(plan)
+        view = { env: view.env, state: createOverlay(writes, view.state) }
+      }
+      return plans
+    },
+
+    isActive: (eip) => forksAt(producer.pending().env).isActivatedEIP(eip),
+    txGasCap: () => txGasCap(producer.pending().env),
 
     async sendRawTransaction(raw) {
       return admit(decode(raw), raw)
-    },
-
-    async sendTransaction(request) {
-      const account = accounts.find((candidate) => candidate.address === request.from.toLowerCase())
-      if (account === undefined) throw txErrors.unknownAccount()
-      const pending = producer.pending()
-      const nonce = request.nonce ?? nextNonce(account.address)
-      const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
-      const baseFee = pending.env.baseFeePerGas ?? 0n
-      const priced = isPriced(request)
-      const legacy = request.gasPrice !== undefined && request.maxFeePerGas === undefined
-      const tip = request.maxPriorityFeePerGas ?? DEFAULT_PRIORITY_FEE
-      const tx = createTx(
-        {
-          type: request.type ?? (request.authorizationList !== undefined ? 4 : legacy ? 0 : 2),
-          nonce,
-          to: request.to ?? undefined,
-          value: request.value ?? 0n,
-          data: request.data ?? '0x',
-          gasLimit: gas,
-          ...(legacy
-            ? { gasPrice: request.gasPrice }
-            : {
-                maxPriorityFeePerGas: tip,
-                maxFeePerGas: priced && request.maxFeePerGas !== undefined ? request.maxFeePerGas : baseFee * 2n + tip,
-              }),
-          accessList: request.accessList,
-          authorizationList: request.authorizationList as never,
-          chainId,
-        } as Parameters<typeof createTx>[0],
-        { common: commonAt(pending.env) },
-      ).sign(hexToBytes(account.privateKey))
-      return admit(tx, tx.serialize())
     },
 
     preconfirm: () => producer.preconfirm(),
@@ -550,8 +537,36 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
     async close() {
       await producer.stop()
-      store.close()
+      if (ownsDatabase) database.close()
     },
+  }
+
+  function ceiling(request: CallRequest, view: ExecutionView): bigint {
+    const from = request.from ?? ZERO_ADDRESS
+    return gasUpperBound({
+      blockGasLimit: view.env.gasLimit,
+      gas: request.gas,
+      txGasCap: txGasCap(view.env),
+      rpcGasCap,
+      feeCap: request.gasPrice ?? request.maxFeePerGas ?? 0n,
+      balance: view.state.account(from)?.balance ?? 0n,
+      value: request.value ?? 0n,
+      from,
+    })
+  }
+
+  async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
+    const sizing = executorSizing(request, view)
+    const estimate = await searchGas({
+      run: (gas) => executor.call(request, gas, view),
+      lowest: sizing.lowest,
+      hi: ceiling(request, view),
+      isTransfer: sizing.isTransfer,
+      revertCode,
+      from: request.from ?? ZERO_ADDRESS,
+    })
+    log(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
+    return estimate.gas
   }
 
   function executorSizing(request: CallRequest, view: ExecutionView) {
@@ -574,8 +589,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 /** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
 const EIP7825_TX_GAS_CAP = 2n ** 24n
-/** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
-const DEFAULT_PRIORITY_FEE = 1_000_000_000n
 
 /** geth refuses a call whose value the sender cannot pay, even when gas is free. */
 function requireValueCovered(state: StateReader, request: CallRequest) {

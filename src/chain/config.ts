@@ -3,6 +3,8 @@ import { mnemonicToSeedSync } from '@scure/bip39'
 import { bytesToHex } from '@ethereumjs/util'
 import { privateKeyToAddress } from 'viem/accounts'
 
+import type { DatabaseSync } from 'node:sqlite'
+
 import type { Hex } from './state/types.ts'
 
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
@@ -20,10 +22,14 @@ export type ChainOptions = {
   mining?: MiningMode
   /** Where the chain persists; `undefined` keeps everything in memory. */
   dataDir?: string
+  /** An open database to use instead of opening one from `dataDir`; the caller closes it. */
+  database?: DatabaseSync
   /** Wipe `dataDir` first. */
   fresh?: boolean
   accounts?: number
   mnemonic?: string
+  /** Dev accounts by private key, instead of the mnemonic's. */
+  privateKeys?: Hex[]
   /** Wei per dev account. */
   balance?: bigint
   /** A geth-style genesis.json (parsed JSON); replaces the dev genesis. */
@@ -58,12 +64,15 @@ export const defaults = {
 
 export type DevAccount = { address: Hex; privateKey: Hex }
 
+export function keyAccount(privateKey: Hex): DevAccount {
+  return { address: privateKeyToAddress(privateKey).toLowerCase() as Hex, privateKey }
+}
+
 /** BIP-44 accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
 export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic))
   return Array.from({ length: count }, (_, index) => {
-    const privateKey = bytesToHex(root.derive(`m/44'/60'/0'/0/${index}`).privateKey!) as Hex
-    return { address: privateKeyToAddress(privateKey).toLowerCase() as Hex, privateKey }
+    return keyAccount(bytesToHex(root.derive(`m/44'/60'/0'/0/${index}`).privateKey!) as Hex)
   })
 }
 

@@ -5,7 +5,7 @@ import { revertError } from './revert.ts'
 import type { CallOutcome } from './execution.ts'
 
 /** EIP-150: a call may forward at most 63/64 of the gas left, so a limit must cover the remaining 1/64 too. */
-const CALL_STIPEND = 2300n
+export const CALL_STIPEND = 2300n
 /** Stop when (hi − lo) / hi < 1.5%, as geth does: a few hundred gas is not worth another EVM run. */
 const TOLERANCE_PER_MILLE = 15n
 

@@ -5,6 +5,7 @@ import { createAddressFromString } from '@ethereumjs/util'
 
 import { ExecutionError, txErrors } from '../errors.ts'
 import { FlatStateManager } from './state/stateManager.ts'
+import { createStateDiff } from './state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { RpcError } from '../errors.ts'
@@ -12,7 +13,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { BlockEnv } from './blocks.ts'
-import type { Hex, StateReader } from './state/types.ts'
+import type { Hex, StateDiff, StateReader } from './state/types.ts'
 
 /** A transaction as eth_call and eth_estimateGas receive it, already validated and typed. */
 export type CallRequest = {
@@ -113,6 +114,8 @@ export function createCallTransaction(request: CallRequest, gasLimit: bigint, co
  */
 export type Executor = {
   call(request: CallRequest, gasLimit: bigint, view: ExecutionView): Promise<CallOutcome>
+  /** Like `call`, and also hands back what the run wrote, so a later call can run on top of it. */
+  execute(request: CallRequest, gasLimit: bigint, view: ExecutionView): Promise<{ outcome: CallOutcome; writes: StateDiff }>
   readonly runs: number
 }
 
@@ -148,6 +151,12 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       return runs
     },
     async call(request, gasLimit, view) {
+      return (await run(request, gasLimit, view, false)).outcome
+    },
+    execute: (request, gasLimit, view) => run(request, gasLimit, view, true),
+  }
+
+  async function run(request: CallRequest, gasLimit: bigint, view: ExecutionView, keepWrites: boolean): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
       const { vm, stateManager } = await acquire()
       try {
         runs++
@@ -166,25 +175,29 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
             skipHardForkValidation: true,
           })
         } catch (error) {
-          return { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }
+          return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
         }
         const { execResult } = result
         const gasConsumed = execResult.executionGasUsed + tx.getIntrinsicGas()
         const error = execResult.exceptionError?.error
         return {
-          kind: error === undefined ? 'success' : error === 'revert' ? 'revert' : 'halt',
-          returnValue: execResult.returnValue,
-          gasUsed: result.totalGasSpent,
-          gasConsumed: gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent,
-          error,
+          outcome: {
+            kind: error === undefined ? 'success' : error === 'revert' ? 'revert' : 'halt',
+            returnValue: execResult.returnValue,
+            gasUsed: result.totalGasSpent,
+            gasConsumed: gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent,
+            error,
+          },
+          writes: keepWrites ? stateManager.writes() : NO_WRITES,
         }
       } finally {
         stateManager.reset(emptyState)
         free.push({ vm, stateManager })
       }
-    },
   }
 }
+
+const NO_WRITES: StateDiff = createStateDiff()
 
 /** BLOCKHASH before EIP-7709 asks the blockchain; this one answers from the chain's own blocks. */
 export function createBlockchain(blockHashes: BlockHashes) {

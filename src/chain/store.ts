@@ -27,7 +27,6 @@ export type ChainStore = {
   addPoolTransaction(hash: Hex, raw: Uint8Array): void
   removePoolTransactions(hashes: Iterable<Hex>): void
   poolTransactions(): Uint8Array[]
-  close(): void
 }
 
 const schema = `
@@ -72,7 +71,8 @@ function decodeReceipts(json: string): Receipt[] {
   return receipts as Receipt[]
 }
 
-export function openChainStore(options: { dataDir?: string; fresh?: boolean }): ChainStore {
+/** The one database of a data dir, shared by the chain and the wallet; in memory without a data dir. */
+export function openDatabase(options: { dataDir?: string; fresh?: boolean }): DatabaseSync {
   let path = ':memory:'
   if (options.dataDir !== undefined) {
     if (options.fresh === true) rmSync(options.dataDir, { recursive: true, force: true })
@@ -81,6 +81,22 @@ export function openChainStore(options: { dataDir?: string; fresh?: boolean }): 
   }
   const db = new DatabaseSync(path)
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
+  return db
+}
+
+/** Runs `work` in one SQLite transaction. */
+export function inTransaction(db: DatabaseSync, work: () => void): void {
+  db.exec('BEGIN')
+  try {
+    work()
+    db.exec('COMMIT')
+  } catch (error) {
+    db.exec('ROLLBACK')
+    throw error
+  }
+}
+
+export function openChainStore(db: DatabaseSync): ChainStore {
   db.exec(schema)
 
   const statements = {
@@ -100,17 +116,6 @@ export function openChainStore(options: { dataDir?: string; fresh?: boolean }): 
     addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM pool))'),
     removePool: db.prepare('DELETE FROM pool WHERE hash = ?'),
     pool: db.prepare('SELECT raw FROM pool ORDER BY seq'),
-  }
-
-  function inTransaction(work: () => void) {
-    db.exec('BEGIN')
-    try {
-      work()
-      db.exec('COMMIT')
-    } catch (error) {
-      db.exec('ROLLBACK')
-      throw error
-    }
   }
 
   return {
@@ -156,7 +161,7 @@ export function openChainStore(options: { dataDir?: string; fresh?: boolean }): 
 
     writeBlock(block, diff) {
       const number = Number(block.number)
-      inTransaction(() => {
+      inTransaction(db, () => {
         statements.insertBlock.run(number, hexToBytes(block.hash), block.rlp, JSON.stringify(block.receipts, toJSON))
         for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
         for (const [address, account] of diff.accounts) {
@@ -173,11 +178,10 @@ export function openChainStore(options: { dataDir?: string; fresh?: boolean }): 
 
     addPoolTransaction: (hash, raw) => void statements.addPool.run(hexToBytes(hash), raw),
     removePoolTransactions(hashes) {
-      inTransaction(() => {
+      inTransaction(db, () => {
         for (const hash of hashes) statements.removePool.run(hexToBytes(hash))
       })
     },
     poolTransactions: () => (statements.pool.all() as { raw: Uint8Array }[]).map((row) => row.raw),
-    close: () => db.close(),
   }
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 
 import type { Chain } from '../chain/chain.ts'
+import type { Wallet } from '../wallet/wallet.ts'
 
 /** What the transport knows about one HTTP request; wallet authorization decides on it. */
 export type RequestContext = {
@@ -12,6 +13,8 @@ export type RequestContext = {
 
 export type MethodContext = {
   chain: Chain
+  wallet: Wallet
+  /** Who sent the request; the wallet decides what it may do. */
   request: RequestContext
 }
 

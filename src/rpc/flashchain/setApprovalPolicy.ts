@@ -1,0 +1,13 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { approvalPolicy } from '../wallet/schemas.ts'
+
+export const setApprovalPolicy = defineMethod({
+  params: z.tuple([approvalPolicy]),
+  handler: ([policy], { wallet, request: caller }) => {
+    wallet.requireOwner(caller)
+    wallet.approvals.setPolicy({ default: policy.default, methods: policy.methods ?? {} })
+    return true
+  },
+})

@@ -1,0 +1,11 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+
+export const revokePermissions = defineMethod({
+  params: z.tuple([z.strictObject({ eth_accounts: z.object({}) })]),
+  handler: (_params, { wallet, request: caller }) => {
+    wallet.revokePermissions(caller)
+    return null
+  },
+})

@@ -1,0 +1,79 @@
+import { getAddress } from 'viem'
+import { z } from 'zod'
+
+import { approvalDecisions, approvalKeys } from '../../wallet/approvals.ts'
+import { data, quantity } from '../schemas.ts'
+
+import type { Hex } from '../../chain/state/types.ts'
+
+/** Method reference §2.3: `from` must match `^0x[0-9a-fA-F]{40}$`. */
+const accountAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must match ^0x[0-9a-fA-F]{40}$')
+  .transform((value) => value.toLowerCase() as Hex)
+
+const capabilities = z.record(z.string(), z.unknown())
+
+const call = z.object({
+  to: accountAddress,
+  // viem leaves out a zero value (PRODUCT.md: a missing value means 0).
+  value: quantity.optional().transform((value) => value ?? 0n),
+  data: data.optional().transform((value) => value ?? '0x'),
+  capabilities: z
+    .object({
+      gasLimitOverride: z
+        .object({ value: quantity.refine((value) => value > 0n, 'must be greater than 0') })
+        .catchall(z.unknown())
+        .optional(),
+    })
+    .catchall(z.unknown())
+    .optional(),
+})
+
+/** wallet_sendCalls' one parameter (EIP-5792 2.0.0; method reference §2.2, §2.3). */
+export const sendCallsRequest = z.object({
+  version: z.string(),
+  id: z.string().min(1).max(4096).optional(),
+  from: accountAddress,
+  chainId: z.string().regex(/^0x([1-9a-f]+[0-9a-f]*|0)$/, 'must match ^0x([1-9a-f]+[0-9a-f]*|0)$') as z.ZodType<Hex, string>,
+  atomicRequired: z.boolean(),
+  calls: z.array(call).min(1),
+  capabilities: capabilities.optional(),
+})
+
+/** EIP-747's asset, validated field by field with messages that name the field (method reference §2.5). */
+const asset = z.object({
+  type: z.string().superRefine((type, context) => {
+    if (type !== 'ERC20') context.addIssue({ code: 'custom', message: `Asset of type ${type} not supported` })
+  }) as z.ZodType<'ERC20', string>,
+  options: z.object({
+    address: z.string().transform((value, context) => {
+      if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+        context.addIssue({ code: 'custom', message: 'must be a 42-character hexadecimal address' })
+        return z.NEVER
+      }
+      const mixedCase = value.slice(2) !== value.slice(2).toLowerCase() && value.slice(2) !== value.slice(2).toUpperCase()
+      if (mixedCase && getAddress(value) !== value) {
+        context.addIssue({ code: 'custom', message: `bad EIP-55 checksum, expected ${getAddress(value)}` })
+        return z.NEVER
+      }
+      return value.toLowerCase() as Hex
+    }),
+    symbol: z.string().min(1, 'must be 1 to 11 characters').max(11, 'must be 1 to 11 characters'),
+    decimals: z.number().int('must be an integer from 0 to 36').min(0, 'must be an integer from 0 to 36').max(36, 'must be an integer from 0 to 36'),
+    image: z
+      .string()
+      .refine((value) => /^(https?:\/\/[^\s]+|data:[^\s]+)$/i.test(value) && URL.canParse(value), 'must be an http(s) or data: URL')
+      .optional(),
+  }),
+})
+
+/** EIP-747 params are one object; an array holding that object is accepted too. */
+export const watchAssetParams = z.preprocess((params) => (Array.isArray(params) && params.length === 1 ? params[0] : params), asset)
+
+const decision = z.enum(approvalDecisions)
+
+export const approvalPolicy = z.object({
+  default: decision,
+  methods: z.partialRecord(z.enum(approvalKeys), decision).optional(),
+})

@@ -1,0 +1,10 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { sendCallsRequest } from './schemas.ts'
+
+/** EIP-5792: submit a batch of calls, atomically through EIP-7702 when `atomicRequired`. */
+export const sendCalls = defineMethod({
+  params: z.tuple([sendCallsRequest]),
+  handler: ([request], { wallet, request: caller }) => wallet.batches.send(caller, request),
+})

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto'
+
+import { InvalidParamsError } from '../errors.ts'
+
+export const approvalDecisions = ['approve', 'reject', 'manual'] as const
+export type ApprovalDecision = (typeof approvalDecisions)[number]
+
+/** What a policy can be set for: the prompting methods, and the EIP-7702 upgrade prompt of an atomic batch. */
+export const approvalKeys = ['wallet_sendCalls', 'wallet_watchAsset', 'eth_requestAccounts', 'eth_sendTransaction', 'upgrade'] as const
+export type ApprovalKey = (typeof approvalKeys)[number]
+
+export type ApprovalPolicy = { default: ApprovalDecision; methods: Partial<Record<ApprovalKey, ApprovalDecision>> }
+
+export type PendingApproval = { id: string; method: string; params: unknown; origin: string | null; createdAt: number }
+
+/**
+ * The user, made scriptable: each prompt is approved, rejected, or left waiting for flashchain_resolveApproval
+ * until it times out (which counts as a rejection, as a closed wallet popup does).
+ */
+export type Approvals = {
+  policy(): ApprovalPolicy
+  setPolicy(policy: ApprovalPolicy): void
+  pending(): PendingApproval[]
+  resolve(id: string, decision: 'approve' | 'reject'): void
+  /** Resolves true when the prompt is approved, false when rejected or timed out. */
+  ask(key: ApprovalKey, prompt: { method: string; params: unknown; origin: string | undefined }): Promise<boolean>
+  close(): void
+}
+
+export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: number }): Approvals {
+  let policy = options.policy
+  const waiting = new Map<string, { approval: PendingApproval; settle: (approved: boolean) => void }>()
+
+  return {
+    policy: () => policy,
+    setPolicy(next) {
+      policy = next
+    },
+    pending: () => [...waiting.values()].map(({ approval }) => approval),
+
+    resolve(id, decision) {
+      const entry = waiting.get(id)
+      if (entry === undefined) throw new InvalidParamsError(`invalid argument 0: no pending approval with id ${id}`)
+      entry.settle(decision === 'approve')
+    },
+
+    ask(key, prompt) {
+      const decision = policy.methods[key] ?? policy.default
+      if (decision !== 'manual') return Promise.resolve(decision === 'approve')
+      const approval: PendingApproval = {
+        id: randomUUID(),
+        method: prompt.method,
+        params: prompt.params,
+        origin: prompt.origin ?? null,
+        createdAt: Date.now(),
+      }
+      return new Promise((resolve) => {
+        const timeout = setTimeout(() => settle(false), options.timeoutMs)
+        const settle = (approved: boolean) => {
+          clearTimeout(timeout)
+          waiting.delete(approval.id)
+          resolve(approved)
+        }
+        waiting.set(approval.id, { approval, settle })
+      })
+    },
+
+    close() {
+      for (const { settle } of waiting.values()) settle(false)
+    },
+  }
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from 'node:crypto'
+
+import { hexToBytes } from '@ethereumjs/util'
+import { keccak256 } from 'viem'
+
+import {
+  AtomicReadyWalletRejectedUpgradeError,
+  BundleTooLargeError,
+  DuplicateIdError,
+  GasAllowanceError,
+  InvalidParamsError,
+  UnknownBundleIdError,
+  UnsupportedChainIdError,
+  UnsupportedNonOptionalCapabilityError,
+  VersionNotSupportedError,
+} from '../errors.ts'
+import { EXECUTOR_ADDRESS, delegateOf, encodeExecute } from './executor.ts'
+
+import type { SequencePlan } from '../chain/chain.ts'
+import type { CallRequest } from '../chain/execution.ts'
+import type { Hex } from '../chain/state/types.ts'
+import type { BatchRecord } from './store.ts'
+import type { Caller, WalletCore } from './wallet.ts'
+
+type Capabilities = Record<string, unknown>
+
+export type BatchCall = { to: Hex; value: bigint; data: Hex; capabilities?: Capabilities }
+
+/** wallet_sendCalls' parameters after the schema (EIP-5792, method reference §2.3). */
+export type SendCallsRequest = {
+  version: string
+  id?: string
+  from: Hex
+  chainId: Hex
+  atomicRequired: boolean
+  calls: BatchCall[]
+  capabilities?: Capabilities
+}
+
+export type CallsStatus = {
+  version: '2.0.0'
+  id: string
+  chainId: Hex
+  status: 100 | 200 | 400 | 500 | 600
+  atomic: boolean
+  receipts: {
+    logs: { address: Hex; data: Hex; topics: Hex[] }[]
+    status: '0x1' | '0x0'
+    blockHash: Hex
+    blockNumber: Hex
+    gasUsed: Hex
+    transactionHash: Hex
+  }[]
+}
+
+export type Batches = {
+  send(caller: Caller, request: SendCallsRequest): Promise<{ id: string; batchId: string; status: 'pending' }>
+  status(caller: Caller, id: string): CallsStatus
+  /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
+  show(caller: Caller, id: string): null
+}
+
+/** viem marks the ids it makes up for wallets without EIP-5792 with this suffix; ours must never look like one. */
+const VIEM_FALLBACK_MARKER = '5792'.repeat(16)
+
+/** Capabilities the wallet honours, by where they may appear. */
+const supported = { batch: new Set<string>(), call: new Set(['gasLimitOverride']) }
+
+function unsupportedCapability(capabilities: Capabilities | undefined, known: Set<string>): string | undefined {
+  for (const [name, value] of Object.entries(capabilities ?? {})) {
+    const optional = typeof value === 'object' && value !== null && (value as { optional?: unknown }).optional === true
+    if (!known.has(name) && !optional) return name
+  }
+  return undefined
+}
+
+function mintId(): Hex {
+  for (;;) {
+    const id = `0x${randomBytes(32).toString('hex')}` as Hex
+    if (!id.endsWith(VIEM_FALLBACK_MARKER)) return id
+  }
+}
+
+const toQuantity = (value: bigint | number): Hex => `0x${value.toString(16)}`
+
+export function createBatches(core: WalletCore): Batches {
+  const { chain, store } = core
+  // One batch at a time from here to the pool, so two batches never pick the same nonces.
+  let queue: Promise<unknown> = Promise.resolve()
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work)
+    queue = result.catch(() => {})
+    return result
+  }
+
+  /** The per-call gas limits, checked against what a block can hold (PRODUCT.md: else -32602). */
+  function gasLimits(request: SendCallsRequest, blockGasLimit: bigint): (bigint | undefined)[] {
+    return request.calls.map((call, index) => {
+      const override = call.capabilities?.gasLimitOverride as { value?: bigint } | undefined
+      if (override?.value === undefined) return undefined
+      if (override.value > blockGasLimit) {
+        throw new InvalidParamsError(
+          `invalid argument 0: calls.${index}.capabilities.gasLimitOverride.value: ${override.value} exceeds the block gas limit ${blockGasLimit}`,
+        )
+      }
+      return override.value
+    })
+  }
+
+  function atomicRequest(request: SendCallsRequest, limits: (bigint | undefined)[], authorization: CallRequest['authorizationList']): CallRequest {
+    return {
+      from: request.from,
+      to: request.from,
+      value: 0n,
+      data: encodeExecute(request.calls.map((call, i) => ({ to: call.to, value: call.value, data: call.data, gasLimit: limits[i] }))),
+      ...(authorization === undefined ? {} : { type: 4, authorizationList: authorization }),
+    }
+  }
+
+  /** EIP-7702: the account delegates to the executor; authorization nonce = tx nonce + 1, as the tx bumps it first. */
+  async function signUpgrade(from: Hex, txNonce: bigint): Promise<NonNullable<CallRequest['authorizationList']>> {
+    const signed = await core.signer(from).signAuthorization({
+      address: EXECUTOR_ADDRESS,
+      chainId: Number(chain.chainId),
+      nonce: Number(txNonce + 1n),
+    })
+    return [{ chainId: chain.chainId, address: EXECUTOR_ADDRESS, nonce: txNonce + 1n, yParity: signed.yParity ?? 0, r: BigInt(signed.r), s: BigInt(signed.s) }]
+  }
+
+  async function send(caller: Caller, request: SendCallsRequest) {
+    // PRODUCT.md's order: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
+    // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity and the upgrade; (9) the user.
+    if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
+    core.authorize(caller, request.from)
+    if (request.chainId !== core.chainIdHex) {
+      throw new InvalidParamsError(`Chain ID must match the wallet's selected network: got ${request.chainId}, expected ${core.chainIdHex}`)
+    }
+    const unsupported =
+      unsupportedCapability(request.capabilities, supported.batch) ??
+      request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
+    if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
+
+    const pending = chain.resolve('pending')
+    const blockGasLimit = pending.kind === 'pending' ? pending.block.env.gasLimit : 0n
+    const limits = gasLimits(request, blockGasLimit)
+    if (request.calls.length > core.maxBatchSize) {
+      throw new BundleTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
+    }
+    const txCap = chain.txGasCap()
+    const perTransaction = txCap !== undefined && txCap < blockGasLimit ? txCap : blockGasLimit
+    const atomic = request.atomicRequired
+    if (atomic) {
+      const limited = limits.reduce<bigint>((sum, limit) => sum + (limit ?? 0n), 0n)
+      if (limited > perTransaction) {
+        throw new BundleTooLargeError(`the calls' gas limits add up to ${limited}, more than one transaction may carry (${perTransaction})`)
+      }
+    }
+    const status = core.atomicStatus(request.from)
+    const delegate = delegateOf(core.codeAt(request.from))
+    const needsUpgrade = status === 'ready'
+
+    let plans: SequencePlan[] = []
+    if (!atomic) {
+      plans = await chain.estimateSequence(
+        request.calls.map((call, i) => ({ request: { from: request.from, to: call.to, value: call.value, data: call.data }, gas: limits[i] })),
+        'pending',
+      )
+    } else if (status !== 'unsupported') {
+      const nonce = chain.nextNonce(request.from)
+      const authorization = needsUpgrade ? await signUpgrade(request.from, nonce) : undefined
+      try {
+        plans = await chain.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
+      } catch (error) {
+        if (!(error instanceof GasAllowanceError)) throw error
+        throw new BundleTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
+      }
+    }
+    const total = plans.reduce((sum, step) => sum + step.gas, 0n)
+    if (total > blockGasLimit) throw new BundleTooLargeError(`it needs ${total} gas, more than a block holds (${blockGasLimit})`)
+
+    if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+
+    if (atomic && status === 'unsupported') {
+      if (!chain.isActive(7702) || core.codeAt(EXECUTOR_ADDRESS) === '0x') throw new UnsupportedChainIdError()
+      throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
+    }
+    if (atomic && needsUpgrade && !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))) {
+      throw new AtomicReadyWalletRejectedUpgradeError()
+    }
+    await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
+
+    return serially(async () => {
+      // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
+      if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+      const nonce = chain.nextNonce(request.from)
+      const signer = core.signer(request.from)
+      const fees = core.fees()
+      const chainId = Number(chain.chainId)
+      let serialized: Hex[]
+      if (atomic) {
+        const authorization = needsUpgrade ? await signUpgrade(request.from, nonce) : undefined
+        const call = atomicRequest(request, limits, authorization)
+        serialized = [
+          await signer.signTransaction({
+            chainId,
+            nonce: Number(nonce),
+            to: request.from,
+            data: call.data,
+            gas: plans[0]!.gas,
+            ...fees,
+            ...(authorization === undefined
+              ? { type: 'eip1559' as const }
+              : {
+                  type: 'eip7702' as const,
+                  authorizationList: authorization.map((auth) => ({
+                    address: auth.address,
+                    chainId: Number(auth.chainId),
+                    nonce: Number(auth.nonce),
+                    yParity: auth.yParity,
+                    r: toQuantity(auth.r),
+                    s: toQuantity(auth.s),
+                  })),
+                }),
+          }),
+        ]
+      } else {
+        serialized = await Promise.all(
+          request.calls.map((call, i) =>
+            signer.signTransaction({ type: 'eip1559', chainId, nonce: Number(nonce) + i, to: call.to, value: call.value, data: call.data, gas: plans[i]!.gas, ...fees }),
+          ),
+        )
+      }
+
+      const hashes = serialized.map((raw) => keccak256(raw))
+      const id = (request.id as Hex | undefined) ?? mintId()
+      const record: BatchRecord = { sender: request.from, id, atomic, chainId: core.chainIdHex, createdAt: Date.now(), transactions: hashes, failure: null }
+      // Durable before anything is sent: the status is queryable the moment the reply leaves.
+      store.addBatch(record)
+      for (const [i, raw] of serialized.entries()) {
+        try {
+          await chain.sendRawTransaction(hexToBytes(raw))
+        } catch (error) {
+          if (i === 0) {
+            store.removeBatch(request.from, id)
+            throw error
+          }
+          store.setBatchFailure(request.from, id, error instanceof Error ? error.message : String(error))
+          break
+        }
+      }
+      return { id, batchId: id, status: 'pending' as const }
+    })
+  }
+
+  function find(caller: Caller, id: string): BatchRecord {
+    const visible = core.permittedAccounts(caller)
+    const batch = store.findBatches(id as Hex).find((candidate) => visible.includes(candidate.sender))
+    if (batch === undefined) throw new UnknownBundleIdError()
+    return batch
+  }
+
+  function status(caller: Caller, id: string): CallsStatus {
+    const batch = find(caller, id)
+    const locations = batch.transactions.map((hash) => chain.findTransaction(hash))
+    const sealed = locations.filter((location) => location?.kind === 'sealed')
+    const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
+    const reverted = sealed.filter((location) => location.receipt.status === 0).length
+    let code: CallsStatus['status']
+    if (sealed.length === 0 && (lost || batch.failure !== null)) code = 400
+    else if (sealed.length < locations.length && !lost && batch.failure === null) code = 100
+    else if (reverted === 0 && sealed.length === batch.transactions.length) code = 200
+    else if (reverted === sealed.length && (batch.atomic || sealed.length === batch.transactions.length)) code = 500
+    else code = 600
+    return {
+      version: '2.0.0',
+      id: batch.id,
+      chainId: batch.chainId,
+      status: code,
+      atomic: batch.atomic,
+      receipts: sealed.map((location) => ({
+        logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
+        status: location.receipt.status === 1 ? '0x1' : '0x0',
+        blockHash: location.block.hash,
+        blockNumber: toQuantity(location.block.number),
+        gasUsed: toQuantity(location.receipt.gasUsed),
+        transactionHash: `0x${Buffer.from(location.tx.hash()).toString('hex')}` as Hex,
+      })),
+    }
+  }
+
+  return {
+    send,
+    status,
+    show(caller, id) {
+      find(caller, id)
+      return null
+    },
+  }
+}
+
+/** Approval prompts list params as JSON; bigints become quantities. */
+function serializable(request: SendCallsRequest): unknown {
+  return JSON.parse(JSON.stringify(request, (_key, value) => (typeof value === 'bigint' ? toQuantity(value) : value)))
+}

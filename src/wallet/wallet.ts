@@ -1,0 +1,270 @@
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+
+import { UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
+import { createApprovals } from './approvals.ts'
+import { createBatches } from './batches.ts'
+import { watchAsset, type AssetRequest } from './assets.ts'
+import { EXECUTOR_ADDRESS, delegateOf } from './executor.ts'
+import { openWalletStore } from './store.ts'
+
+import type { DatabaseSync } from 'node:sqlite'
+import type { Chain } from '../chain/chain.ts'
+import type { DevAccount } from '../chain/config.ts'
+import type { CallRequest } from '../chain/execution.ts'
+import type { Hex } from '../chain/state/types.ts'
+import type { ApprovalDecision, ApprovalKey, Approvals } from './approvals.ts'
+import type { Batches } from './batches.ts'
+import type { WalletStore, WatchedAsset } from './store.ts'
+
+/** What the wallet needs of a chain. It could front a remote node one day; today it is this process's chain. */
+export type WalletChain = Pick<
+  Chain,
+  'chainId' | 'resolve' | 'stateAt' | 'nextNonce' | 'call' | 'estimateSequence' | 'sendRawTransaction' | 'findTransaction' | 'isActive' | 'txGasCap'
+>
+
+/** Who is asking: a browser dApp carries an Origin; scripts and tests on the loopback bind do not. */
+export type Caller = { origin: string | undefined; authorization: string | undefined }
+
+export type WalletOptions = {
+  chain: WalletChain
+  database: DatabaseSync
+  accounts: readonly DevAccount[]
+  approval: ApprovalDecision
+  /** How long a manual approval waits before it counts as rejected, in ms. */
+  approvalTimeout: number
+  /** Bearer token required for wallet and admin methods on a non-loopback bind. */
+  walletToken: string | undefined
+  /** Whether the server is bound to a loopback address only. */
+  loopback: boolean
+  maxBatchSize: number
+  log: (line: string) => void
+}
+
+export type Permission = {
+  parentCapability: 'eth_accounts'
+  invoker: string
+  caveats: [{ type: 'restrictReturnedAccounts'; value: Hex[] }]
+  date: number
+}
+
+/** What batches.ts and assets.ts share with the wallet. */
+export type WalletCore = {
+  chain: WalletChain
+  store: WalletStore
+  approvals: Approvals
+  chainIdHex: Hex
+  maxBatchSize: number
+  signer(address: Hex): PrivateKeyAccount
+  authorize(caller: Caller, address: Hex): void
+  /** The accounts this caller may use, the selected one first. */
+  permittedAccounts(caller: Caller): Hex[]
+  /** Asks the user; a rejection or timeout is 4001. */
+  approve(key: ApprovalKey, caller: Caller, method: string, params: unknown): Promise<void>
+  /** Fee fields for a transaction in the pending block. */
+  fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  /** What EIP-5792 calls the account's atomic status on this chain. */
+  atomicStatus(address: Hex): 'supported' | 'ready' | 'unsupported'
+  /** The account's code in the pending state, `0x` for none. */
+  codeAt(address: Hex): Hex
+}
+
+export type Wallet = {
+  accounts(caller: Caller): Hex[]
+  requestAccounts(caller: Caller): Promise<Hex[]>
+  requestPermissions(caller: Caller): Promise<Permission[]>
+  getPermissions(caller: Caller): Permission[]
+  revokePermissions(caller: Caller): void
+  sendTransaction(caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex>
+  capabilities(caller: Caller, address: Hex, chainIds: Hex[] | undefined): Record<Hex, unknown>
+  batches: Batches
+  watchAsset(caller: Caller, asset: AssetRequest): Promise<true>
+  watchedAssets(caller: Caller, account: Hex | undefined): WatchedAsset[]
+  approvals: Approvals
+  /** Admin methods are for the owner only: no Origin, and the token where one is needed. */
+  requireOwner(caller: Caller): void
+  close(): void
+}
+
+/** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
+const DEFAULT_PRIORITY_FEE = 1_000_000_000n
+
+export function createWallet(options: WalletOptions): Wallet {
+  const { chain } = options
+  const store = openWalletStore(options.database)
+  const approvals = createApprovals({ policy: { default: options.approval, methods: {} }, timeoutMs: options.approvalTimeout })
+  const addresses = options.accounts.map((account) => account.address)
+  const signers = new Map<Hex, PrivateKeyAccount>()
+  const chainIdHex = `0x${chain.chainId.toString(16)}` as Hex
+
+  function signer(address: Hex): PrivateKeyAccount {
+    let account = signers.get(address)
+    if (account === undefined) {
+      const key = options.accounts.find((candidate) => candidate.address === address)
+      if (key === undefined) throw new UnauthorizedError(`${address} is not an account of this wallet`)
+      signers.set(address, (account = privateKeyToAccount(key.privateKey)))
+    }
+    return account
+  }
+
+  /** On a non-loopback bind, nothing of the wallet answers without the token (PRODUCT.md, "Authorization"). */
+  function tokenAccepted(caller: Caller): boolean {
+    if (options.loopback) return true
+    return options.walletToken !== undefined && caller.authorization === `Bearer ${options.walletToken}`
+  }
+
+  const isOwner = (caller: Caller) => caller.origin === undefined && tokenAccepted(caller)
+
+  function permittedAccounts(caller: Caller): Hex[] {
+    if (!tokenAccepted(caller)) return []
+    if (caller.origin === undefined) return addresses.slice()
+    const granted = store.permissions(caller.origin)?.accounts ?? []
+    return addresses.filter((address) => granted.includes(address))
+  }
+
+  function authorize(caller: Caller, address: Hex) {
+    if (!tokenAccepted(caller)) throw new UnauthorizedError(options.loopback ? undefined : 'a bearer token is required')
+    if (!addresses.includes(address)) throw new UnauthorizedError(`${address} is not an account of this wallet`)
+    if (!isOwner(caller) && !permittedAccounts(caller).includes(address)) {
+      throw new UnauthorizedError(`${caller.origin} has not been granted ${address}; call eth_requestAccounts first`)
+    }
+  }
+
+  async function approve(key: ApprovalKey, caller: Caller, method: string, params: unknown) {
+    if (!(await approvals.ask(key, { method, params, origin: caller.origin }))) throw new UserRejectedRequestError()
+  }
+
+  function fees() {
+    const pending = chain.resolve('pending')
+    const baseFee = pending.kind === 'pending' ? (pending.block.env.baseFeePerGas ?? 0n) : 0n
+    return { maxFeePerGas: baseFee * 2n + DEFAULT_PRIORITY_FEE, maxPriorityFeePerGas: DEFAULT_PRIORITY_FEE }
+  }
+
+  function codeAt(address: Hex): Hex {
+    const state = chain.stateAt('pending')
+    const account = state.account(address)
+    if (account === undefined) return '0x'
+    const code = state.code(bytesToHex(account.codeHash) as Hex)
+    return code === undefined ? '0x' : (bytesToHex(code) as Hex)
+  }
+
+  function atomicStatus(address: Hex): 'supported' | 'ready' | 'unsupported' {
+    if (!chain.isActive(7702) || codeAt(EXECUTOR_ADDRESS) === '0x') return 'unsupported'
+    const delegate = delegateOf(codeAt(address))
+    if (delegate === EXECUTOR_ADDRESS) return 'supported'
+    return delegate === undefined ? 'ready' : 'unsupported'
+  }
+
+  const core: WalletCore = {
+    chain,
+    store,
+    approvals,
+    chainIdHex,
+    maxBatchSize: options.maxBatchSize,
+    signer,
+    authorize,
+    permittedAccounts,
+    approve,
+    fees,
+    atomicStatus,
+    codeAt,
+  }
+
+  function permissionsOf(origin: string): Permission[] {
+    const granted = store.permissions(origin)
+    if (granted === undefined) return []
+    return [
+      {
+        parentCapability: 'eth_accounts',
+        invoker: origin,
+        caveats: [{ type: 'restrictReturnedAccounts', value: addresses.filter((address) => granted.accounts.includes(address)) }],
+        date: granted.grantedAt,
+      },
+    ]
+  }
+
+  /** EIP-1102 / EIP-2255: an origin gets the wallet's accounts once the user approves. */
+  async function grant(caller: Caller, method: string): Promise<void> {
+    if (!tokenAccepted(caller)) throw new UnauthorizedError('a bearer token is required')
+    if (caller.origin === undefined) return
+    if (store.permissions(caller.origin) !== undefined) return
+    await approve('eth_requestAccounts', caller, method, [])
+    store.grant(caller.origin, addresses, Date.now())
+  }
+
+  return {
+    accounts: permittedAccounts,
+
+    async requestAccounts(caller) {
+      await grant(caller, 'eth_requestAccounts')
+      return permittedAccounts(caller)
+    },
+
+    async requestPermissions(caller) {
+      await grant(caller, 'wallet_requestPermissions')
+      return caller.origin === undefined ? [] : permissionsOf(caller.origin)
+    },
+
+    getPermissions: (caller) => (caller.origin === undefined || !tokenAccepted(caller) ? [] : permissionsOf(caller.origin)),
+
+    revokePermissions(caller) {
+      if (caller.origin !== undefined) store.revoke(caller.origin)
+    },
+
+    async sendTransaction(caller, request) {
+      authorize(caller, request.from)
+      await approve('eth_sendTransaction', caller, 'eth_sendTransaction', [request])
+      const account = signer(request.from)
+      const nonce = request.nonce ?? chain.nextNonce(request.from)
+      const [plan] = await chain.estimateSequence([{ request: { ...request, nonce }, gas: request.gas }], 'pending')
+      const legacy = request.gasPrice !== undefined
+      const suggested = fees()
+      const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
+      const base = {
+        chainId: Number(chain.chainId),
+        nonce: Number(nonce),
+        to: request.to ?? undefined,
+        value: request.value ?? 0n,
+        data: request.data,
+        gas: plan!.gas,
+      }
+      const serialized = legacy
+        ? request.accessList === undefined
+          ? await account.signTransaction({ ...base, type: 'legacy', gasPrice: request.gasPrice! })
+          : await account.signTransaction({ ...base, type: 'eip2930', gasPrice: request.gasPrice!, accessList: request.accessList })
+        : await account.signTransaction({
+            ...base,
+            type: 'eip1559',
+            maxPriorityFeePerGas: tip,
+            maxFeePerGas: request.maxFeePerGas ?? suggested.maxFeePerGas - suggested.maxPriorityFeePerGas + tip,
+            accessList: request.accessList,
+          })
+      return chain.sendRawTransaction(hexToBytes(serialized))
+    },
+
+    capabilities(caller, address, chainIds) {
+      authorize(caller, address)
+      if (chainIds !== undefined && !chainIds.includes(chainIdHex)) return {}
+      // Stated per chain: viem does not merge a "0x0" entry into the others.
+      return { [chainIdHex]: { atomic: { status: atomicStatus(address) }, gasLimitOverride: { supported: true } } }
+    },
+
+    batches: createBatches(core),
+
+    watchAsset: (caller, asset) => watchAsset(core, caller, asset),
+
+    watchedAssets(caller, account) {
+      const address = account ?? addresses[0]!
+      authorize(caller, address)
+      return store.assets(address, chainIdHex)
+    },
+
+    approvals,
+
+    requireOwner(caller) {
+      if (!isOwner(caller)) throw new UnauthorizedError('admin methods are for the owner only')
+    },
+
+    close: () => approvals.close(),
+  }
+}
