@@ -160,22 +160,28 @@ function redactErrorMessages(expected: unknown, actual: unknown): [unknown, unkn
   return [expected, actual]
 }
 
+/** Objects: the same keys, and each value compared by `compare`. */
+function compareKeys(
+  e: Record<string, unknown>,
+  a: Record<string, unknown>,
+  path: string,
+  compare: (expected: unknown, actual: unknown, path: string) => CompareResult,
+): CompareResult {
+  for (const key of Object.keys(e)) {
+    if (!Object.hasOwn(a, key)) return { ok: false, path: childPath(path, key), expected: e[key], actual: undefined }
+    const result = compare(e[key], a[key], childPath(path, key))
+    if (!result.ok) return result
+  }
+  for (const key of Object.keys(a)) {
+    if (!Object.hasOwn(e, key)) return { ok: false, path: childPath(path, key), expected: undefined, actual: a[key] }
+  }
+  return { ok: true }
+}
+
 function compareExact(expected: unknown, actual: unknown, path: string): CompareResult {
   const kind = kindOf(expected)
   if (kind !== kindOf(actual)) return { ok: false, path, expected, actual }
-  if (kind === 'object') {
-    const e = expected as Record<string, unknown>
-    const a = actual as Record<string, unknown>
-    for (const key of Object.keys(e)) {
-      if (!Object.hasOwn(a, key)) return { ok: false, path: childPath(path, key), expected: e[key], actual: undefined }
-      const result = compareExact(e[key], a[key], childPath(path, key))
-      if (!result.ok) return result
-    }
-    for (const key of Object.keys(a)) {
-      if (!Object.hasOwn(e, key)) return { ok: false, path: childPath(path, key), expected: undefined, actual: a[key] }
-    }
-    return { ok: true }
-  }
+  if (kind === 'object') return compareKeys(expected as Record<string, unknown>, actual as Record<string, unknown>, path, compareExact)
   if (kind === 'array') {
     const e = expected as unknown[]
     const a = actual as unknown[]
@@ -211,19 +217,7 @@ function compareEnvelopeShape(expected: unknown, actual: unknown): CompareResult
 export function compareShape(expected: unknown, actual: unknown, path = '$'): CompareResult {
   const kind = kindOf(expected)
   if (kind !== kindOf(actual)) return { ok: false, path, expected, actual }
-  if (kind === 'object') {
-    const e = expected as Record<string, unknown>
-    const a = actual as Record<string, unknown>
-    for (const key of Object.keys(e)) {
-      if (!Object.hasOwn(a, key)) return { ok: false, path: childPath(path, key), expected: e[key], actual: undefined }
-      const result = compareShape(e[key], a[key], childPath(path, key))
-      if (!result.ok) return result
-    }
-    for (const key of Object.keys(a)) {
-      if (!Object.hasOwn(e, key)) return { ok: false, path: childPath(path, key), expected: undefined, actual: a[key] }
-    }
-    return { ok: true }
-  }
+  if (kind === 'object') return compareKeys(expected as Record<string, unknown>, actual as Record<string, unknown>, path, compareShape)
   if (kind === 'array') {
     const e = expected as unknown[]
     const a = actual as unknown[]

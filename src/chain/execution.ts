@@ -157,43 +157,43 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
   }
 
   async function run(request: CallRequest, gasLimit: bigint, view: ExecutionView, keepWrites: boolean): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
-      const { vm, stateManager } = await acquire()
+    const { vm, stateManager } = await acquire()
+    try {
+      runs++
+      setHardforkFor(vm.common, view.env)
+      stateManager.reset(view.state)
+      const tx = createCallTransaction(request, gasLimit, vm.common)
+      const block = blockFor(view.env, vm.common, isPriced(request))
+      let result: RunTxResult
       try {
-        runs++
-        setHardforkFor(vm.common, view.env)
-        stateManager.reset(view.state)
-        const tx = createCallTransaction(request, gasLimit, vm.common)
-        const block = blockFor(view.env, vm.common, isPriced(request))
-        let result: RunTxResult
-        try {
-          result = await runTx(vm, {
-            tx,
-            block,
-            skipNonce: true,
-            skipBalance: !isPriced(request),
-            skipBlockGasLimitValidation: true,
-            skipHardForkValidation: true,
-          })
-        } catch (error) {
-          return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
-        }
-        const { execResult } = result
-        const gasConsumed = execResult.executionGasUsed + tx.getIntrinsicGas()
-        const error = execResult.exceptionError?.error
-        return {
-          outcome: {
-            kind: error === undefined ? 'success' : error === 'revert' ? 'revert' : 'halt',
-            returnValue: execResult.returnValue,
-            gasUsed: result.totalGasSpent,
-            gasConsumed: gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent,
-            error,
-          },
-          writes: keepWrites ? stateManager.writes() : NO_WRITES,
-        }
-      } finally {
-        stateManager.reset(emptyState)
-        free.push({ vm, stateManager })
+        result = await runTx(vm, {
+          tx,
+          block,
+          skipNonce: true,
+          skipBalance: !isPriced(request),
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+        })
+      } catch (error) {
+        return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
       }
+      const { execResult } = result
+      const gasConsumed = execResult.executionGasUsed + tx.getIntrinsicGas()
+      const error = execResult.exceptionError?.error
+      return {
+        outcome: {
+          kind: error === undefined ? 'success' : error === 'revert' ? 'revert' : 'halt',
+          returnValue: execResult.returnValue,
+          gasUsed: result.totalGasSpent,
+          gasConsumed: gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent,
+          error,
+        },
+        writes: keepWrites ? stateManager.writes() : NO_WRITES,
+      }
+    } finally {
+      stateManager.reset(emptyState)
+      free.push({ vm, stateManager })
+    }
   }
 }
 

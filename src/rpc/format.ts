@@ -152,6 +152,11 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   return json
 }
 
+/** A transaction's place in a block, for full-transaction block answers (which carry no logs). */
+function inBlock(block: SealedBlock | PendingBlock, tx: TypedTransaction, index: number) {
+  return { tx, sender: block.senders[index]!, index, receipt: block.receipts[index]!, logIndex: 0 }
+}
+
 /** A sealed block as execution-apis' Block: header fields of its fork, and hashes or full transactions. */
 export function formatBlock(sealed: SealedBlock, fullTransactions: boolean): Record<string, unknown> {
   const { block } = sealed
@@ -178,19 +183,9 @@ export function formatBlock(sealed: SealedBlock, fullTransactions: boolean): Rec
     size: toQuantity(block.serialize().length),
     stateRoot: hex(header.stateRoot),
     timestamp: toQuantity(header.timestamp),
-    transactions: block.transactions.map((tx, index) =>
-      fullTransactions
-        ? formatLocatedTransaction({
-            kind: 'sealed',
-            tx,
-            sender: sealed.senders[index]!,
-            index,
-            block: sealed,
-            receipt: sealed.receipts[index]!,
-            logIndex: 0,
-          })
-        : hex(tx.hash()),
-    ),
+    transactions: fullTransactions
+      ? block.transactions.map((tx, index) => formatLocatedTransaction({ kind: 'sealed', ...inBlock(sealed, tx, index), block: sealed }))
+      : block.transactions.map((tx) => hex(tx.hash())),
     transactionsRoot: hex(header.transactionsTrie),
     uncles: block.uncleHeaders.map((uncle) => hex(uncle.hash())),
     withdrawals: block.withdrawals?.map((withdrawal) => ({
@@ -230,19 +225,9 @@ export function formatPendingBlock(pending: PendingBlock, fullTransactions: bool
     sha3Uncles: '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
     stateRoot: null,
     timestamp: toQuantity(env.timestamp),
-    transactions: pending.transactions.map((tx, index) =>
-      fullTransactions
-        ? formatLocatedTransaction({
-            kind: 'preconfirmed',
-            tx,
-            sender: pending.senders[index]!,
-            index,
-            block: pending,
-            receipt: pending.receipts[index]!,
-            logIndex: 0,
-          })
-        : hex(tx.hash()),
-    ),
+    transactions: fullTransactions
+      ? pending.transactions.map((tx, index) => formatLocatedTransaction({ kind: 'preconfirmed', ...inBlock(pending, tx, index), block: pending }))
+      : pending.transactions.map((tx) => hex(tx.hash())),
     uncles: [],
   }
 }
