@@ -1,5 +1,8 @@
+import { pbkdf2Sync } from 'node:crypto'
+
 import { HDKey } from '@scure/bip32'
-import { mnemonicToSeedSync } from '@scure/bip39'
+import { validateMnemonic } from '@scure/bip39'
+import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { bytesToHex } from '@ethereumjs/util'
 import { privateKeyToAddress } from 'viem/accounts'
 
@@ -70,9 +73,12 @@ export function keyAccount(privateKey: Hex): DevAccount {
 
 /** BIP-44 accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
 export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
-  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic))
+  if (!validateMnemonic(mnemonic, wordlist)) throw new Error('the mnemonic is not a valid English BIP-39 mnemonic')
+  // BIP-39's seed, with Node's native PBKDF2: the same bytes as @scure/bip39's, in a fraction of the start-up time.
+  const seed = pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')
+  const parent = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0")
   return Array.from({ length: count }, (_, index) => {
-    return keyAccount(bytesToHex(root.derive(`m/44'/60'/0'/0/${index}`).privateKey!) as Hex)
+    return keyAccount(bytesToHex(parent.deriveChild(index).privateKey!) as Hex)
   })
 }
 
