@@ -2,7 +2,7 @@ import { createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@eth
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTx, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
 import { createVM } from '@ethereumjs/vm'
-import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
 
 import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
@@ -327,11 +327,28 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (!(code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) throw txErrors.senderNotEOA(sender)
     }
 
-    const replaced = pool.add({ tx, hash, sender, raw })
+    const replaced = pool.add({ tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender) })
     // Durable before the hash is returned: a crash after this line loses nothing.
     store.addPoolTransaction(hash, raw)
     if (replaced !== undefined) store.removePoolTransactions([replaced.hash])
     return hash
+  }
+
+  /** EIP-7702: each valid authorization the sender signs for itself bumps its nonce once more. */
+  function nonceAfter(tx: TypedTransaction, sender: Hex): bigint {
+    let next = tx.nonce + 1n
+    if (!tx.supports(Capability.EIP7702EOACode)) return next
+    for (const authorization of (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList) {
+      const [authChainId, , nonce] = authorization
+      const chainMatches = authChainId!.length === 0 || bytesToBigInt(authChainId!) === chainId
+      if (!chainMatches || bytesToBigInt(nonce!) !== next) continue
+      try {
+        if (eoaCode7702RecoverAuthority(authorization as never).toString() === sender) next++
+      } catch {
+        // An authorization that does not recover is skipped by execution too.
+      }
+    }
+    return next
   }
 
   function decode(raw: Uint8Array): TypedTransaction {

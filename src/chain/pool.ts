@@ -8,6 +8,11 @@ export type PoolTransaction = {
   hash: Hex
   sender: Hex
   raw: Uint8Array
+  /**
+   * The sender's nonce once this transaction ran: nonce + 1, plus one for each authorization of the sender's own
+   * in it (EIP-7702 bumps the authority's nonce too).
+   */
+  nonceAfter: bigint
 }
 
 /** geth's txpool.pricebump: a replacement must pay 10% more, both in fee cap and tip. */
@@ -96,7 +101,7 @@ export function createPool(): Pool {
     nextNonce(sender, stateNonce) {
       const nonces = bySender.get(sender)
       let nonce = stateNonce
-      while (nonces?.has(nonce) === true) nonce++
+      for (let entry = nonces?.get(nonce); entry !== undefined; entry = nonces!.get(nonce)) nonce = entry.nonceAfter
       return nonce
     },
 
@@ -115,7 +120,7 @@ export function createPool(): Pool {
         let best = 0
         for (let i = 1; i < heads.length; i++) if (better(heads[i]!, heads[best]!)) best = i
         const entry = heads[best]!
-        const next = (await include(entry)) ? bySender.get(entry.sender)?.get(entry.tx.nonce + 1n) : undefined
+        const next = (await include(entry)) ? bySender.get(entry.sender)?.get(entry.nonceAfter) : undefined
         if (next === undefined) heads.splice(best, 1)
         else heads[best] = next
       }

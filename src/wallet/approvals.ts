@@ -11,7 +11,8 @@ export type ApprovalKey = (typeof approvalKeys)[number]
 
 export type ApprovalPolicy = { default: ApprovalDecision; methods: Partial<Record<ApprovalKey, ApprovalDecision>> }
 
-export type PendingApproval = { id: string; method: string; params: unknown; origin: string | null; createdAt: number }
+/** A prompt waiting for the user. `key` tells the policy key that sent it here (the upgrade prompt of a batch says `upgrade`). */
+export type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
 
 /**
  * The user, made scriptable: each prompt is approved, rejected, or left waiting for flashchain_resolveApproval
@@ -50,6 +51,7 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
       const approval: PendingApproval = {
         id: randomUUID(),
         method: prompt.method,
+        key,
         params: prompt.params,
         origin: prompt.origin ?? null,
         createdAt: Date.now(),

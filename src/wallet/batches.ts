@@ -85,13 +85,6 @@ const toQuantity = (value: bigint | number): Hex => `0x${value.toString(16)}`
 
 export function createBatches(core: WalletCore): Batches {
   const { chain, store } = core
-  // One batch at a time from here to the pool, so two batches never pick the same nonces.
-  let queue: Promise<unknown> = Promise.resolve()
-  const serially = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = queue.then(work)
-    queue = result.catch(() => {})
-    return result
-  }
 
   /** The per-call gas limits, checked against what a block can hold (PRODUCT.md: else -32602). */
   function gasLimits(request: SendCallsRequest, blockGasLimit: bigint): (bigint | undefined)[] {
@@ -166,8 +159,10 @@ export function createBatches(core: WalletCore): Batches {
         'pending',
       )
     } else if (status !== 'unsupported') {
-      const nonce = chain.nextNonce(request.from)
-      const authorization = needsUpgrade ? await signUpgrade(request.from, nonce) : undefined
+      // The estimate runs on the pending state, which has not seen the account's pooled transactions: its
+      // authorization must be valid there, whatever nonce the real one will carry. The gas is the same.
+      const pendingNonce = chain.stateAt('pending').account(request.from)?.nonce ?? 0n
+      const authorization = needsUpgrade ? await signUpgrade(request.from, pendingNonce) : undefined
       try {
         plans = await chain.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
       } catch (error) {
@@ -189,16 +184,17 @@ export function createBatches(core: WalletCore): Batches {
     }
     await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
 
-    return serially(async () => {
+    return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
       if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
       const nonce = chain.nextNonce(request.from)
+      const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
       const signer = core.signer(request.from)
       const fees = core.fees()
       const chainId = Number(chain.chainId)
       let serialized: Hex[]
       if (atomic) {
-        const authorization = needsUpgrade ? await signUpgrade(request.from, nonce) : undefined
+        const authorization = upgrade ? await signUpgrade(request.from, nonce) : undefined
         const call = atomicRequest(request, limits, authorization)
         serialized = [
           await signer.signTransaction({

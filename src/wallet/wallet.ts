@@ -20,7 +20,7 @@ import type { WalletStore, WatchedAsset } from './store.ts'
 /** What the wallet needs of a chain. It could front a remote node one day; today it is this process's chain. */
 export type WalletChain = Pick<
   Chain,
-  'chainId' | 'resolve' | 'stateAt' | 'nextNonce' | 'call' | 'estimateSequence' | 'sendRawTransaction' | 'findTransaction' | 'isActive' | 'txGasCap'
+  'chainId' | 'resolve' | 'stateAt' | 'nextNonce' | 'call' | 'estimateGas' | 'estimateSequence' | 'sendRawTransaction' | 'findTransaction' | 'isActive' | 'txGasCap'
 >
 
 /** Who is asking: a browser dApp carries an Origin; scripts and tests on the loopback bind do not. */
@@ -67,6 +67,8 @@ export type WalletCore = {
   atomicStatus(address: Hex): 'supported' | 'ready' | 'unsupported'
   /** The account's code in the pending state, `0x` for none. */
   codeAt(address: Hex): Hex
+  /** Runs signing-and-sending steps one at a time, so two of them never take the same nonce. */
+  serially<T>(work: () => Promise<T>): Promise<T>
 }
 
 export type Wallet = {
@@ -155,6 +157,13 @@ export function createWallet(options: WalletOptions): Wallet {
     return delegate === undefined ? 'ready' : 'unsupported'
   }
 
+  let queue: Promise<unknown> = Promise.resolve()
+  function serially<T>(work: () => Promise<T>): Promise<T> {
+    const result = queue.then(work)
+    queue = result.catch(() => {})
+    return result
+  }
+
   const core: WalletCore = {
     chain,
     store,
@@ -168,6 +177,7 @@ export function createWallet(options: WalletOptions): Wallet {
     fees,
     atomicStatus,
     codeAt,
+    serially,
   }
 
   function permissionsOf(origin: string): Permission[] {
@@ -215,31 +225,34 @@ export function createWallet(options: WalletOptions): Wallet {
       authorize(caller, request.from)
       await approve('eth_sendTransaction', caller, 'eth_sendTransaction', [request])
       const account = signer(request.from)
-      const nonce = request.nonce ?? chain.nextNonce(request.from)
-      const [plan] = await chain.estimateSequence([{ request: { ...request, nonce }, gas: request.gas }], 'pending')
-      const legacy = request.gasPrice !== undefined
-      const suggested = fees()
-      const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
-      const base = {
-        chainId: Number(chain.chainId),
-        nonce: Number(nonce),
-        to: request.to ?? undefined,
-        value: request.value ?? 0n,
-        data: request.data,
-        gas: plan!.gas,
-      }
-      const serialized = legacy
-        ? request.accessList === undefined
-          ? await account.signTransaction({ ...base, type: 'legacy', gasPrice: request.gasPrice! })
-          : await account.signTransaction({ ...base, type: 'eip2930', gasPrice: request.gasPrice!, accessList: request.accessList })
-        : await account.signTransaction({
-            ...base,
-            type: 'eip1559',
-            maxPriorityFeePerGas: tip,
-            maxFeePerGas: request.maxFeePerGas ?? suggested.maxFeePerGas - suggested.maxPriorityFeePerGas + tip,
-            accessList: request.accessList,
-          })
-      return chain.sendRawTransaction(hexToBytes(serialized))
+      return serially(async () => {
+        const nonce = request.nonce ?? chain.nextNonce(request.from)
+        // As geth and anvil: a transaction that would revert is refused with the revert, not sent.
+        const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
+        const legacy = request.gasPrice !== undefined
+        const suggested = fees()
+        const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
+        const base = {
+          chainId: Number(chain.chainId),
+          nonce: Number(nonce),
+          to: request.to ?? undefined,
+          value: request.value ?? 0n,
+          data: request.data,
+          gas,
+        }
+        const serialized = legacy
+          ? request.accessList === undefined
+            ? await account.signTransaction({ ...base, type: 'legacy', gasPrice: request.gasPrice! })
+            : await account.signTransaction({ ...base, type: 'eip2930', gasPrice: request.gasPrice!, accessList: request.accessList })
+          : await account.signTransaction({
+              ...base,
+              type: 'eip1559',
+              maxPriorityFeePerGas: tip,
+              maxFeePerGas: request.maxFeePerGas ?? suggested.maxFeePerGas - suggested.maxPriorityFeePerGas + tip,
+              accessList: request.accessList,
+            })
+        return chain.sendRawTransaction(hexToBytes(serialized))
+      })
     },
 
     capabilities(caller, address, chainIds) {

@@ -39,6 +39,14 @@ export const sendCallsRequest = z.object({
   atomicRequired: z.boolean(),
   calls: z.array(call).min(1),
   capabilities: capabilities.optional(),
+}).superRefine((request, context) => {
+  // ERC-7821 reads a call to the zero address as a call to the account itself, so an atomic batch cannot make one.
+  if (!request.atomicRequired) return
+  for (const [index, entry] of request.calls.entries()) {
+    if (/^0x0{40}$/.test(entry.to)) {
+      context.addIssue({ code: 'custom', path: ['calls', index, 'to'], message: 'an atomic batch cannot call the zero address (ERC-7821 reads it as the account itself)' })
+    }
+  }
 })
 
 /** EIP-747's asset, validated field by field with messages that name the field (method reference §2.5). */
