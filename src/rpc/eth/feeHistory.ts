@@ -15,7 +15,7 @@ const blockCount = z.union([quantity, z.number().int().nonnegative().transform(B
 function rewards(sealed: SealedBlock, percentiles: number[]): string[] {
   const baseFee = sealed.block.header.baseFeePerGas ?? 0n
   const tips = sealed.block.transactions
-    .map((tx, i) => ({ tip: sealed.receipts[i]!.effectiveGasPrice - baseFee, gas: sealed.receipts[i]!.gasUsed }))
+    .map((_tx, i) => ({ tip: sealed.receipts[i]!.effectiveGasPrice - baseFee, gas: sealed.receipts[i]!.gasUsed }))
     .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
   if (tips.length === 0) return percentiles.map(() => '0x0')
   const gasUsed = sealed.block.header.gasUsed
