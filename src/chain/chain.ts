@@ -9,7 +9,7 @@ import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionR
 import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError } from './execution.ts'
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
-import { parseGethGenesis } from './genesis.ts'
+import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createLazyKZG } from './kzg.ts'
 import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
@@ -116,7 +116,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const storedGenesis = store.getMeta('genesis')
   const genesisJSON: unknown =
     storedGenesis !== undefined
-      ? JSON.parse(storedGenesis)
+      ? parseGenesisJsonText(storedGenesis)
       : (options.genesis ??
         devGenesis({
           chainId: options.chainId ?? defaults.chainId,
@@ -162,14 +162,14 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     history.commit(0n, diff)
     const genesis = createBlock({ header: { ...spec.header, stateRoot: trie.root() } }, { common, setHardfork: true })
     const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number: 0n, senders: [], receipts: [] }
-    store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], transactionHashes: [] }, diff)
-    store.setMeta('genesis', JSON.stringify(genesisJSON))
+    store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
+    // Chain ids past 2^53 are bigints here; they are written back as the plain JSON numbers they came as.
+    store.setMeta('genesis', JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? rawJSON(value.toString()) : value)))
     index(sealed)
   } else {
     for (const stored of store.blocks()) {
       const block = createBlockFromRLP(stored.rlp, { common, setHardfork: true })
-      const senders = block.transactions.map((tx) => tx.getSenderAddress().toString() as Hex)
-      index({ block, hash: bytesToHex(block.hash()) as Hex, number: stored.number, senders, receipts: stored.receipts })
+      index({ block, hash: bytesToHex(block.hash()) as Hex, number: stored.number, senders: stored.senders, receipts: stored.receipts })
     }
     store.loadState(history)
     trie = await createStateTrie(history.entries())
@@ -212,6 +212,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
           hash: sealed.hash,
           rlp: sealed.block.serialize(),
           receipts: sealed.receipts,
+          senders: sealed.senders,
           transactionHashes: sealed.block.transactions.map((tx) => bytesToHex(tx.hash()) as Hex),
         },
         diff,
@@ -604,6 +605,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 }
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
+/** JSON.rawJSON (Node 21+), not yet in TypeScript's lib: a JSON number of any size. */
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON
 /** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
 const EIP7825_TX_GAS_CAP = 2n ** 24n
 

@@ -99,7 +99,7 @@ export function devGenesis(options: {
   const order = hardforks.indexOf(options.hardfork)
   const atTime = (fork: HardforkName) => (hardforks.indexOf(fork) <= order ? 0 : undefined)
   const config: Record<string, unknown> = {
-    chainId: Number(options.chainId),
+    chainId: options.chainId,
     homesteadBlock: 0,
     eip150Block: 0,
     eip155Block: 0,

@@ -9,7 +9,7 @@ import type { Receipt } from './blocks.ts'
 import type { StateHistory } from './state/history.ts'
 import type { AccountRecord, Hex, StateDiff } from './state/types.ts'
 
-export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[] }
+export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
 
 /**
  * SQLite persistence (WAL): sealed blocks with their receipts and state writes, and the pool. A sealed block is
@@ -31,7 +31,7 @@ export type ChainStore = {
 
 const schema = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL, receipts TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL, receipts TEXT NOT NULL, senders BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS accounts (block INTEGER NOT NULL, address BLOB NOT NULL, record BLOB);
   CREATE TABLE IF NOT EXISTS storage (block INTEGER NOT NULL, address BLOB NOT NULL, slot BLOB NOT NULL, value BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS storage_clears (block INTEGER NOT NULL, address BLOB NOT NULL);
@@ -103,8 +103,8 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     anyBlock: db.prepare('SELECT 1 FROM blocks LIMIT 1'),
-    blocks: db.prepare('SELECT number, rlp, receipts FROM blocks ORDER BY number'),
-    insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp, receipts) VALUES (?, ?, ?, ?)'),
+    blocks: db.prepare('SELECT number, rlp, receipts, senders FROM blocks ORDER BY number'),
+    insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)'),
     insertAccount: db.prepare('INSERT INTO accounts (block, address, record) VALUES (?, ?, ?)'),
     insertStorage: db.prepare('INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, ?)'),
     insertClear: db.prepare('INSERT INTO storage_clears (block, address) VALUES (?, ?)'),
@@ -124,8 +124,10 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     isEmpty: () => statements.anyBlock.get() === undefined,
 
     *blocks() {
-      for (const row of statements.blocks.iterate() as Iterable<{ number: number; rlp: Uint8Array; receipts: string }>) {
-        yield { number: BigInt(row.number), rlp: row.rlp, receipts: decodeReceipts(row.receipts) }
+      for (const row of statements.blocks.iterate() as Iterable<{ number: number; rlp: Uint8Array; receipts: string; senders: Uint8Array }>) {
+        // Senders are stored so that a restart recovers no signature.
+        const senders = Array.from({ length: row.senders.length / 20 }, (_, i) => bytesToHex(row.senders.subarray(i * 20, i * 20 + 20)) as Hex)
+        yield { number: BigInt(row.number), rlp: row.rlp, receipts: decodeReceipts(row.receipts), senders }
       }
     },
 
@@ -162,7 +164,9 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     writeBlock(block, diff) {
       const number = Number(block.number)
       inTransaction(db, () => {
-        statements.insertBlock.run(number, hexToBytes(block.hash), block.rlp, JSON.stringify(block.receipts, toJSON))
+        const senders = new Uint8Array(block.senders.length * 20)
+        for (const [i, sender] of block.senders.entries()) senders.set(hexToBytes(sender), i * 20)
+        statements.insertBlock.run(number, hexToBytes(block.hash), block.rlp, JSON.stringify(block.receipts, toJSON), senders)
         for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
         for (const [address, account] of diff.accounts) {
           statements.insertAccount.run(number, hexToBytes(address), account === null ? null : encodeRecord(account))
