@@ -11,6 +11,7 @@ import { createBlockchain, createCallTransaction, createExecutor, invalidCallErr
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createLazyKZG } from './kzg.ts'
+import { mergeParamsOnce } from './common.ts'
 import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
 import { revertError } from './revert.ts'
@@ -134,7 +135,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
           },
         }))
   const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG() } })
-  const common = spec.common
+  const common = mergeParamsOnce(spec.common)
   const chainId = common.chainId()
 
   const history = createStateHistory()
@@ -249,11 +250,14 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
   }
 
+  // One environment object per sealed block, so the executor's per-environment caches hit across requests.
+  const envs = new WeakMap<SealedBlock, BlockEnv>()
   function viewAt(specifier: BlockSpecifier): ExecutionView {
     const resolved = resolve(specifier)
-    return resolved.kind === 'pending'
-      ? { env: resolved.block.env, state: resolved.block.state }
-      : { env: headerEnv(resolved.block.block), state: history.at(resolved.block.number) }
+    if (resolved.kind === 'pending') return { env: resolved.block.env, state: resolved.block.state }
+    let env = envs.get(resolved.block)
+    if (env === undefined) envs.set(resolved.block, (env = headerEnv(resolved.block.block)))
+    return { env, state: history.at(resolved.block.number) }
   }
 
   function callGasLimit(request: CallRequest, env: BlockEnv): bigint {
