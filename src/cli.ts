@@ -42,6 +42,7 @@ const usage = `Usage: flashchain [options]
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
   --quiet                       print only the listening line and errors
+  --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
   -h, --help                    show this help
 `
 
@@ -62,7 +63,7 @@ function bigint(name: string, value: string | undefined): bigint | undefined {
   return BigInt(value)
 }
 
-export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: boolean } {
+export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug'> & { quiet: boolean; debug: boolean } {
   let parsed
   try {
     parsed = parseArgs({
@@ -95,6 +96,7 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
         'max-batch-size': { type: 'string' },
         'private-key': { type: 'string', multiple: true },
         quiet: { type: 'boolean' },
+        debug: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values
@@ -173,6 +175,7 @@ export function parseCommandLine(argv: string[]): FlashchainOptions & { quiet: b
     maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
     privateKeys,
     quiet: parsed.quiet === true,
+    debug: parsed.debug === true,
   }
 }
 
@@ -181,7 +184,7 @@ export async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
   let flashchain
   try {
-    flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log })
+    flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log, debug: options.debug ? log : undefined })
   } catch (error) {
     process.stderr.write(`flashchain: ${error instanceof Error ? error.message : error}\n`)
     process.exit(1)

@@ -103,6 +103,7 @@ function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDi
 
 export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const log = options.log ?? (() => {})
+  const debug = options.debug
   // A database handed in belongs to the caller (who shares it with the wallet); one opened here is ours to close.
   const ownsDatabase = options.database === undefined
   const database = options.database ?? openDatabase(options)
@@ -587,7 +588,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       revertCode,
       from: request.from ?? ZERO_ADDRESS,
     })
-    log(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
+    debug?.(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
     return estimate.gas
   }
 

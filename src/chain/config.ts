@@ -47,6 +47,8 @@ export type ChainOptions = {
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void
+  /** Per-request detail (such as the EVM runs of each estimate); off unless given. */
+  debug?: (line: string) => void
 }
 
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
