@@ -317,10 +317,13 @@ export function createProducer(host: ProducerHost): Producer {
 
   return {
     pending() {
-      if (published === undefined || (building === undefined && published.env.number !== host.head().number + 1n)) {
-        published = idlePending()
-      }
-      return published
+      // Until a block starts (manual mining), the pending environment follows the clock, a second at a time.
+      const stale =
+        published === undefined ||
+        (building === undefined &&
+          (published.env.number !== host.head().number + 1n || published.env.timestamp < BigInt(Math.floor(Date.now() / 1000))))
+      if (stale) published = idlePending()
+      return published!
     },
     preconfirm: () => serially(preconfirm),
     importBlock: (block) => serially(() => importBlock(block)),
