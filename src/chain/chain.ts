@@ -12,6 +12,7 @@ import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createLazyKZG } from './kzg.ts'
 import { mergeParamsOnce } from './common.ts'
+import { withOverrides, type Overrides } from './overrides.ts'
 import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
 import { revertError } from './revert.ts'
@@ -63,8 +64,8 @@ export type Chain = {
   findTransaction(hash: Hex): TransactionLocation | undefined
   /** The nonce the sender's next transaction should use: pending state plus queued pool transactions. */
   nextNonce(address: Hex): bigint
-  call(request: CallRequest, block: BlockSpecifier): Promise<Uint8Array>
-  estimateGas(request: CallRequest, block: BlockSpecifier): Promise<bigint>
+  call(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<Uint8Array>
+  estimateGas(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<bigint>
   /**
    * Gas for transactions to be sent one after the other: each is estimated on the state the previous ones leave.
    * One that will revert gets the gas its failing run consumed, and is marked.
@@ -486,8 +487,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
     nextNonce,
 
-    async call(request, specifier) {
-      const view = viewAt(specifier)
+    async call(request, specifier, overrides = {}) {
+      const view = withOverrides(viewAt(specifier), overrides)
       requireValueCovered(view.state, request)
       const outcome = await executor.call(request, callGasLimit(request, view.env), view)
       switch (outcome.kind) {
@@ -502,8 +503,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       }
     },
 
-    async estimateGas(request, specifier) {
-      return estimateOn(request, viewAt(specifier))
+    async estimateGas(request, specifier, overrides = {}) {
+      return estimateOn(request, withOverrides(viewAt(specifier), overrides))
     },
 
     async estimateSequence(steps, specifier) {

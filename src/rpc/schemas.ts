@@ -2,6 +2,7 @@ import { z } from 'zod'
 
 import type { BlockSpecifier } from '../chain/chain.ts'
 import type { CallRequest } from '../chain/execution.ts'
+import type { BlockOverrides, StateOverrides } from '../chain/overrides.ts'
 import type { Hex } from '../chain/state/types.ts'
 
 /**
@@ -122,3 +123,27 @@ export const callRequest = z
     }
   })
   .transform(({ input, data: callData, chainId: _chainId, ...rest }): CallRequest => ({ ...rest, data: input ?? callData }))
+
+const slots = z.record(storageSlot, hash)
+
+/** geth's state override set (eth_call and eth_estimateGas, third argument). */
+export const stateOverrides = z.record(
+  address,
+  z.strictObject({
+    balance: quantity.optional(),
+    nonce: uint64.optional(),
+    code: data.optional(),
+    state: slots.optional(),
+    stateDiff: slots.optional(),
+  }),
+) as z.ZodType<StateOverrides, unknown>
+
+/** geth's block overrides (fourth argument). */
+export const blockOverrides = z.strictObject({
+  number: uint64.optional(),
+  time: uint64.optional(),
+  gasLimit: uint64.optional(),
+  feeRecipient: address.optional(),
+  prevRandao: hash.optional(),
+  baseFeePerGas: quantity.optional(),
+}) as z.ZodType<BlockOverrides, unknown>
