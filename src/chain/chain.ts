@@ -11,6 +11,7 @@ import { createBlockchain, createCallTransaction, createExecutor, invalidCallErr
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createLazyKZG } from './kzg.ts'
+import { nativeEcrecover } from './secp256k1.ts'
 import { mergeParamsOnce } from './common.ts'
 import { withOverrides, type Overrides } from './overrides.ts'
 import { createPool } from './pool.ts'
@@ -136,7 +137,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             ...Object.fromEntries(accounts.map((account) => [account.address, { balance: options.balance ?? defaults.balance }])),
           },
         }))
-  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG() } })
+  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover() } })
   const common = mergeParamsOnce(spec.common)
   const chainId = common.chainId()
 
