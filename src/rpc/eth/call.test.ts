@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 
-import { createFlashchain, type Flashchain } from '../../index.ts'
+import { useFlashchain } from '../testing.ts'
 
 // Runtime code: return sload(0) | return block.number | revert with Error("nope").
 const returnsSlot0 = '0x60005460005260206000f3'
 const returnsNumber = '0x4360005260206000f3'
 const target = '0x00000000000000000000000000000000000c0de1'
 
-let flashchain: Flashchain
-const request = (method: string, params: unknown[]) => flashchain.request({ method, params })
-const rejection = (method: string, params: unknown[]) => request(method, params).then(() => undefined, (error) => ({ code: error.code, message: error.message, data: error.data }))
-
-beforeAll(async () => {
-  flashchain = await createFlashchain({ port: 0, mining: 'manual' })
-})
-afterAll(() => flashchain.close())
+const node = useFlashchain()
+const { request, rejection } = node
 
 describe('eth_call', () => {
   test('default: a call to an account without code returns 0x', async () => {

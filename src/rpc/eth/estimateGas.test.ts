@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 
-import { createFlashchain, type Flashchain } from '../../index.ts'
+import { useFlashchain } from '../testing.ts'
 
 const poor = '0x000000000000000000000000000000000000dead'
 const target = '0x00000000000000000000000000000000000c0de2'
 
-let flashchain: Flashchain
-const request = (method: string, params: unknown[]) => flashchain.request({ method, params })
-const rejection = (method: string, params: unknown[]) => request(method, params).then(() => undefined, (error) => ({ code: error.code, message: error.message, data: error.data }))
-
-beforeAll(async () => {
-  flashchain = await createFlashchain({ port: 0, mining: 'manual' })
-})
-afterAll(() => flashchain.close())
+const node = useFlashchain()
+const { request, rejection } = node
 
 describe('eth_estimateGas', () => {
   test('default: a plain transfer is 21000', async () => {
-    const [from] = flashchain.chain.accounts
+    const [from] = node.flashchain.chain.accounts
     expect(await request('eth_estimateGas', [{ from: from!.address, to: poor, value: '0x1' }])).toBe('0x5208')
   })
 

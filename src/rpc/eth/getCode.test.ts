@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 
-import { createFlashchain, type Flashchain } from '../../index.ts'
+import { useFlashchain } from '../testing.ts'
 
 // Runtime code `PUSH1 0x2a PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN`, deployed by an init code that returns it.
 const runtime = '0x602a60005260206000f3'
 const initCode = `0x69${runtime.slice(2)}600052600a6016f3`
 
-let flashchain: Flashchain
-const request = (method: string, params: unknown[]) => flashchain.request({ method, params })
-const rejection = (method: string, params: unknown[]) => request(method, params).then(() => undefined, (error) => ({ code: error.code, message: error.message }))
-
-beforeAll(async () => {
-  flashchain = await createFlashchain({ port: 0, mining: 'manual' })
-})
-afterAll(() => flashchain.close())
+const node = useFlashchain()
+const { request, rejection } = node
 
 describe('eth_getCode', () => {
   test('default: an account without code is 0x, and a missing block means latest', async () => {
-    const [account] = flashchain.chain.accounts
+    const [account] = node.flashchain.chain.accounts
     expect(await request('eth_getCode', [account!.address, 'latest'])).toBe('0x')
     expect(await request('eth_getCode', [account!.address])).toBe('0x')
   })
 
   test('args: pending sees a deployment before the block seals; latest and history do not', async () => {
-    const [deployer] = flashchain.chain.accounts
+    const [deployer] = node.flashchain.chain.accounts
     const hash = await request('eth_sendTransaction', [{ from: deployer!.address, data: initCode }])
     await request('flashchain_preconfirm', [])
     const receipt = (await request('eth_getTransactionReceipt', [hash])) as { contractAddress: string; blockHash: string | null }
