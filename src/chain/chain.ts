@@ -3,13 +3,14 @@ import { RLP } from '@ethereumjs/rlp'
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
 import { createVM } from '@ethereumjs/vm'
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
-import { keccak_256 as keccak } from '@noble/hashes/sha3.js'
 
 import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
 import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError } from './execution.ts'
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
+import { cacheJumpAnalysis } from './jumpAnalysis.ts'
+import { keccak256 } from './keccak.ts'
 import { createLazyKZG } from './kzg.ts'
 import { nativeEcrecover } from './secp256k1.ts'
 import { mergeParamsOnce } from './common.ts'
@@ -94,7 +95,7 @@ function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDi
   for (const [address, account] of alloc) {
     let codeHash = KECCAK256_NULL
     if (account.code.length > 0) {
-      codeHash = keccak(account.code)
+      codeHash = keccak256(account.code)
       diff.code.set(bytesToHex(codeHash) as Hex, account.code)
     }
     diff.accounts.set(address, { nonce: account.nonce, balance: account.balance, codeHash, storageRoot: KECCAK256_RLP })
@@ -137,8 +138,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             ...Object.fromEntries(accounts.map((account) => [account.address, { balance: options.balance ?? defaults.balance }])),
           },
         }))
-  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover() } })
+  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), keccak256 } })
   const common = mergeParamsOnce(spec.common)
+  await cacheJumpAnalysis()
   const chainId = common.chainId()
 
   const history = createStateHistory()

@@ -1,7 +1,7 @@
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, hexToBytes, unpadBytes } from '@ethereumjs/util'
-import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 
 import { InvalidParamsError } from '../errors.ts'
+import { keccak256 } from './keccak.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff } from './state/types.ts'
 

@@ -1,9 +1,9 @@
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
 import { buildBlock, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
-import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 
 import { createEnvBlock, setHardforkFor } from './execution.ts'
+import { keccak256 } from './keccak.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from './state/types.ts'
 

@@ -5,8 +5,8 @@ import {
   equalsBytes,
   unpadBytes,
 } from '@ethereumjs/util'
-import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 
+import { keccak256 } from '../keccak.ts'
 import { createOverlay } from './overlay.ts'
 import { createStateDiff, mergeDiff } from './types.ts'
 

@@ -2,6 +2,8 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
 
+import { keccak256 } from '../keccak.ts'
+
 import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
 
 export type StateRoots = {
@@ -26,7 +28,7 @@ export type StateTrie = {
 }
 
 function createTrie(): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ useKeyHashing: true, useNodePruning: true })
+  return new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: keccak256, useNodePruning: true })
 }
 
 export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): Uint8Array {
