@@ -30,7 +30,7 @@ export type Preconfirmation = {
 
 export type EvmRuns = {
   /** EVM runs per ERC20 transfer estimate (recipient and amount varied), from the server's own log. */
-  erc20: { samples: number; min: number; median: number; max: number; mean: number; gas: string }
+  erc20: { samples: number; min: number; median: number; max: number; mean: number; gas: string; cacheHits: number }
   transfer: { samples: number; min: number; max: number; gas: string }
 }
 
@@ -198,12 +198,15 @@ export async function measureEvmRuns(server: Server, samples = 100): Promise<Evm
     for (let i = 0; i < samples; i++) {
       await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: tokenAddress, data: transferData(next(), BigInt(1 + i * 7919)) }, 'latest'])
     }
-    for (let i = 0; i < 20; i++) await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: SINK, value: '0x1' }, 'latest'])
+    // Each transfer a different value: identical requests would be answered from the answer cache, without a run.
+    for (let i = 0; i < 20; i++) await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: SINK, value: `0x${(i + 1).toString(16)}` }, 'latest'])
     await sleep(200) // the log is written asynchronously to a pipe
-    const found = server.lines!.slice(before).flatMap((line) => {
+    const lines = server.lines!.slice(before)
+    const found = lines.flatMap((line) => {
       const match = /eth_estimateGas: (\d+) after (\d+) EVM runs?/.exec(line)
       return match === null ? [] : [{ gas: match[1]!, runs: Number(match[2]) }]
     })
+    const cacheHits = lines.filter((line) => /eth_estimateGas: \d+ from the answer cache/.test(line)).length
     if (found.length < samples + 20) throw new Error(`expected ${samples + 20} eth_estimateGas log lines, found ${found.length}`)
     const erc20 = found.slice(0, samples)
     const transfer = found.slice(samples, samples + 20)
@@ -217,6 +220,7 @@ export async function measureEvmRuns(server: Server, samples = 100): Promise<Evm
         max: runs[runs.length - 1]!,
         mean: runs.reduce((a, b) => a + b, 0) / runs.length,
         gas: gases.join(', '),
+        cacheHits,
       },
       transfer: {
         samples: transfer.length,

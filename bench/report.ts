@@ -72,7 +72,7 @@ export function renderSummary(report: Report): string {
   const runs = report.flashchain.evmRuns
   if (runs !== undefined) {
     lines.push(
-      `flashchain EVM runs per ERC20-transfer estimate: median ${runs.erc20.median}, min ${runs.erc20.min}, max ${runs.erc20.max}, mean ${runs.erc20.mean.toFixed(2)} over ${runs.erc20.samples} (goal ≤ 3: ${runs.erc20.max <= 3 ? 'met' : 'missed'}; gas ${runs.erc20.gas}); ETH transfer: ${runs.transfer.min}–${runs.transfer.max} runs (gas ${runs.transfer.gas})`,
+      `flashchain EVM runs per ERC20-transfer estimate: median ${runs.erc20.median}, min ${runs.erc20.min}, max ${runs.erc20.max}, mean ${runs.erc20.mean.toFixed(2)} over ${runs.erc20.samples} (goal ≤ 3: ${runs.erc20.max <= 3 ? 'met' : 'missed'}; gas ${runs.erc20.gas}; answered from the cache: ${runs.erc20.cacheHits}); ETH transfer: ${runs.transfer.min}–${runs.transfer.max} runs (gas ${runs.transfer.gas})`,
     )
   }
   lines.push('start to first answer (spawn → eth_chainId), median of samples; RSS (VmRSS) after the load:')

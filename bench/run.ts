@@ -44,7 +44,14 @@ const PEERS = (env.BENCH_PEERS ?? ALL_PEERS.join(',')).split(',').filter((name):
 /** ETH each transaction sender gets: 800 transfers at 100 gwei × 21000 cost 1.7 ETH. */
 const FUNDING = 20n * 10n ** 18n
 
-export type WorkloadId = 'getCode-contract' | 'getCode-eoa' | 'estimateGas-transfer' | 'estimateGas-erc20' | 'call-balanceOf' | 'sendRawTransaction'
+export type WorkloadId =
+  | 'getCode-contract'
+  | 'getCode-eoa'
+  | 'estimateGas-transfer'
+  | 'estimateGas-erc20'
+  | 'estimateGas-erc20-repeated'
+  | 'call-balanceOf'
+  | 'sendRawTransaction'
 
 type Workload = {
   id: WorkloadId
@@ -80,8 +87,9 @@ const workloads: Workload[] = [
     id: 'estimateGas-transfer',
     title: 'eth_estimateGas (ETH transfer)',
     stream: () => {
-      const body = rpcBody('eth_estimateGas', [{ from: dev.address, to: SINK, value: '0x1' }, 'latest'])
-      return () => body
+      // A new value (in wei) on every request, so each is a real estimate and not an answer-cache hit.
+      let value = 0
+      return () => rpcBody('eth_estimateGas', [{ from: dev.address, to: SINK, value: `0x${(++value).toString(16)}` }, 'latest'])
     },
     // Hardhat answers 21001 (its estimator stops one above the minimum); anything near 21000 is right.
     check: (_c, result) => {
@@ -107,13 +115,31 @@ const workloads: Workload[] = [
     },
   },
   {
+    id: 'estimateGas-erc20-repeated',
+    title: 'eth_estimateGas (ERC20, repeated)',
+    stream: (c) => {
+      // The same request every time, as a wallet re-estimates its pending transfer every block: an answer cache
+      // keyed by (state, request) may answer it. The varied workload above must never hit one.
+      const body = rpcBody('eth_estimateGas', [{ from: dev.address, to: c.token, data: transferData(SINK, 12345n) }, 'latest'])
+      return () => body
+    },
+    check: (_c, result) => {
+      const gas = BigInt(result as Hex)
+      return gas > 40_000n && gas < 80_000n ? undefined : `implausible ERC20 transfer estimate ${gas}`
+    },
+  },
+  {
     id: 'call-balanceOf',
     title: 'eth_call (ERC20 balanceOf)',
     stream: (c) => {
-      // Every 8th request asks for dev account 0's (non-zero) balance, the others for fresh addresses.
+      // Every 8th request asks for dev account 0's (non-zero) balance, the others for fresh addresses; those for
+      // account 0 come from a fresh caller each, so that no two requests are alike and no cache can answer.
       const next = addressStream(0xba1)
       let i = 0
-      return () => rpcBody('eth_call', [{ to: c.token, data: balanceOfData(i++ % 8 === 0 ? dev.address : next()) }, 'latest'])
+      return () => {
+        const call = i++ % 8 === 0 ? { from: next(), to: c.token, data: balanceOfData(dev.address) } : { to: c.token, data: balanceOfData(next()) }
+        return rpcBody('eth_call', [call, 'latest'])
+      }
     },
     check: (_c, result) => (typeof result === 'string' && result.length === 66 ? undefined : `expected a uint256, got ${String(result).slice(0, 80)}`),
   },

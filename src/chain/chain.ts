@@ -9,6 +9,7 @@ import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
 import { createBlockchain, createCallTransaction, createExecutor, invalidCallError } from './execution.ts'
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
+import { createAnswerCache } from './answers.ts'
 import { cacheJumpAnalysis } from './jumpAnalysis.ts'
 import { keccak256 } from './keccak.ts'
 import { createLazyKZG } from './kzg.ts'
@@ -189,6 +190,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const head = () => blocks[blocks.length - 1]!
   const blockHashes = (number: bigint) => blocks[Number(number)]?.block.hash()
   const executor = await createExecutor({ common, blockHashes })
+  const answers = createAnswerCache()
   const pool = createPool()
 
   const producerCommon = common.copy()
@@ -258,7 +260,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   // One environment object per sealed block, so the executor's per-environment caches hit across requests.
   const envs = new WeakMap<SealedBlock, BlockEnv>()
   function viewAt(specifier: BlockSpecifier): ExecutionView {
-    const resolved = resolve(specifier)
+    return viewOf(resolve(specifier))
+  }
+
+  function viewOf(resolved: ResolvedBlock): ExecutionView {
     if (resolved.kind === 'pending') return { env: resolved.block.env, state: resolved.block.state }
     let env = envs.get(resolved.block)
     if (env === undefined) envs.set(resolved.block, (env = headerEnv(resolved.block.block)))
@@ -491,23 +496,17 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     nextNonce,
 
     async call(request, specifier, overrides = {}) {
-      const view = withOverrides(viewAt(specifier), overrides)
-      requireValueCovered(view.state, request)
-      const outcome = await executor.call(request, callGasLimit(request, view.env), view)
-      switch (outcome.kind) {
-        case 'success':
-          return outcome.returnValue
-        case 'revert':
-          throw revertError(outcome.returnValue, revertCode)
-        case 'halt':
-          throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
-        case 'invalid':
-          throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
-      }
+      const resolved = resolve(specifier)
+      if (hasOverrides(overrides)) return callOn(request, withOverrides(viewOf(resolved), overrides))
+      return (await answers.answer(resolved.block, 'eth_call', request, () => callOn(request, viewOf(resolved)))).value
     },
 
     async estimateGas(request, specifier, overrides = {}) {
-      return estimateOn(request, withOverrides(viewAt(specifier), overrides))
+      const resolved = resolve(specifier)
+      if (hasOverrides(overrides)) return estimateOn(request, withOverrides(viewOf(resolved), overrides))
+      const { value, hit } = await answers.answer(resolved.block, 'eth_estimateGas', request, () => estimateOn(request, viewOf(resolved)))
+      if (hit) debug?.(`eth_estimateGas: ${value} from the answer cache`)
+      return value
     },
 
     async estimateSequence(steps, specifier) {
@@ -582,6 +581,21 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     })
   }
 
+  async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
+    requireValueCovered(view.state, request)
+    const outcome = await executor.call(request, callGasLimit(request, view.env), view)
+    switch (outcome.kind) {
+      case 'success':
+        return outcome.returnValue
+      case 'revert':
+        throw revertError(outcome.returnValue, revertCode)
+      case 'halt':
+        throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
+      case 'invalid':
+        throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
+    }
+  }
+
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
     const sizing = executorSizing(request, view)
     const estimate = await searchGas({
@@ -620,6 +634,10 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON
 const EIP7825_TX_GAS_CAP = 2n ** 24n
 
 /** geth refuses a call whose value the sender cannot pay, even when gas is free. */
+function hasOverrides(overrides: Overrides): boolean {
+  return overrides.state !== undefined || overrides.block !== undefined
+}
+
 function requireValueCovered(state: StateReader, request: CallRequest) {
   const from = request.from ?? ZERO_ADDRESS
   const balance = state.account(from)?.balance ?? 0n
