@@ -80,4 +80,33 @@ describe('producer', () => {
       await producer.close()
     }
   })
+
+  test('a seal gives the event loop turns: requests that arrive meanwhile are answered before it ends', async () => {
+    const chain = await createChain({ genesis, mining: 'manual' })
+    try {
+      const sender = privateKeyToAccount(accounts[1]!.privateKey)
+      // 200 transfers to 200 new accounts: a few hundred trie writes, several turns' worth.
+      for (let nonce = 0; nonce < 200; nonce++) {
+        const to = `0x${(0xa000 + nonce).toString(16).padStart(40, '0')}` as Hex
+        const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, to, value: 1n })
+        await chain.sendRawTransaction(hexToBytes(raw))
+      }
+      await chain.preconfirm()
+      // What an incoming request needs is a turn of the event loop; count the turns the seal leaves.
+      let done = false
+      let turnsDuringSeal = 0
+      const count = () => {
+        if (done) return
+        turnsDuringSeal++
+        setImmediate(count)
+      }
+      setImmediate(count)
+      const block = await chain.mine()
+      done = true
+      expect(block.block.transactions).toHaveLength(200)
+      expect(turnsDuringSeal).toBeGreaterThan(3)
+    } finally {
+      await chain.close()
+    }
+  })
 })

@@ -3,6 +3,7 @@ import { buildBlock, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { createEnvBlock, setHardforkFor } from './execution.ts'
+import { yieldToEventLoop } from './eventLoop.ts'
 import { keccak256 } from './keccak.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from './state/types.ts'
@@ -323,6 +324,9 @@ export function createProducer(host: ProducerHost): Producer {
   async function seal(timestamp?: bigint): Promise<SealedBlock> {
     const block = building ?? (await startBlock(timestamp))
     await preconfirm()
+    // The flashblock just published is visible: let waiting requests see it before the roots are computed.
+    await yieldToEventLoop()
+    const started = performance.now()
     sealing = true
     let built: Block
     try {
@@ -330,6 +334,7 @@ export function createProducer(host: ProducerHost): Producer {
     } finally {
       sealing = false
     }
+    await yieldToEventLoop()
     const remainder = stateManager.publish()
     const diff = createStateDiff()
     for (const segment of block.segments) mergeDiff(diff, segment)
@@ -338,7 +343,7 @@ export function createProducer(host: ProducerHost): Producer {
     const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     published = idlePending()
-    host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash}`)
+    host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash} in ${(performance.now() - started).toFixed(0)} ms`)
     return sealed
   }
 

@@ -2,6 +2,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
 
+import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../eventLoop.ts'
 import { keccak256 } from '../keccak.ts'
 
 import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
@@ -63,6 +64,8 @@ export async function createStateTrie(
     const replaced = new Map<Hex, MerklePatriciaTrie | undefined>()
     const checkpointed: MerklePatriciaTrie[] = [accountTrie]
     accountTrie.checkpoint()
+    let writes = 0
+    const wrote = () => (++writes % TRIE_WRITES_PER_TURN === 0 ? yieldToEventLoop() : undefined)
 
     for (const [address, written] of diff.storage) {
       let trie = storageTries.get(address)
@@ -77,6 +80,7 @@ export async function createStateTrie(
       for (const [slot, value] of written.slots) {
         if (value.length === 0) await trie.del(hexToBytes(slot))
         else await trie.put(hexToBytes(slot), RLP.encode(value))
+        await wrote()
       }
       storageRoots.set(address, trie.root())
     }
@@ -91,6 +95,7 @@ export async function createStateTrie(
       }
       const storageRoot = storageRoots.get(address) ?? storageTries.get(address)?.root() ?? KECCAK256_RLP
       await accountTrie.put(hexToBytes(address), encodeAccount(account, storageRoot))
+      await wrote()
     }
     const root = accountTrie.root()
 
