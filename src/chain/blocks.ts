@@ -1,3 +1,5 @@
+import { bytesToHex } from '@ethereumjs/util'
+
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex, StateReader } from './state/types.ts'
@@ -53,4 +55,19 @@ export type PendingBlock = {
   senders: Hex[]
   receipts: Receipt[]
   state: StateReader
+}
+
+const positions = new WeakMap<PendingBlock, Map<Hex, number>>()
+
+/**
+ * Where a transaction sits in the pending block, found by hash. The index is built on first use, once per flashblock
+ * (a flashblock is never changed), so receipt polls and admission checks do not scan every pre-confirmed transaction.
+ */
+export function pendingPosition(block: PendingBlock, hash: Hex): number | undefined {
+  let index = positions.get(block)
+  if (index === undefined) {
+    index = new Map(block.transactions.map((tx, i) => [bytesToHex(tx.hash()) as Hex, i]))
+    positions.set(block, index)
+  }
+  return index.get(hash.toLowerCase() as Hex)
 }

@@ -10,6 +10,7 @@ import { createBlockchain, createCallTransaction, createExecutor, invalidCallErr
 import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createAnswerCache } from './answers.ts'
+import { pendingPosition } from './blocks.ts'
 import { cacheJumpAnalysis } from './jumpAnalysis.ts'
 import { keccak256 } from './keccak.ts'
 import { createLazyKZG } from './kzg.ts'
@@ -279,8 +280,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   /** A Common to ask which EIPs are active at some block; moved to each block it is asked about. */
   const forks = common.copy()
+  /** Where `forks` was last moved: a request asks several times about the same block, and moving it costs. */
+  let forksAtBlock: { number: bigint; timestamp: bigint } | undefined
   function forksAt(env: BlockEnv): Common {
-    forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
+    if (forksAtBlock?.number !== env.number || forksAtBlock.timestamp !== env.timestamp) {
+      forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
+      forksAtBlock = { number: env.number, timestamp: env.timestamp }
+    }
     return forks
   }
 
@@ -308,7 +314,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   async function admit(tx: TypedTransaction, raw: Uint8Array): Promise<Hex> {
     const hash = bytesToHex(tx.hash()) as Hex
-    if (txIndex.has(hash) || pool.get(hash) !== undefined || producer.pending().transactions.some((pending) => equalsBytes(pending.hash(), tx.hash()))) {
+    if (txIndex.has(hash) || pool.get(hash) !== undefined || pendingPosition(producer.pending(), hash) !== undefined) {
       throw txErrors.alreadyKnown()
     }
     if (tx.supports(Capability.EIP155ReplayProtection) && tx.common.chainId() !== chainId) {
@@ -477,8 +483,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         }
       }
       const pending = producer.pending()
-      const position = pending.transactions.findIndex((tx) => bytesToHex(tx.hash()) === key)
-      if (position >= 0) {
+      const position = pendingPosition(pending, key)
+      if (position !== undefined) {
         return {
           kind: 'preconfirmed',
           tx: pending.transactions[position]!,

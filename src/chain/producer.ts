@@ -2,6 +2,7 @@ import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/t
 import { buildBlock, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
+import { pendingPosition } from './blocks.ts'
 import { createEnvBlock, setHardforkFor } from './execution.ts'
 import { yieldToEventLoop } from './eventLoop.ts'
 import { keccak256 } from './keccak.ts'
@@ -392,7 +393,7 @@ export function createProducer(host: ProducerHost): Producer {
     seal: (options = {}) => serially(() => seal(options.timestamp)),
 
     waitForPreconfirmation(hash, timeoutMs) {
-      if (published?.transactions.some((tx) => bytesToHex(tx.hash()) === hash) === true) return Promise.resolve(true)
+      if (published !== undefined && pendingPosition(published, hash) !== undefined) return Promise.resolve(true)
       return new Promise((resolve) => {
         let resolvers = waiters.get(hash)
         if (resolvers === undefined) waiters.set(hash, (resolvers = new Set()))

@@ -330,6 +330,16 @@ describe('pool errors in geth wording', () => {
     await t.mine()
   })
 
+  it('already known: a transaction pre-confirmed in a flashblock, and one already sealed', async () => {
+    const nonce = await t.publicClient.getTransactionCount({ address: t.accounts[6]!.address, blockTag: 'pending' })
+    const raw = await sign(6, { nonce })
+    await t.rpc('eth_sendRawTransaction', [raw])
+    await t.preconfirm()
+    expect(await t.rpcError('eth_sendRawTransaction', [raw])).toEqual({ code: -32000, message: 'already known' })
+    await t.mine()
+    expect(await t.rpcError('eth_sendRawTransaction', [raw])).toEqual({ code: -32000, message: 'already known' })
+  })
+
   it('replacement transaction underpriced: same nonce and fees, different value', async () => {
     const nonce = await t.publicClient.getTransactionCount({ address: t.accounts[6]!.address, blockTag: 'pending' })
     const first = await sign(6, { nonce, value: 1n })
