@@ -58,6 +58,23 @@ describe('createAnswerCache', () => {
     expect(runs).toBe(3)
   })
 
+  test('identical requests that arrive together share one run', async () => {
+    const cache = createAnswerCache()
+    const snapshot = {}
+    let release: (value: bigint) => void = () => {}
+    let runs = 0
+    const compute = () => {
+      runs++
+      return new Promise<bigint>((resolve) => (release = resolve))
+    }
+    const first = cache.answer(snapshot, 'eth_estimateGas', request, compute)
+    const second = cache.answer(snapshot, 'eth_estimateGas', { ...request }, compute)
+    release(21000n)
+    expect(await first).toEqual({ value: 21000n, hit: false })
+    expect(await second).toEqual({ value: 21000n, hit: true })
+    expect(runs).toBe(1)
+  })
+
   test('bounded: the least recently used entry goes first', async () => {
     const cache = createAnswerCache(2)
     const snapshot = {}

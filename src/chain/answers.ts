@@ -9,7 +9,8 @@ import type { CallRequest } from './execution.ts'
  * whole request, so a hit is the answer a fresh run would give. A new block or flashblock is a new snapshot, so
  * nothing is ever invalidated by hand; old entries simply age out of the bounded LRU. Requests with state or block
  * overrides are never cached. Failures that are answers (a revert, an out-of-gas estimate) are kept as well; any
- * other error is not.
+ * other error is not. An answer still being computed is shared: identical requests that arrive together (several
+ * tabs polling the same flashblock) run the EVM once.
  */
 export type AnswerCache = {
   /** The answer for (snapshot, method, request), computing and keeping it on a miss. `hit` says which it was. */
@@ -25,7 +26,7 @@ export const ANSWER_CACHE_ENTRIES = 1024
 const LONGEST_KEY = 2048
 
 export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache {
-  const entries = new Map<string, Entry>()
+  const entries = new Map<string, Promise<Entry>>()
   const snapshotIds = new WeakMap<object, number>()
   let nextSnapshotId = 0
 
@@ -36,7 +37,7 @@ export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache 
     return key.length <= LONGEST_KEY ? key : undefined
   }
 
-  function keep(key: string, entry: Entry) {
+  function keep(key: string, entry: Promise<Entry>) {
     entries.set(key, entry)
     if (entries.size > capacity) entries.delete(entries.keys().next().value!)
   }
@@ -45,22 +46,26 @@ export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache 
     async answer(snapshot, method, request, compute) {
       const key = keyOf(snapshot, method, request)
       if (key === undefined) return { value: await compute(), hit: false }
-      const entry = entries.get(key)
+      let entry = entries.get(key)
+      const hit = entry !== undefined
       if (entry !== undefined) {
         // Most recently used goes last.
         entries.delete(key)
         entries.set(key, entry)
-        if (!entry.ok) throw entry.error
-        return { value: entry.value as never, hit: true }
+      } else {
+        const computing: Promise<Entry> = compute().then(
+          (value) => ({ ok: true, value }),
+          (error: unknown) => {
+            if (error instanceof RpcError) return { ok: false, error }
+            if (entries.get(key) === computing) entries.delete(key)
+            throw error
+          },
+        )
+        keep(key, (entry = computing))
       }
-      try {
-        const value = await compute()
-        keep(key, { ok: true, value })
-        return { value, hit: false }
-      } catch (error) {
-        if (error instanceof RpcError) keep(key, { ok: false, error })
-        throw error
-      }
+      const settled = await entry
+      if (!settled.ok) throw settled.error
+      return { value: settled.value as never, hit }
     },
     get size() {
       return entries.size
