@@ -2,7 +2,8 @@
 // `npm run bench` installs the peers (bench/package.json) and runs this file; bench/README.md says how to read it.
 // Settings (environment): BENCH_SECONDS (measured seconds per workload, default 5), BENCH_WARMUP (default 1),
 // BENCH_CONNECTIONS (default "8,64"), BENCH_PEERS (default "flashchain,anvil,hardhat"), BENCH_TXS (pre-signed
-// transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100).
+// transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100),
+// BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -40,6 +41,7 @@ const PROBES = Number(env.BENCH_PROBES ?? 100)
 const DRAIN = Number(env.BENCH_DRAIN ?? 15)
 const STARTUP_SAMPLES = 3
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
+const ONLY = env.BENCH_WORKLOADS?.split(',')
 const PEERS = (env.BENCH_PEERS ?? ALL_PEERS.join(',')).split(',').filter((name): name is PeerName => ALL_PEERS.includes(name as PeerName))
 /** ETH each transaction sender gets: 800 transfers at 100 gwei × 21000 cost 1.7 ETH. */
 const FUNDING = 20n * 10n ** 18n
@@ -64,7 +66,7 @@ type Workload = {
 
 type Context = { token: Hex; signed: Map<number, Hex[][]> }
 
-const workloads: Workload[] = [
+const allWorkloads: Workload[] = [
   {
     id: 'getCode-contract',
     title: 'eth_getCode (contract)',
@@ -159,6 +161,9 @@ const workloads: Workload[] = [
     },
   },
 ]
+
+const workloads = ONLY === undefined ? allWorkloads : allWorkloads.filter((w) => ONLY.includes(w.id))
+if (workloads.length === 0) throw new Error(`BENCH_WORKLOADS names none of ${allWorkloads.map((w) => w.id).join(', ')}`)
 
 export type RunResult = {
   reqPerSec: number
@@ -384,9 +389,10 @@ function sample(server: Server, label: string) {
 
 async function benchPeer(name: PeerName, context: Context, senders: Map<number, PrivateKeyAccount[]>, background: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] }) {
   console.log(`\n${name}: ${peers[name]!.version}`)
-  const txWorkload = workloads.find((w) => w.id === 'sendRawTransaction')!
+  const txWorkload = workloads.find((w) => w.id === 'sendRawTransaction')
   const readWorkloads = workloads.filter((w) => w !== txWorkload)
   const isFlashchain = name === 'flashchain'
+  const everything = ONLY === undefined
   // flashchain serves the reads with manual mining (nothing runs beside the requests, as on an idle automining
   // peer) and takes transactions with its default interval mining (200 ms flashblocks, 2 s blocks), which
   // executes what arrives, as the peers' automine does.
@@ -406,7 +412,7 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
     await stopServer(reads)
   }
 
-  if (isFlashchain) {
+  if (isFlashchain && everything) {
     const latency = await startServer(name, { mining: 'interval', label: label('interval') })
     try {
       const control = openConnection(latency.port)
@@ -421,21 +427,21 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
   }
 
   // A fresh server per transaction run, for every peer: a backlog one run leaves must not slow the next.
-  for (const connections of CONNECTIONS) {
+  for (const connections of txWorkload === undefined ? [] : CONNECTIONS) {
     const txs = await startServer(name, { mining: 'interval', label: label(txMining) })
     try {
       const control = openConnection(txs.port)
       await fund(control, txMining, senders.get(connections)!.map((a) => a.address), FUNDING)
       control.close()
       debug(`${name}: ${connections} senders funded`)
-      await runWorkload(txs, txWorkload, context, connections, txMining, senders.get(connections))
+      await runWorkload(txs, txWorkload!, context, connections, txMining, senders.get(connections))
       sample(txs, `after transactions @${connections}`)
     } finally {
       await stopServer(txs)
     }
   }
 
-  if (isFlashchain) {
+  if (isFlashchain && everything) {
     const verbose = await startServer(name, { mining: 'manual', verbose: true, label: 'flashchain (log)' })
     try {
       evmRuns = await measureEvmRuns(verbose)
@@ -522,11 +528,13 @@ async function main() {
     },
     notes,
   }
+  // A run of some workloads only never replaces the full figures.
+  const name = ONLY === undefined ? 'latest' : 'subset'
   mkdirSync(`${BENCH}results`, { recursive: true })
-  writeFileSync(`${BENCH}results/latest.json`, `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(`${BENCH}results/${name}.json`, `${JSON.stringify(report, null, 2)}\n`)
   console.log(`\n${renderTable(report)}\n\n${renderSummary(report)}`)
-  const charts = writeChart(report, `${BENCH}results/latest.png`)
-  console.log(`\nwrote ${['bench/results/latest.json', ...charts.map((path) => path.slice(ROOT.length))].join(', ')} (${(report.durationSeconds / 60).toFixed(1)} min)`)
+  const charts = writeChart(report, `${BENCH}results/${name}.png`)
+  console.log(`\nwrote ${[`bench/results/${name}.json`, ...charts.map((path) => path.slice(ROOT.length))].join(', ')} (${(report.durationSeconds / 60).toFixed(1)} min)`)
 }
 
 export type Report = {
