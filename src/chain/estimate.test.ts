@@ -78,7 +78,23 @@ describe('searchGas', () => {
     expect(tried).toEqual([21_000n])
   })
 
-  test('a call without nested calls takes two runs: the ceiling, then what it consumed', async () => {
+  test('a run that proves the least limit it needs is answered after that one run', async () => {
+    const { run: modelRun, tried } = model({ needed: 53_535n, consumed: 51_234n })
+    const run = async (gas: bigint): Promise<CallOutcome> => {
+      const outcome = await modelRun(gas)
+      return outcome.kind === 'success' ? { ...outcome, sufficientGas: 53_535n } : outcome
+    }
+    expect(await searchGas({ ...search, run })).toEqual({ gas: 53_535n, runs: 1 })
+    expect(tried).toEqual([30_000_000n])
+  })
+
+  test('a proven limit below the EIP-7623 floor is raised to the floor', async () => {
+    const { run: modelRun } = model({ needed: 21_500n, consumed: 21_500n })
+    const run = async (gas: bigint): Promise<CallOutcome> => ({ ...(await modelRun(gas)), sufficientGas: 21_500n }) as CallOutcome
+    expect(await searchGas({ ...search, lowest: 25_000n, run })).toEqual({ gas: 25_000n, runs: 1 })
+  })
+
+  test('a run that cannot prove its limit takes two: the ceiling, then what it consumed', async () => {
     const { run, tried } = model({ needed: 51_234n, consumed: 51_234n, refund: 4_800n })
     expect(await searchGas({ ...search, run })).toEqual({ gas: 51_234n, runs: 2 })
     expect(tried).toEqual([30_000_000n, 51_234n])

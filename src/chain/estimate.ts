@@ -65,9 +65,10 @@ export type EstimateInput = {
 export type Estimate = { gas: bigint; runs: number }
 
 /**
- * geth's and reth's search, with one more shortcut: the gas a successful run consumed before refunds is a floor
- * for any limit (nothing can run on less), and very often the answer. So most estimates take two runs: one at
- * the ceiling to learn the path, one at that floor to confirm it.
+ * geth's and reth's search, with two more shortcuts. The gas a successful run consumed before refunds is a floor
+ * for any limit (nothing can run on less), and very often the answer. When the run at the ceiling proves that it
+ * would take the same path under a smaller limit (it never looked at its gas: see gasProbe.ts), the least such
+ * limit is the answer after that one run. Otherwise a second run at the floor usually confirms it.
  */
 export async function searchGas(input: EstimateInput): Promise<Estimate> {
   let runs = 0
@@ -92,6 +93,10 @@ export async function searchGas(input: EstimateInput): Promise<Estimate> {
     case 'halt':
       if (atCeiling.error === 'out of gas') throw new GasAllowanceError(input.hi)
       throw new ExecutionError(atCeiling.error ?? 'execution failed')
+  }
+
+  if (atCeiling.sufficientGas !== undefined) {
+    return { gas: atCeiling.sufficientGas > input.lowest ? atCeiling.sufficientGas : input.lowest, runs }
   }
 
   const consumed = atCeiling.gasConsumed > input.lowest ? atCeiling.gasConsumed : input.lowest

@@ -4,6 +4,7 @@ import { createVM, runTx } from '@ethereumjs/vm'
 import { createAddressFromString } from '@ethereumjs/util'
 
 import { ExecutionError, txErrors } from '../errors.ts'
+import { attachGasProbe } from './gasProbe.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { createStateDiff } from './state/types.ts'
 
@@ -13,6 +14,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { BlockEnv } from './blocks.ts'
+import type { GasProbe } from './gasProbe.ts'
 import type { Hex, StateDiff, StateReader } from './state/types.ts'
 
 /** A transaction as eth_call and eth_estimateGas receive it, already validated and typed. */
@@ -44,6 +46,11 @@ export type CallOutcome =
       gasConsumed: bigint
       /** The EVM's reason for a halt ("out of gas", "invalid opcode", …). */
       error?: string
+      /**
+       * After a success: the least gas limit under which this run provably takes the same path (see gasProbe.ts),
+       * absent when the run looked at its gas (GAS, a call, a create) and only another run can tell.
+       */
+      sufficientGas?: bigint
     }
   /** The transaction could not start (intrinsic gas, fee below base fee, insufficient funds …). */
   | { kind: 'invalid'; error: string }
@@ -120,7 +127,7 @@ export type Executor = {
 }
 
 export async function createExecutor(options: { common: Common; blockHashes: BlockHashes }): Promise<Executor> {
-  const free: { vm: VM; stateManager: FlatStateManager }[] = []
+  const free: { vm: VM; stateManager: FlatStateManager; probe: GasProbe }[] = []
   const blocks = new WeakMap<BlockEnv, { priced?: Block; unpriced?: Block }>()
   let runs = 0
 
@@ -132,7 +139,7 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
     const stateManager = new FlatStateManager(emptyState)
     const common = options.common.copy()
     const vm = await createVM({ common, stateManager, blockchain: createBlockchain(options.blockHashes) })
-    return { vm, stateManager }
+    return { vm, stateManager, probe: attachGasProbe(vm.evm) }
   }
 
   function blockFor(env: BlockEnv, common: Common, priced: boolean): Block {
@@ -157,20 +164,23 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
   }
 
   async function run(request: CallRequest, gasLimit: bigint, view: ExecutionView, keepWrites: boolean): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
-    const { vm, stateManager } = await acquire()
+    const pooled = await acquire()
+    const { vm, stateManager, probe } = pooled
     try {
       runs++
       setHardforkFor(vm.common, view.env)
       stateManager.reset(view.state)
+      const priced = isPriced(request)
       const tx = createCallTransaction(request, gasLimit, vm.common)
-      const block = blockFor(view.env, vm.common, isPriced(request))
+      const block = blockFor(view.env, vm.common, priced)
+      probe.start(priced)
       let result: RunTxResult
       try {
         result = await runTx(vm, {
           tx,
           block,
           skipNonce: true,
-          skipBalance: !isPriced(request),
+          skipBalance: !priced,
           skipBlockGasLimitValidation: true,
           skipHardForkValidation: true,
         })
@@ -180,19 +190,21 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       const { execResult } = result
       const gasConsumed = execResult.executionGasUsed + tx.getIntrinsicGas()
       const error = execResult.exceptionError?.error
+      const consumed = gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent
       return {
         outcome: {
           kind: error === undefined ? 'success' : error === 'revert' ? 'revert' : 'halt',
           returnValue: execResult.returnValue,
           gasUsed: result.totalGasSpent,
-          gasConsumed: gasConsumed > result.totalGasSpent ? gasConsumed : result.totalGasSpent,
+          gasConsumed: consumed,
           error,
+          sufficientGas: error === undefined ? probe.sufficientGas(gasLimit, consumed) : undefined,
         },
         writes: keepWrites ? stateManager.writes() : NO_WRITES,
       }
     } finally {
       stateManager.reset(emptyState)
-      free.push({ vm, stateManager })
+      free.push(pooled)
     }
   }
 }

@@ -86,12 +86,22 @@ describe('eth_estimateGas: sending exactly the estimate succeeds', () => {
     // 0 → 1 → 0 earns a 19,900 refund (capped at gasUsed / 5): the limit must cover the gas before the refund.
     expect(gas).toBeGreaterThan(receipt.gasUsed)
     expect(gas - receipt.gasUsed).toBeGreaterThan(5_000n)
+    // The second SSTORE costs 100 but EIP-2200 wants more than 2300 left at it: the estimate covers that, and is
+    // the least limit that does.
+    expect(await t.rpcError('eth_estimateGas', [{ from, to: contracts.refunder, data, gas: toHex(gas - 1n) }])).toEqual({
+      code: -32000,
+      message: `gas required exceeds allowance (${gas - 1n})`,
+    })
     await t.mine()
   })
 
   it('an ERC20-like transfer that empties the sender balance slot (a refund of 4,800)', async () => {
     const data = encodeFunctionData({ abi: Refunder.abi, functionName: 'transfer', args: [t.accounts[3]!.address, 1000n] })
     const gas = await estimate({ from, to: contracts.refunder, data })
+    // The least limit that succeeds: one gas less runs out.
+    expect((await t.rpcError('eth_estimateGas', [{ from, to: contracts.refunder, data, gas: toHex(gas - 1n) }])).message).toBe(
+      `gas required exceeds allowance (${gas - 1n})`,
+    )
     const receipt = await sendWithGas({ to: contracts.refunder, data }, gas)
     expect(receipt.status).toBe('success')
     expect(gas).toBeGreaterThan(receipt.gasUsed)

@@ -22,6 +22,26 @@ describe('eth_estimateGas', () => {
     expect(await request('eth_estimateGas', [{ from: poor, to: target, value: '0x1' }, 'latest', { [poor]: { balance: '0x10' } }])).toBe('0x5208')
   })
 
+  test('a run that never looks at its gas is estimated in one EVM run, at the least limit that succeeds', async () => {
+    // PUSH1 1, PUSH0, SSTORE, STOP: 21000 + 3 + 2 + a cold 0 → 1 SSTORE (22100).
+    const overrides = { [target]: { code: '0x60015f5500' } }
+    const before = node.flashchain.chain.executionRuns
+    expect(await request('eth_estimateGas', [{ to: target }, 'latest', overrides])).toBe(`0x${(43_105).toString(16)}`)
+    expect(node.flashchain.chain.executionRuns - before).toBe(1)
+    expect(await rejection('eth_estimateGas', [{ to: target, gas: `0x${(43_104).toString(16)}` }, 'latest', overrides])).toEqual({
+      code: -32000,
+      message: 'gas required exceeds allowance (43104)',
+    })
+  })
+
+  test('a run that reads GAS is confirmed by a second run', async () => {
+    // GAS, POP, PUSH1 1, PUSH0, SSTORE, STOP
+    const overrides = { [target]: { code: '0x5a5060015f5500' } }
+    const before = node.flashchain.chain.executionRuns
+    expect(await request('eth_estimateGas', [{ to: target }, 'latest', overrides])).toBe(`0x${(43_109).toString(16)}`)
+    expect(node.flashchain.chain.executionRuns - before).toBe(2)
+  })
+
   test('error: a code override that reverts is -32000 with the revert data', async () => {
     // revert(0, 0)
     expect(await rejection('eth_estimateGas', [{ to: target }, 'latest', { [target]: { code: '0x60006000fd' } }])).toEqual({

@@ -1,0 +1,104 @@
+import type { Common } from '@ethereumjs/common'
+import type { EVMInterface } from '@ethereumjs/evm'
+
+/**
+ * Opcodes through which a run can see how much gas it was given, so that a smaller gas limit could take another
+ * path: GAS reads it, and every call or create forwards at most 63/64 of it (EIP-150), so what the callee gets,
+ * and whether it succeeds, moves with the limit.
+ */
+const GAS_READING_OPCODES = new Set([
+  'GAS',
+  'CALL',
+  'CALLCODE',
+  'DELEGATECALL',
+  'STATICCALL',
+  'CREATE',
+  'CREATE2',
+  // EOF (EIP-7069, EIP-7620), should an EVM table carry them.
+  'EXTCALL',
+  'EXTDELEGATECALL',
+  'EXTSTATICCALL',
+  'EOFCREATE',
+])
+
+/** A priced run pays gas limit × price up front, so the sender's balance that these read moves with the limit. */
+const BALANCE_OPCODES = new Set(['BALANCE', 'SELFBALANCE'])
+
+type Handler = (...args: never[]) => unknown
+type OpcodeEntry = { opcodeInfo: { name: string }; opHandler: Handler; gasHandler?: Handler }
+type Interpreter = { getGasLeft(): bigint }
+/** The interpreter's table of opcode handlers, internal to @ethereumjs/evm and rebuilt on every hardfork change. */
+type ProbedEVM = { _opcodeMap: OpcodeEntry[]; common: Common }
+
+/**
+ * Watches the runs of one EVM for whatever could make them depend on their gas limit, so that one successful run
+ * of an estimate can prove its own minimum. A run that read no gas, made no call and no create (and, priced, read
+ * no balance) takes the same path under any limit that covers the gas it consumed, with one exception: EIP-2200
+ * fails an SSTORE outright when 2300 gas or less is left, so every SSTORE also needs more than that left at the
+ * point it runs.
+ */
+export type GasProbe = {
+  /** Starts watching a new run; `priced` says whether it pays for gas. */
+  start(priced: boolean): void
+  /**
+   * After a successful run with limit `gasLimit` that consumed `gasConsumed` before refunds: the least limit
+   * under which it provably runs the same way, or undefined when it looked at its gas and only a rerun can tell.
+   */
+  sufficientGas(gasLimit: bigint, gasConsumed: bigint): bigint | undefined
+}
+
+export function attachGasProbe(evm: EVMInterface): GasProbe {
+  const probed = evm as unknown as ProbedEVM
+  let priced = false
+  let readsGas = false
+  /** The least gas left at any SSTORE of the run: where the EIP-2200 stipend check came closest to failing. */
+  let leastLeftAtSstore: bigint | undefined
+
+  const readGas = (handler: Handler): Handler =>
+    function (this: unknown, ...args) {
+      readsGas = true
+      return handler.apply(this, args)
+    }
+  const readBalance = (handler: Handler): Handler =>
+    function (this: unknown, ...args) {
+      if (priced) readsGas = true
+      return handler.apply(this, args)
+    }
+  const chargeSstore = (handler: Handler): Handler =>
+    function (this: unknown, ...args) {
+      const left = (args[0] as unknown as { interpreter: Interpreter }).interpreter.getGasLeft()
+      if (leastLeftAtSstore === undefined || left < leastLeftAtSstore) leastLeftAtSstore = left
+      return handler.apply(this, args)
+    }
+
+  function wrapTable() {
+    // The table holds one entry object per opcode (invalid ones share one), so entries are replaced, never mutated.
+    probed._opcodeMap = probed._opcodeMap.map((entry) => {
+      const { name } = entry.opcodeInfo
+      if (GAS_READING_OPCODES.has(name)) return { ...entry, opHandler: readGas(entry.opHandler) }
+      if (BALANCE_OPCODES.has(name)) return { ...entry, opHandler: readBalance(entry.opHandler) }
+      if (name === 'SSTORE' && entry.gasHandler !== undefined) return { ...entry, gasHandler: chargeSstore(entry.gasHandler) }
+      return entry
+    })
+  }
+  wrapTable()
+  // The EVM rebuilds its table when the fork changes; its listener was registered first, so this one sees the new one.
+  probed.common.events.on('hardforkChanged', wrapTable)
+
+  return {
+    start(isPriced) {
+      priced = isPriced
+      readsGas = false
+      leastLeftAtSstore = undefined
+    },
+    sufficientGas(gasLimit, gasConsumed) {
+      if (readsGas) return undefined
+      // EIP-2200's stipend check came with Istanbul (ethereumjs ties it to the fork, not to an EIP number).
+      if (leastLeftAtSstore === undefined || !probed.common.gteHardfork('istanbul')) return gasConsumed
+      // No call was made, so every SSTORE ran in the outermost frame, where gas used so far = limit − gas left.
+      const stipend = probed.common.param('sstoreSentryEIP2200Gas')
+      const forSstores = gasLimit - leastLeftAtSstore + stipend + 1n
+      return forSstores > gasConsumed ? forSstores : gasConsumed
+    },
+  }
+}
