@@ -1,0 +1,96 @@
+// patches/ changes how three @ethereumjs packages compute, never what. These tests pin what they compute, and show
+// that the interpreter's inline path is really in use.
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { createEVM } from '@ethereumjs/evm'
+import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { describe, expect, test } from 'vitest'
+
+describe('@ethereumjs/util', () => {
+  test('setLengthLeft and setLengthRight pad with zeros, keep equal lengths and refuse to truncate', () => {
+    expect(bytesToHex(setLengthLeft(hexToBytes('0x0102'), 4))).toBe('0x00000102')
+    expect(bytesToHex(setLengthRight(hexToBytes('0x0102'), 4))).toBe('0x01020000')
+    expect(bytesToHex(setLengthLeft(new Uint8Array(0), 2))).toBe('0x0000')
+    const exact = hexToBytes('0xaabb')
+    expect(setLengthLeft(exact, 2)).toBe(exact)
+    expect(() => setLengthLeft(hexToBytes('0x010203'), 2)).toThrow('Input length 3 exceeds target length 2')
+    expect(bytesToHex(setLengthLeft(hexToBytes('0x010203'), 2, { allowTruncate: true }))).toBe('0x0203')
+    expect(bytesToHex(setLengthRight(hexToBytes('0x010203'), 2, { allowTruncate: true }))).toBe('0x0102')
+  })
+
+  test('bigIntToBytes gives minimal big-endian bytes', () => {
+    expect(bytesToHex(bigIntToBytes(0n))).toBe('0x00')
+    expect(bytesToHex(bigIntToBytes(1n))).toBe('0x01')
+    expect(bytesToHex(bigIntToBytes(0xabcn))).toBe('0x0abc')
+    expect(bytesToHex(bigIntToBytes(2n ** 256n - 1n))).toBe(`0x${'ff'.repeat(32)}`)
+    expect(bytesToHex(bigIntToBytes(0x0102n, true))).toBe('0x0201')
+  })
+
+  test('hexToBytes pads odd lengths and refuses what is not 0x-prefixed hex', () => {
+    expect(hexToBytes('0x')).toEqual(new Uint8Array(0))
+    expect(bytesToHex(hexToBytes('0xabc'))).toBe('0x0abc')
+    expect(bytesToHex(hexToBytes('0xABCD'))).toBe('0xabcd')
+    expect(() => hexToBytes('abcd' as `0x${string}`)).toThrow('input string must be 0x prefixed')
+    expect(() => hexToBytes('0xzz')).toThrow()
+  })
+})
+
+describe('@ethereumjs/common', () => {
+  test('isActivatedEIP follows hardfork changes and added EIPs', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Shanghai })
+    expect(common.isActivatedEIP(3855)).toBe(true)
+    expect(common.isActivatedEIP(4844)).toBe(false)
+    common.setHardfork(Hardfork.Cancun)
+    expect(common.isActivatedEIP(4844)).toBe(true)
+    common.setHardfork(Hardfork.London)
+    expect(common.isActivatedEIP(3855)).toBe(false)
+    expect(common.isActivatedEIP(1559)).toBe(true)
+    common.setEIPs([3855])
+    expect(common.isActivatedEIP(3855)).toBe(true)
+  })
+})
+
+describe('@ethereumjs/evm', () => {
+  // PUSH1 4, JUMP, (INVALID), JUMPDEST, 400 × (PUSH0, POP), STOP. The jump makes the interpreter analyse the code,
+  // after which each PUSH0 and POP is a fixed-cost synchronous opcode.
+  const code = hexToBytes(`0x600456fe5b${'5f50'.repeat(400)}00`)
+  const gasUsed = 3n + 8n + 1n + 400n * (2n + 2n)
+
+  /** Runs the code while counting microtask turns, and collects the pcs the step event reports. */
+  async function run(options: { listen: boolean }) {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const pcs: number[] = []
+    if (options.listen) evm.events.on('step', (step: { pc: number }) => void pcs.push(step.pc))
+    let turns = 0
+    let done = false
+    const tick = () => {
+      turns++
+      if (!done) queueMicrotask(tick)
+    }
+    queueMicrotask(tick)
+    const result = await evm.runCode({ code, gasLimit: 100_000n })
+    done = true
+    return { result, turns, pcs }
+  }
+
+  test('fixed-cost opcodes run inline, without a microtask turn each', async () => {
+    const { result, turns } = await run({ listen: false })
+    expect(result.exceptionError).toBeUndefined()
+    expect(result.executionGasUsed).toBe(gasUsed)
+    // 805 opcodes: awaited one by one they would take at least as many turns.
+    expect(turns).toBeLessThan(100)
+  })
+
+  test('with a step listener every opcode is still stepped and reported', async () => {
+    const { result, pcs } = await run({ listen: true })
+    expect(result.executionGasUsed).toBe(gasUsed)
+    expect(pcs).toHaveLength(3 + 800 + 1)
+    expect(pcs.slice(0, 5)).toEqual([0, 2, 4, 5, 6])
+  })
+
+  test('a fixed-cost opcode that runs out of gas halts as before', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const result = await evm.runCode({ code, gasLimit: 1000n })
+    expect(result.exceptionError?.error).toBe('out of gas')
+    expect(result.executionGasUsed).toBe(1000n)
+  })
+})
