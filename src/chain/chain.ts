@@ -603,12 +603,14 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   }
 
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
-    const sizing = executorSizing(request, view)
+    const hi = ceiling(request, view)
+    // Built once: it tells the least gas limit, and most estimates then run it once at the ceiling.
+    const atCeiling = createCallTransaction(request, hi, forksAt(view.env))
     const estimate = await searchGas({
-      run: (gas) => executor.call(request, gas, view),
-      lowest: sizing.lowest,
-      hi: ceiling(request, view),
-      isTransfer: sizing.isTransfer,
+      run: (gas) => executor.call(request, gas, view, gas === hi ? atCeiling : undefined),
+      lowest: getMinimumGasLimit(atCeiling),
+      hi,
+      isTransfer: isTransfer(request, view),
       revertCode,
       from: request.from ?? ZERO_ADDRESS,
     })
@@ -616,18 +618,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     return estimate.gas
   }
 
-  function executorSizing(request: CallRequest, view: ExecutionView) {
-    const gas = callGasLimit(request, view.env)
-    const lowest = getMinimumGasLimit(createCallTransaction(request, gas, forksAt(view.env)))
+  /** A plain value transfer to an account without code, which one run at the intrinsic gas decides. */
+  function isTransfer(request: CallRequest, view: ExecutionView): boolean {
     const to = request.to ?? undefined
-    const targetCode = to === undefined ? undefined : codeOf(view.state, to)
-    const isTransfer =
+    return (
       to !== undefined &&
-      targetCode !== undefined &&
-      targetCode.length === 0 &&
+      codeOf(view.state, to).length === 0 &&
       (request.data === undefined || request.data === '0x') &&
       request.authorizationList === undefined
-    return { lowest, isTransfer }
+    )
   }
 
   return chain

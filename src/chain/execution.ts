@@ -120,14 +120,16 @@ export function createCallTransaction(request: CallRequest, gasLimit: bigint, co
  * write afterwards; no state is copied.
  */
 export type Executor = {
-  call(request: CallRequest, gasLimit: bigint, view: ExecutionView): Promise<CallOutcome>
+  /** `tx`, if given, is `request` already built with this `gasLimit` (an estimate builds its ceiling run's once). */
+  call(request: CallRequest, gasLimit: bigint, view: ExecutionView, tx?: TypedTransaction): Promise<CallOutcome>
   /** Like `call`, and also hands back what the run wrote, so a later call can run on top of it. */
   execute(request: CallRequest, gasLimit: bigint, view: ExecutionView): Promise<{ outcome: CallOutcome; writes: StateDiff }>
   readonly runs: number
 }
 
 export async function createExecutor(options: { common: Common; blockHashes: BlockHashes }): Promise<Executor> {
-  const free: { vm: VM; stateManager: FlatStateManager; probe: GasProbe }[] = []
+  /** `env`: the block environment the VM's Common was last moved to; moving it walks every fork, so runs skip it. */
+  const free: { vm: VM; stateManager: FlatStateManager; probe: GasProbe; env?: BlockEnv }[] = []
   const blocks = new WeakMap<BlockEnv, { priced?: Block; unpriced?: Block }>()
   let runs = 0
 
@@ -157,21 +159,30 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
     get runs() {
       return runs
     },
-    async call(request, gasLimit, view) {
-      return (await run(request, gasLimit, view, false)).outcome
+    async call(request, gasLimit, view, tx) {
+      return (await run(request, gasLimit, view, false, tx)).outcome
     },
     execute: (request, gasLimit, view) => run(request, gasLimit, view, true),
   }
 
-  async function run(request: CallRequest, gasLimit: bigint, view: ExecutionView, keepWrites: boolean): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
+  async function run(
+    request: CallRequest,
+    gasLimit: bigint,
+    view: ExecutionView,
+    keepWrites: boolean,
+    built?: TypedTransaction,
+  ): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
     const pooled = await acquire()
     const { vm, stateManager, probe } = pooled
     try {
       runs++
-      setHardforkFor(vm.common, view.env)
+      if (pooled.env !== view.env) {
+        setHardforkFor(vm.common, view.env)
+        pooled.env = view.env
+      }
       stateManager.reset(view.state)
       const priced = isPriced(request)
-      const tx = createCallTransaction(request, gasLimit, vm.common)
+      const tx = built ?? createCallTransaction(request, gasLimit, vm.common)
       const block = blockFor(view.env, vm.common, priced)
       probe.start(priced)
       let result: RunTxResult
