@@ -12,7 +12,7 @@ import { createStateDiff, mergeDiff } from './types.ts'
 
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
 import type { Address } from '@ethereumjs/util'
-import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
+import type { AccountRecord, Hex, StateDiff, StateReader, StorageDiff } from './types.ts'
 
 const EMPTY = new Uint8Array(0)
 
@@ -25,14 +25,26 @@ function toRecord(account: Account): AccountRecord {
   }
 }
 
+/** What one write replaced, so that a revert can put it back. */
+type Undo =
+  | { kind: 'account'; address: Hex; previous: AccountRecord | null | undefined }
+  | { kind: 'slot'; storage: StorageDiff; slot: Hex; previous: Uint8Array | undefined }
+  | { kind: 'storage'; address: Hex; previous: StorageDiff | undefined }
+  | { kind: 'code'; hash: Hex; previous: Uint8Array | undefined }
+
 /**
- * The EVM's view of state: a read-only base (a sealed block or the pending flashblocks) under a journal of
- * diffs, one per open checkpoint. Nothing here touches a trie; `getStateRoot` is delegated to the owner, which
- * knows the base's history.
+ * The EVM's view of state: a read-only base (a sealed block or the pending flashblocks) under one diff of every
+ * write since the last reset, with an undo log for the open checkpoints, as geth's StateDB journals its writes. A
+ * read is one map lookup before the base, however deep the calls; a revert replays the undo log back to the
+ * checkpoint. Nothing here touches a trie; `getStateRoot` is delegated to the owner, which knows the base's
+ * history.
  */
 export class FlatStateManager implements StateManagerInterface {
   base: StateReader
-  private layers: StateDiff[] = [createStateDiff()]
+  private diff: StateDiff = createStateDiff()
+  private undo: Undo[] = []
+  /** Length of `undo` at each open checkpoint, innermost last. */
+  private checkpoints: number[] = []
   /** Set by the block producer, the only owner that knows the trie. */
   computeStateRoot: ((writes: StateDiff) => Promise<Uint8Array>) | undefined
   private readonly original = new Map<string, Uint8Array>()
@@ -58,45 +70,48 @@ export class FlatStateManager implements StateManagerInterface {
   /** Starts over on another base, dropping every write. */
   reset(base: StateReader): void {
     this.base = base
-    this.layers = [createStateDiff()]
+    this.diff = createStateDiff()
+    this.undo = []
+    this.checkpoints = []
     this.original.clear()
   }
 
-  /** Every write since the last reset or publish, merged; the journal is left as it is. */
+  /**
+   * Every write since the last reset or publish. The diff is the live one: it changes with the next write, and is
+   * the caller's to keep only once the state manager has been reset.
+   */
   writes(): StateDiff {
-    const merged = createStateDiff()
-    for (const layer of this.layers) mergeDiff(merged, layer)
-    return merged
+    return this.diff
   }
 
   /**
-   * Moves every write into the base as one frozen diff and returns it. The journal keeps its depth, so a
-   * checkpoint opened by the block builder stays balanced. Only call between transactions.
+   * Moves every write into the base as one frozen diff and returns it. Open checkpoints stay open, so one opened by
+   * the block builder stays balanced, but none of them can undo what was published. Only call between
+   * transactions.
    */
   publish(): StateDiff {
-    const diff = this.writes()
-    this.layers = this.layers.map(() => createStateDiff())
+    const diff = this.diff
+    this.diff = createStateDiff()
+    this.undo = []
+    this.checkpoints = this.checkpoints.map(() => 0)
     this.base = createOverlay(diff, this.base)
     return diff
   }
 
-  private top(): StateDiff {
-    return this.layers[this.layers.length - 1]!
+  /** Whether a write must be remembered: only an open checkpoint can be reverted. */
+  private get journaling(): boolean {
+    return this.checkpoints.length > 0
   }
 
   private readAccount(address: Hex): AccountRecord | undefined {
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const account = this.layers[i]!.accounts.get(address)
-      if (account !== undefined) return account ?? undefined
-      if (this.layers[i]!.accounts.has(address)) return undefined
-    }
-    return this.base.account(address)
+    const account = this.diff.accounts.get(address)
+    if (account === null) return undefined
+    return account ?? this.base.account(address)
   }
 
   private readStorage(address: string, slot: string): Uint8Array {
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const storage = this.layers[i]!.storage.get(address as Hex)
-      if (storage === undefined) continue
+    const storage = this.diff.storage.get(address as Hex)
+    if (storage !== undefined) {
       const value = storage.slots.get(slot as Hex)
       if (value !== undefined) return value
       if (storage.cleared) return EMPTY
@@ -106,19 +121,19 @@ export class FlatStateManager implements StateManagerInterface {
 
   private readCode(codeHash: Uint8Array): Uint8Array {
     if (equalsBytes(codeHash, KECCAK256_NULL)) return EMPTY
-    const hash = bytesToHex(codeHash)
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const code = this.layers[i]!.code.get(hash)
-      if (code !== undefined) return code
-    }
-    return this.base.code(hash) ?? EMPTY
+    const hash = bytesToHex(codeHash) as Hex
+    return this.diff.code.get(hash) ?? this.base.code(hash) ?? EMPTY
   }
 
-  private storageOf(address: Hex): { cleared: boolean; slots: Map<Hex, Uint8Array> } {
-    const top = this.top()
-    let storage = top.storage.get(address)
-    if (storage === undefined) top.storage.set(address, (storage = { cleared: false, slots: new Map() }))
-    return storage
+  private writeAccount(address: Hex, account: AccountRecord | null): void {
+    if (this.journaling) this.undo.push({ kind: 'account', address, previous: this.diff.accounts.get(address) })
+    this.diff.accounts.set(address, account)
+  }
+
+  /** Replaces the account's storage diff with a wiped one. */
+  private wipeStorage(address: Hex): void {
+    if (this.journaling) this.undo.push({ kind: 'storage', address, previous: this.diff.storage.get(address) })
+    this.diff.storage.set(address, { cleared: true, slots: new Map() })
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
@@ -129,14 +144,13 @@ export class FlatStateManager implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address)
-    this.top().accounts.set(address.toString(), toRecord(account))
+    this.writeAccount(address.toString(), toRecord(account))
   }
 
   async deleteAccount(address: Address): Promise<void> {
     const key = address.toString()
-    const top = this.top()
-    top.accounts.set(key, null)
-    top.storage.set(key, { cleared: true, slots: new Map() })
+    this.writeAccount(key, null)
+    this.wipeStorage(key)
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
@@ -150,7 +164,11 @@ export class FlatStateManager implements StateManagerInterface {
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code)
-    if (code.length > 0) this.top().code.set(bytesToHex(codeHash), code)
+    if (code.length > 0) {
+      const hash = bytesToHex(codeHash) as Hex
+      if (this.journaling) this.undo.push({ kind: 'code', hash, previous: this.diff.code.get(hash) })
+      this.diff.code.set(hash, code)
+    }
     await this.modifyAccountFields(address, { codeHash })
   }
 
@@ -168,24 +186,51 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    this.storageOf(address.toString()).slots.set(bytesToHex(key), unpadBytes(value))
+    const account = address.toString()
+    let storage = this.diff.storage.get(account)
+    if (storage === undefined) {
+      if (this.journaling) this.undo.push({ kind: 'storage', address: account, previous: undefined })
+      this.diff.storage.set(account, (storage = { cleared: false, slots: new Map() }))
+    }
+    const slot = bytesToHex(key) as Hex
+    if (this.journaling) this.undo.push({ kind: 'slot', storage, slot, previous: storage.slots.get(slot) })
+    storage.slots.set(slot, unpadBytes(value))
   }
 
   async clearStorage(address: Address): Promise<void> {
-    this.top().storage.set(address.toString(), { cleared: true, slots: new Map() })
+    this.wipeStorage(address.toString())
   }
 
   async checkpoint(): Promise<void> {
-    this.layers.push(createStateDiff())
+    this.checkpoints.push(this.undo.length)
   }
 
   async commit(): Promise<void> {
-    const top = this.layers.pop()!
-    mergeDiff(this.top(), top)
+    this.checkpoints.pop()
+    // Outside every checkpoint nothing can be reverted any more.
+    if (this.checkpoints.length === 0) this.undo = []
   }
 
   async revert(): Promise<void> {
-    this.layers.pop()
+    const mark = this.checkpoints.pop() ?? 0
+    for (let i = this.undo.length - 1; i >= mark; i--) {
+      const entry = this.undo[i]!
+      switch (entry.kind) {
+        case 'account':
+          restore(this.diff.accounts, entry.address, entry.previous)
+          break
+        case 'slot':
+          restore(entry.storage.slots, entry.slot, entry.previous)
+          break
+        case 'storage':
+          restore(this.diff.storage, entry.address, entry.previous)
+          break
+        case 'code':
+          restore(this.diff.code, entry.hash, entry.previous)
+          break
+      }
+    }
+    this.undo.length = mark
   }
 
   async getStateRoot(): Promise<Uint8Array> {
@@ -208,12 +253,13 @@ export class FlatStateManager implements StateManagerInterface {
   shallowCopy(): StateManagerInterface {
     const copy = new FlatStateManager(this.base)
     copy.computeStateRoot = this.computeStateRoot
-    copy.layers = this.layers.map((layer) => {
-      const clone = createStateDiff()
-      mergeDiff(clone, layer)
-      return clone
-    })
+    mergeDiff(copy.diff, this.diff)
     return copy
   }
 }
 
+/** Puts a map entry back as it was: absent (undefined) or with its old value. */
+function restore<K, V>(map: Map<K, V>, key: K, previous: V | undefined): void {
+  if (previous === undefined) map.delete(key)
+  else map.set(key, previous)
+}
