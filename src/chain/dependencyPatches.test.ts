@@ -47,6 +47,19 @@ describe('@ethereumjs/common', () => {
     common.setEIPs([3855])
     expect(common.isActivatedEIP(3855)).toBe(true)
   })
+
+  test('gteHardfork follows hardfork changes, and copies answer for their own hardfork', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun })
+    expect(common.gteHardfork(Hardfork.London)).toBe(true)
+    expect(common.gteHardfork(Hardfork.Prague)).toBe(false)
+    expect(common.gteHardfork('nonsense')).toBe(false)
+    const copy = common.copy()
+    copy.setHardfork(Hardfork.Prague)
+    expect(copy.gteHardfork(Hardfork.Prague)).toBe(true)
+    expect(common.gteHardfork(Hardfork.Prague)).toBe(false)
+    expect(common.hardforkGteHardfork(Hardfork.Osaka, Hardfork.Prague)).toBe(true)
+    expect(common.hardforkGteHardfork(Hardfork.Shanghai, Hardfork.Prague)).toBe(false)
+  })
 })
 
 describe('@ethereumjs/evm', () => {
@@ -85,6 +98,16 @@ describe('@ethereumjs/evm', () => {
     expect(result.executionGasUsed).toBe(gasUsed)
     expect(pcs).toHaveLength(3 + 800 + 1)
     expect(pcs.slice(0, 5)).toEqual([0, 2, 4, 5, 6])
+  })
+
+  test('always-warm addresses and slots are kept without their 0x prefix, whichever form they come in', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const address = hexToBytes('0x00000000000000000000000000000000000000aa')
+    evm.journal.addAlwaysWarmAddress('0x00000000000000000000000000000000000000aa')
+    evm.journal.addAlwaysWarmSlot('00000000000000000000000000000000000000bb', `0x${'00'.repeat(31)}01`)
+    expect(evm.journal.isWarmedAddress(address)).toBe(true)
+    expect(evm.journal.isWarmedStorage(hexToBytes('0x00000000000000000000000000000000000000bb'), hexToBytes(`0x${'00'.repeat(31)}01`))).toBe(true)
+    expect(evm.journal.isWarmedStorage(address, hexToBytes(`0x${'00'.repeat(31)}01`))).toBe(false)
   })
 
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {
