@@ -6,8 +6,9 @@ import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, eoaCode7702Re
 
 import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
 import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
-import { createBlockchain, createCallTransaction, createExecutor, invalidCallError } from './execution.ts'
-import { CALL_STIPEND, gasUpperBound, searchGas } from './estimate.ts'
+import { createCallRunner } from './calls.ts'
+import { createBlockchain } from './execution.ts'
+import { CALL_STIPEND } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createAnswerCache } from './answers.ts'
 import { pendingPosition } from './blocks.ts'
@@ -15,11 +16,10 @@ import { cacheJumpAnalysis } from './jumpAnalysis.ts'
 import { keccak256 } from './keccak.ts'
 import { createLazyKZG } from './kzg.ts'
 import { nativeEcrecover } from './secp256k1.ts'
-import { mergeParamsOnce } from './common.ts'
+import { createForks, EIP7825_TX_GAS_CAP, mergeParamsOnce } from './common.ts'
 import { withOverrides, type Overrides } from './overrides.ts'
 import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
-import { revertError } from './revert.ts'
 import { openChainStore, openDatabase } from './store.ts'
 import { systemContracts } from './systemContracts.ts'
 import { createStateHistory } from './state/history.ts'
@@ -190,7 +190,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   const head = () => blocks[blocks.length - 1]!
   const blockHashes = (number: bigint) => blocks[Number(number)]?.block.hash()
-  const executor = await createExecutor({ common, blockHashes })
+  const runner = await createCallRunner({ common, blockHashes, rpcGasCap, revertCode })
+  const { executor } = runner
   const answers = createAnswerCache()
   const pool = createPool()
 
@@ -271,29 +272,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     return { env, state: history.at(resolved.block.number) }
   }
 
-  function callGasLimit(request: CallRequest, env: BlockEnv): bigint {
-    let gas = request.gas ?? (rpcGasCap < env.gasLimit ? rpcGasCap : env.gasLimit)
-    if (gas > rpcGasCap) gas = rpcGasCap
-    const cap = txGasCap(env)
-    return cap !== undefined && gas > cap ? cap : gas
-  }
-
-  /** A Common to ask which EIPs are active at some block; moved to each block it is asked about. */
-  const forks = common.copy()
-  /** Where `forks` was last moved: a request asks several times about the same block, and moving it costs. */
-  let forksAtBlock: { number: bigint; timestamp: bigint } | undefined
-  function forksAt(env: BlockEnv): Common {
-    if (forksAtBlock?.number !== env.number || forksAtBlock.timestamp !== env.timestamp) {
-      forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
-      forksAtBlock = { number: env.number, timestamp: env.timestamp }
-    }
-    return forks
-  }
+  const forks = createForks(common)
 
   /** One frozen-in-time Common per hardfork, for decoding and signing transactions of a given block. */
   const commons = new Map<string, Common>()
   function commonAt(env: BlockEnv): Common {
-    const hardfork = forksAt(env).hardfork()
+    const hardfork = forks.at(env).hardfork()
     let fork = commons.get(hardfork)
     if (fork === undefined) {
       fork = common.copy()
@@ -301,10 +285,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       commons.set(hardfork, fork)
     }
     return fork
-  }
-
-  function txGasCap(env: BlockEnv): bigint | undefined {
-    return forksAt(env).isActivatedEIP(7825) ? EIP7825_TX_GAS_CAP : undefined
   }
 
   function nextNonce(address: Hex): bigint {
@@ -328,7 +308,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
     const pending = producer.pending()
     if (tx.gasLimit > pending.env.gasLimit) throw txErrors.exceedsBlockGasLimit()
-    const cap = txGasCap(pending.env)
+    const cap = forks.txGasCap(pending.env)
     if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
     const intrinsic = tx.getIntrinsicGas()
     if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGasTooLow(tx.gasLimit, intrinsic)
@@ -503,8 +483,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
     async call(request, specifier, overrides = {}) {
       const resolved = resolve(specifier)
-      if (hasOverrides(overrides)) return callOn(request, withOverrides(viewOf(resolved), overrides))
-      return (await answers.answer(resolved.block, 'eth_call', request, () => callOn(request, viewOf(resolved)))).value
+      if (hasOverrides(overrides)) return runner.call(request, withOverrides(viewOf(resolved), overrides))
+      return (await answers.answer(resolved.block, 'eth_call', request, () => runner.call(request, viewOf(resolved)))).value
     },
 
     async estimateGas(request, specifier, overrides = {}) {
@@ -525,7 +505,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         } catch (error) {
           if (!(error instanceof ExecutionRevertedError)) throw error
           // It will revert whatever its gas: give it what its failing run consumed, with the 1/64 it may forward.
-          const hi = ceiling(request, view)
+          const hi = runner.ceiling(request, view)
           const { outcome } = await executor.execute(request, hi, view)
           const consumed = outcome.kind === 'invalid' ? hi : ((outcome.gasConsumed + CALL_STIPEND) * 64n) / 63n
           plan = { gas: consumed < hi ? consumed : hi, reverts: true }
@@ -538,8 +518,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       return plans
     },
 
-    isActive: (eip) => forksAt(producer.pending().env).isActivatedEIP(eip),
-    txGasCap: () => txGasCap(producer.pending().env),
+    isActive: (eip) => forks.at(producer.pending().env).isActivatedEIP(eip),
+    txGasCap: () => forks.txGasCap(producer.pending().env),
 
     async sendRawTransaction(raw) {
       return admit(decode(raw), raw)
@@ -573,87 +553,20 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
   }
 
-  function ceiling(request: CallRequest, view: ExecutionView): bigint {
-    const from = request.from ?? ZERO_ADDRESS
-    return gasUpperBound({
-      blockGasLimit: view.env.gasLimit,
-      gas: request.gas,
-      txGasCap: txGasCap(view.env),
-      rpcGasCap,
-      feeCap: request.gasPrice ?? request.maxFeePerGas ?? 0n,
-      balance: view.state.account(from)?.balance ?? 0n,
-      value: request.value ?? 0n,
-      from,
-    })
-  }
-
-  async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
-    requireValueCovered(view.state, request)
-    const outcome = await executor.call(request, callGasLimit(request, view.env), view)
-    switch (outcome.kind) {
-      case 'success':
-        return outcome.returnValue
-      case 'revert':
-        throw revertError(outcome.returnValue, revertCode)
-      case 'halt':
-        throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
-      case 'invalid':
-        throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
-    }
-  }
-
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
-    const hi = ceiling(request, view)
-    // Built once: it tells the least gas limit, and most estimates then run it once at the ceiling.
-    const atCeiling = createCallTransaction(request, hi, forksAt(view.env))
-    const estimate = await searchGas({
-      run: (gas) => executor.call(request, gas, view, gas === hi ? atCeiling : undefined),
-      lowest: getMinimumGasLimit(atCeiling),
-      hi,
-      isTransfer: isTransfer(request, view),
-      revertCode,
-      from: request.from ?? ZERO_ADDRESS,
-    })
+    const estimate = await runner.estimate(request, view)
     debug?.(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
     return estimate.gas
-  }
-
-  /** A plain value transfer to an account without code, which one run at the intrinsic gas decides. */
-  function isTransfer(request: CallRequest, view: ExecutionView): boolean {
-    const to = request.to ?? undefined
-    return (
-      to !== undefined &&
-      codeOf(view.state, to).length === 0 &&
-      (request.data === undefined || request.data === '0x') &&
-      request.authorizationList === undefined
-    )
   }
 
   return chain
 }
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 /** JSON.rawJSON (Node 21+), not yet in TypeScript's lib: a JSON number of any size. */
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON
-/** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
-const EIP7825_TX_GAS_CAP = 2n ** 24n
 
-/** geth refuses a call whose value the sender cannot pay, even when gas is free. */
 function hasOverrides(overrides: Overrides): boolean {
   return overrides.state !== undefined || overrides.block !== undefined
-}
-
-function requireValueCovered(state: StateReader, request: CallRequest) {
-  const from = request.from ?? ZERO_ADDRESS
-  const balance = state.account(from)?.balance ?? 0n
-  const value = request.value ?? 0n
-  if (value > balance) throw txErrors.insufficientFunds(from, balance, value)
-}
-
-function codeOf(state: StateReader, address: Hex): Uint8Array {
-  const account = state.account(address.toLowerCase() as Hex)
-  if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY
-  return state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
 }
 
 function firstLogIndex(receipts: Receipt[], position: number): number {

@@ -36,3 +36,27 @@ export function mergeParamsOnce(common: Common): Common {
   common.updateParams(paramsBlock)
   return common
 }
+
+/** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
+export const EIP7825_TX_GAS_CAP = 2n ** 24n
+
+/** Which rules hold at some block: a Common moved to each block it is asked about. */
+export type Forks = {
+  at(env: { number: bigint; timestamp: bigint }): Common
+  /** EIP-7825's per-transaction gas cap at that block, if active. */
+  txGasCap(env: { number: bigint; timestamp: bigint }): bigint | undefined
+}
+
+export function createForks(common: Common): Forks {
+  const forks = common.copy()
+  // Moving a Common walks every fork, and a request asks several times about the same block.
+  let movedTo: { number: bigint; timestamp: bigint } | undefined
+  const at = (env: { number: bigint; timestamp: bigint }) => {
+    if (movedTo?.number !== env.number || movedTo.timestamp !== env.timestamp) {
+      forks.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
+      movedTo = { number: env.number, timestamp: env.timestamp }
+    }
+    return forks
+  }
+  return { at, txGasCap: (env) => (at(env).isActivatedEIP(7825) ? EIP7825_TX_GAS_CAP : undefined) }
+}
