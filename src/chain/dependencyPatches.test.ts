@@ -2,8 +2,11 @@
 // that the interpreter's inline path is really in use.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
-import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
+
+import { devGenesis } from './config.ts'
+import { parseGethGenesis } from './genesis.ts'
 
 describe('@ethereumjs/util', () => {
   test('setLengthLeft and setLengthRight pad with zeros, keep equal lengths and refuse to truncate', () => {
@@ -23,6 +26,20 @@ describe('@ethereumjs/util', () => {
     expect(bytesToHex(bigIntToBytes(0xabcn))).toBe('0x0abc')
     expect(bytesToHex(bigIntToBytes(2n ** 256n - 1n))).toBe(`0x${'ff'.repeat(32)}`)
     expect(bytesToHex(bigIntToBytes(0x0102n, true))).toBe('0x0201')
+  })
+
+  test('bytesToBigInt reads big-endian integers of every length, also from a view into a larger buffer', () => {
+    for (const length of [0, 1, 2, 3, 6, 7, 8, 20, 31, 32, 33]) {
+      const bytes = Uint8Array.from({ length }, (_, i) => (i * 37 + 255) % 256)
+      const expected = length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`)
+      expect(bytesToBigInt(bytes)).toBe(expected)
+    }
+    const word = hexToBytes(`0x${'ff'.repeat(32)}`)
+    expect(bytesToBigInt(word)).toBe(2n ** 256n - 1n)
+    const backing = new Uint8Array(40)
+    backing.set(hexToBytes(`0x${'00'.repeat(31)}2a`), 5)
+    expect(bytesToBigInt(backing.subarray(5, 37))).toBe(42n)
+    expect(bytesToBigInt(hexToBytes('0x0102'), true)).toBe(0x0201n)
   })
 
   test('hexToBytes pads odd lengths and refuses what is not 0x-prefixed hex', () => {
@@ -46,6 +63,16 @@ describe('@ethereumjs/common', () => {
     expect(common.isActivatedEIP(1559)).toBe(true)
     common.setEIPs([3855])
     expect(common.isActivatedEIP(3855)).toBe(true)
+  })
+
+  test('with a blob schedule (custom hardforks), the hardfork list is built once and stays complete', () => {
+    const { common } = parseGethGenesis(devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: 30_000_000n, timestamp: 0, alloc: {} }))
+    const list = common.hardforks()
+    expect(common.hardforks()).toBe(list)
+    expect(list.map((hf) => hf.name)).toEqual(expect.arrayContaining(['london', 'cancun', 'prague']))
+    expect(common.hardfork()).toBe('prague')
+    expect(common.gteHardfork('cancun')).toBe(true)
+    expect(common.gteHardfork('osaka')).toBe(false)
   })
 
   test('gteHardfork follows hardfork changes, and copies answer for their own hardfork', () => {
