@@ -235,3 +235,32 @@ export function toRpcError(error: unknown): RpcErrorShape {
   if (error instanceof RpcError) return error.toJSON()
   return new InternalError().toJSON()
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Across threads
+
+/** An RpcError as it crosses a thread boundary: its wire form and its class. */
+export type PortableRpcError = RpcErrorShape & { name: string }
+
+export function toPortable(error: RpcError): PortableRpcError {
+  return { ...error.toJSON(), name: error.name }
+}
+
+/** The classes callers tell apart with instanceof (the wallet does), by name. */
+const portableClasses: Record<string, { prototype: RpcError }> = {
+  BlockNotFoundError,
+  ExecutionRevertedError,
+  ExecutionError,
+  GasAllowanceError,
+  InvalidParamsError,
+  TransactionRejectedError,
+}
+
+/** The same error again, of the same class, on this side of the boundary. */
+export function fromPortable(portable: PortableRpcError): RpcError {
+  const revived = new RpcError(portable.message, { code: portable.code, data: portable.data })
+  // The subclasses' constructors take their causes, not their wire form; the prototype is what instanceof sees.
+  Object.setPrototypeOf(revived, (portableClasses[portable.name] ?? RpcError).prototype)
+  revived.name = portable.name
+  return revived
+}

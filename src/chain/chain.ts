@@ -7,6 +7,7 @@ import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, eoaCode7702Re
 import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
 import { defaults, deriveAccounts, devGenesis, keyAccount } from './config.ts'
 import { createCallRunner } from './calls.ts'
+import { createExecutionPool, WorkerGoneError } from './executionPool.ts'
 import { createBlockchain } from './execution.ts'
 import { CALL_STIPEND } from './estimate.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
@@ -33,6 +34,8 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockEnv, Log, PendingBlock, Receipt, SealedBlock } from './blocks.ts'
 import type { ChainOptions, DevAccount, MiningMode } from './config.ts'
 import type { CallRequest, ExecutionView } from './execution.ts'
+import type { ExecutionPool } from './executionPool.ts'
+import type { CallMethod } from './executionWorker.ts'
 import type { PoolTransaction } from './pool.ts'
 import type { AccountRecord, Hex, StateDiff, StateReader } from './state/types.ts'
 
@@ -192,6 +195,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const blockHashes = (number: bigint) => blocks[Number(number)]?.block.hash()
   const runner = await createCallRunner({ common, blockHashes, rpcGasCap, revertCode })
   const { executor } = runner
+  /** Started once the chain is loaded (and imported); until then nothing reads it. */
+  let executionPool: ExecutionPool | undefined
   const answers = createAnswerCache()
   const pool = createPool()
 
@@ -216,6 +221,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     head,
     commitBlock(sealed, diff) {
       history.commit(sealed.number, diff)
+      executionPool?.commitBlock(sealed.number, sealed.block.hash(), diff)
       store.writeBlock(
         {
           number: sealed.number,
@@ -428,6 +434,22 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
   }
 
+  const workers = options.workers ?? defaults.workers
+  if (workers > 0) {
+    const genesisText = store.getMeta('genesis')!
+    executionPool = createExecutionPool({
+      size: workers,
+      init: () => ({
+        genesis: genesisText,
+        history: history.snapshot(),
+        blockHashes: blocks.map((sealed) => sealed.block.hash()),
+        rpcGasCap,
+        revertCode,
+      }),
+      log,
+    })
+  }
+
   if (mining === 'interval') {
     producer.start({
       blockTime: options.blockTime ?? defaults.blockTime,
@@ -484,7 +506,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     async call(request, specifier, overrides = {}) {
       const resolved = resolve(specifier)
       if (hasOverrides(overrides)) return runner.call(request, withOverrides(viewOf(resolved), overrides))
-      return (await answers.answer(resolved.block, 'eth_call', request, () => runner.call(request, viewOf(resolved)))).value
+      return (await answers.answer(resolved.block, 'eth_call', request, () => callOn(request, viewOf(resolved)))).value
     },
 
     async estimateGas(request, specifier, overrides = {}) {
@@ -544,17 +566,36 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
 
     get executionRuns() {
-      return executor.runs
+      return executor.runs + (executionPool?.runs ?? 0)
     },
 
     async close() {
       await producer.stop()
+      await executionPool?.close()
       if (ownsDatabase) database.close()
     },
   }
 
+  /** On an idle worker if there is one, else here; a worker that dies mid-run leaves the run to this thread. */
+  async function onWorker(method: CallMethod, request: CallRequest, view: ExecutionView) {
+    const remote = executionPool?.run(method, request, view)
+    if (remote === undefined) return undefined
+    try {
+      return await remote
+    } catch (error) {
+      if (error instanceof WorkerGoneError) return undefined
+      throw error
+    }
+  }
+
+  async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
+    const remote = await onWorker('eth_call', request, view)
+    return remote === undefined ? runner.call(request, view) : (remote.value as Uint8Array)
+  }
+
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
-    const estimate = await runner.estimate(request, view)
+    const remote = await onWorker('eth_estimateGas', request, view)
+    const estimate = remote === undefined ? await runner.estimate(request, view) : { gas: remote.value as bigint, runs: remote.runs }
     debug?.(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
     return estimate.gas
   }

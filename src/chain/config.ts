@@ -1,4 +1,5 @@
 import { pbkdf2Sync } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 
 import { HDKey } from '@scure/bip32'
 import { validateMnemonic } from '@scure/bip39'
@@ -44,6 +45,8 @@ export type ChainOptions = {
   blockGasLimit?: bigint
   /** geth's RPCGasCap: the most gas eth_call and eth_estimateGas may use. */
   rpcGasCap?: bigint
+  /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
+  workers?: number
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void
@@ -65,6 +68,8 @@ export const defaults = {
   revertCode: -32000,
   blockGasLimit: 30_000_000n,
   rpcGasCap: 50_000_000n,
+  /** One per core beyond the main thread's, up to 3 (each keeps its own copy of the state). */
+  workers: Math.min(3, availableParallelism() - 1),
 } as const
 
 export type DevAccount = { address: Hex; privateKey: Hex }

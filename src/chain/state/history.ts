@@ -36,6 +36,13 @@ function record<T>(versions: Versions<T> | undefined, block: number, value: T): 
  * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
  * read never sees a half-sealed block.
  */
+/** The whole history as plain maps, for another thread to start from (structured-cloneable). */
+export type HistorySnapshot = {
+  accounts: Map<Hex, Versions<AccountRecord | null>>
+  storage: Map<Hex, AccountStorage>
+  codes: Map<Hex, Uint8Array>
+}
+
 export type StateHistory = {
   /** The state at the end of block `number`. */
   at(number: bigint): StateReader
@@ -43,12 +50,14 @@ export type StateHistory = {
   commit(number: bigint, diff: StateDiff): void
   /** Every live account of the newest block, with its storage; used to rebuild the state trie. */
   entries(): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
+  /** The maps themselves, not a copy: post them (which copies) before the next commit. */
+  snapshot(): HistorySnapshot
 }
 
-export function createStateHistory(): StateHistory {
-  const accounts = new Map<Hex, Versions<AccountRecord | null>>()
-  const storage = new Map<Hex, AccountStorage>()
-  const codes = new Map<Hex, Uint8Array>()
+export function createStateHistory(from?: HistorySnapshot): StateHistory {
+  const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
+  const storage = from?.storage ?? new Map<Hex, AccountStorage>()
+  const codes = from?.codes ?? new Map<Hex, Uint8Array>()
 
   function readStorage(address: Hex, slot: Hex, block: number): Uint8Array {
     const account = storage.get(address)
@@ -67,6 +76,7 @@ export function createStateHistory(): StateHistory {
     at(number) {
       const block = Number(number)
       return {
+        origin: { kind: 'block', number },
         account(address) {
           const versions = accounts.get(address)
           if (versions === undefined) return undefined
@@ -93,6 +103,8 @@ export function createStateHistory(): StateHistory {
         }
       }
     },
+
+    snapshot: () => ({ accounts, storage, codes }),
 
     *entries() {
       const head = Number.MAX_SAFE_INTEGER

@@ -13,8 +13,15 @@ export type AccountRecord = {
   readonly storageRoot: Uint8Array
 }
 
+/**
+ * What a reader is made of, when it is one of the chain's own: a sealed block's state, or a diff over another reader.
+ * A thread holding the same history can rebuild the reader from it (see executionPool.ts).
+ */
+export type StateOrigin = { kind: 'block'; number: bigint } | { kind: 'overlay'; diff: StateDiff; parent: StateReader }
+
 /** A read-only view of one consistent state: a sealed block, or the pending state after a flashblock. */
 export type StateReader = {
+  readonly origin?: StateOrigin
   /** `undefined` when the account does not exist. */
   account(address: Hex): AccountRecord | undefined
   /** The slot's value with leading zeros stripped; empty when zero. */

@@ -1,0 +1,173 @@
+import { KECCAK256_NULL, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { afterAll, describe, expect, test } from 'vitest'
+
+import { ExecutionRevertedError } from '../errors.ts'
+import { createCallRunner } from './calls.ts'
+import { devGenesis } from './config.ts'
+import { createExecutionPool, startExecutionWorker, WorkerGoneError } from './executionPool.ts'
+import { parseGethGenesis } from './genesis.ts'
+import { keccak256 } from './keccak.ts'
+import { createStateHistory } from './state/history.ts'
+import { createOverlay } from './state/overlay.ts'
+import { createStateDiff } from './state/types.ts'
+
+import type { Worker } from 'node:worker_threads'
+import type { BlockEnv } from './blocks.ts'
+import type { ExecutionPool } from './executionPool.ts'
+import type { Hex, StateDiff, StateReader } from './state/types.ts'
+
+const sender = '0x00000000000000000000000000000000000000a1' as Hex
+const reader = '0x00000000000000000000000000000000000000c0' as Hex
+const reverter = '0x00000000000000000000000000000000000000c1' as Hex
+const slot0 = `0x${'00'.repeat(32)}` as Hex
+// PUSH0, SLOAD, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN: returns storage slot 0.
+const returnsSlot0 = hexToBytes('0x5f545f5260205ff3')
+// PUSH0, PUSH0, REVERT
+const revertsEmpty = hexToBytes('0x5f5ffd')
+
+const genesisJSON = devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: 30_000_000n, timestamp: 0, alloc: {} })
+const genesis = JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))
+const { common } = parseGethGenesis(genesisJSON)
+
+function withCode(diff: StateDiff, address: Hex, code: Uint8Array) {
+  const codeHash = keccak256(code)
+  diff.code.set(bytesToHex(codeHash) as Hex, code)
+  diff.accounts.set(address, { nonce: 1n, balance: 0n, codeHash, storageRoot: KECCAK256_NULL })
+}
+
+function slotDiff(value: number): StateDiff {
+  const diff = createStateDiff()
+  diff.storage.set(reader, { cleared: false, slots: new Map([[slot0, Uint8Array.of(value)]]) })
+  return diff
+}
+
+/** Block 0: the reader contract with slot 0 = 1, the reverter, and a funded sender. */
+const history = createStateHistory()
+const block0 = slotDiff(1)
+withCode(block0, reader, returnsSlot0)
+withCode(block0, reverter, revertsEmpty)
+block0.accounts.set(sender, { nonce: 0n, balance: 10n ** 18n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_NULL })
+history.commit(0n, block0)
+
+const env: BlockEnv = {
+  number: 1n,
+  timestamp: 1_700_000_000n,
+  gasLimit: 30_000_000n,
+  baseFeePerGas: 7n,
+  coinbase: `0x${'00'.repeat(20)}`,
+  prevRandao: `0x${'00'.repeat(32)}`,
+  excessBlobGas: 0n,
+  parentHash: `0x${'00'.repeat(32)}`,
+  parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
+}
+
+const started: Worker[] = []
+const pools: ExecutionPool[] = []
+function createPool(size = 1) {
+  const pool = createExecutionPool({
+    size,
+    init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+    log: () => {},
+    startWorker: (init) => {
+      const worker = startExecutionWorker(init)
+      started.push(worker)
+      return worker
+    },
+  })
+  pools.push(pool)
+  return pool
+}
+afterAll(() => Promise.all(pools.map((pool) => pool.close())))
+
+/** Runs on the pool once a worker is ready (it loads for a moment after it starts). */
+async function onWorker(pool: ExecutionPool, ...args: Parameters<ExecutionPool['run']>) {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const answer = pool.run(...args)
+    if (answer !== undefined) return answer
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('no worker became ready within 5 s')
+}
+
+const word = (value: number) => bytesToHex(Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? value : 0)))
+
+describe('createExecutionPool', () => {
+  const pool = createPool()
+
+  test('default: a worker answers eth_call and eth_estimateGas on a sealed block as this thread does', async () => {
+    const local = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 50_000_000n, revertCode: -32000 })
+    const view = { env, state: history.at(0n) }
+    const call = await onWorker(pool, 'eth_call', { to: reader }, view)
+    expect(bytesToHex(call.value as Uint8Array)).toBe(word(1))
+    expect(call.runs).toBe(1)
+    const estimate = await onWorker(pool, 'eth_estimateGas', { from: sender, to: reader }, view)
+    expect(estimate.value).toBe((await local.estimate({ from: sender, to: reader }, view)).gas)
+    expect(pool.runs).toBe(2)
+  })
+
+  test('a pending state is sent with every parent the worker lacks, and found again later', async () => {
+    const first = createOverlay(slotDiff(5), history.at(0n))
+    const second = createOverlay(slotDiff(7), first)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: second })).value as Uint8Array)).toBe(word(7))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: first })).value as Uint8Array)).toBe(word(5))
+  })
+
+  test('states forgotten to bound the worker are sent again when needed', async () => {
+    const states: StateReader[] = []
+    let state = history.at(0n)
+    for (let i = 0; i < 300; i++) states.push((state = createOverlay(slotDiff(i % 200), state)))
+    for (const [i, each] of states.entries()) {
+      expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: each })).value as Uint8Array)).toBe(word(i % 200))
+    }
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: states[3]! })).value as Uint8Array)).toBe(word(3))
+  })
+
+  test('a block sealed after the worker started is readable once committed', async () => {
+    history.commit(1n, slotDiff(9))
+    pool.commitBlock(1n, new Uint8Array(32).fill(1), slotDiff(9))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(1n) })).value as Uint8Array)).toBe(word(9))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })).value as Uint8Array)).toBe(word(1))
+  })
+
+  test('error: a revert arrives as the same class, code and data', async () => {
+    const failure = await onWorker(pool, 'eth_call', { to: reverter }, { env, state: history.at(0n) }).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ExecutionRevertedError)
+    expect(failure).toMatchObject({ code: -32000, message: 'execution reverted', data: '0x' })
+  })
+
+  test('a view that is not built from the chain stays on the calling thread', () => {
+    const foreign: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
+    expect(pool.run('eth_call', { to: reader }, { env, state: foreign })).toBeUndefined()
+  })
+
+  test('a worker takes a bounded queue; beyond it the run is left to the caller', async () => {
+    await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
+    const view = { env, state: history.at(0n) }
+    const taken: Promise<unknown>[] = []
+    let refused = false
+    for (let i = 0; i < 50 && !refused; i++) {
+      const answer = pool.run('eth_call', { to: reader }, view)
+      if (answer === undefined) refused = true
+      else taken.push(answer)
+    }
+    expect(refused).toBe(true)
+    expect(taken.length).toBeGreaterThan(0)
+    await Promise.all(taken)
+  })
+})
+
+describe('createExecutionPool: a worker that exits', () => {
+  test('its runs fail with WorkerGoneError, and a new worker takes the next', async () => {
+    const pool = createPool()
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    // Stopped before the run is posted, so it can never answer it.
+    const stopping = worker.terminate()
+    const running = pool.run('eth_call', { to: reader }, view)!
+    await stopping
+    await expect(running).rejects.toBeInstanceOf(WorkerGoneError)
+    expect(started.at(-1)).not.toBe(worker)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})

@@ -1,0 +1,194 @@
+import { Worker } from 'node:worker_threads'
+
+import { fromPortable } from '../errors.ts'
+
+import type { BlockEnv } from './blocks.ts'
+import type { CallRequest, ExecutionView } from './execution.ts'
+import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './executionWorker.ts'
+import type { StateDiff, StateReader } from './state/types.ts'
+
+export type ExecutionPoolOptions = {
+  /** Worker threads to start. */
+  size: number
+  /** What a new worker starts from: a snapshot of the chain as it is now. */
+  init: () => WorkerInit
+  log: (line: string) => void
+  /** Starts one worker thread; tests hand in their own to get hold of the threads. */
+  startWorker?: (init: WorkerInit) => Worker
+}
+
+/** The execution worker itself, on its own thread. */
+export function startExecutionWorker(init: WorkerInit): Worker {
+  return new Worker(new URL('./executionWorker.ts', import.meta.url), { workerData: init })
+}
+
+export type RemoteAnswer = { value: Uint8Array | bigint; runs: number }
+
+/**
+ * Worker threads that answer eth_call and eth_estimateGas beside the main thread, each from its own replica of the
+ * chain's state (executionWorker.ts). The main thread still parses every request, keeps the answer cache and runs
+ * the EVM itself whenever every worker is busy, so that all cores work.
+ */
+export type ExecutionPool = {
+  /**
+   * Hands the run to an idle worker, or returns undefined: when every worker already has work queued, none is
+   * ready, or the view is not one a worker can rebuild (a state with overrides).
+   */
+  run(method: CallMethod, request: CallRequest, view: ExecutionView): Promise<RemoteAnswer> | undefined
+  /** Replicates a sealed block. Call it before anything can read the block. */
+  commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
+  /** EVM runs the workers made, answered or failed. */
+  readonly runs: number
+  close(): Promise<void>
+}
+
+/** Runs one worker may have sent to it and not answered: one executing, one waiting, so it never idles. */
+const QUEUED_PER_WORKER = 5
+/** Pending states and environments each worker keeps; the oldest is forgotten first. */
+const KEPT_PER_WORKER = 256
+
+type Pending = { resolve: (answer: RemoteAnswer) => void; reject: (error: Error) => void }
+
+type Member = {
+  worker: Worker
+  ready: boolean
+  /** Runs sent and not yet answered. */
+  inFlight: Map<number, Pending>
+  /** What this worker was sent (states and environments), oldest first, with the id it knows them by. */
+  known: Map<object, number>
+}
+
+export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPool {
+  const { startWorker = startExecutionWorker } = options
+  const members: Member[] = []
+  let nextId = 1
+  let runs = 0
+  let closing = false
+
+  function start(): Member {
+    const worker = startWorker(options.init())
+    const member: Member = { worker, ready: false, inFlight: new Map(), known: new Map() }
+    worker.on('message', (message: FromWorker) => {
+      if (message.kind === 'ready') {
+        member.ready = true
+        return
+      }
+      const pending = member.inFlight.get(message.id)
+      if (pending === undefined) return
+      member.inFlight.delete(message.id)
+      if (message.kind !== 'failure') runs += message.runs
+      switch (message.kind) {
+        case 'result':
+          return pending.resolve({ value: message.value, runs: message.runs })
+        case 'error':
+          return pending.reject(fromPortable(message.error))
+        case 'failure':
+          return pending.reject(new Error(`execution worker: ${message.message}`))
+      }
+    })
+    worker.on('error', (error) => options.log(`execution worker failed: ${error.stack ?? error.message}`))
+    worker.once('exit', (code) => {
+      const index = members.indexOf(member)
+      if (index >= 0) members.splice(index, 1)
+      for (const pending of member.inFlight.values()) pending.reject(new WorkerGoneError())
+      member.inFlight.clear()
+      if (!closing) {
+        options.log(`execution worker exited (${code}); starting another`)
+        members.push(start())
+      }
+    })
+    return member
+  }
+
+  for (let i = 0; i < options.size; i++) members.push(start())
+
+  function post(member: Member, message: ToWorker) {
+    member.worker.postMessage(message)
+  }
+
+  /** The id `member` knows `thing` by, if it was sent; most recently used goes last. */
+  function known(member: Member, thing: object): number | undefined {
+    const id = member.known.get(thing)
+    if (id !== undefined) {
+      member.known.delete(thing)
+      member.known.set(thing, id)
+    }
+    return id
+  }
+
+  function send(member: Member, thing: object, message: (id: number) => ToWorker): number {
+    const id = nextId++
+    post(member, message(id))
+    member.known.set(thing, id)
+    return id
+  }
+
+  /** Forgets the least recently used, once the run that needed the newest was posted. */
+  function trim(member: Member) {
+    while (member.known.size > KEPT_PER_WORKER) {
+      const [oldest, id] = member.known.entries().next().value!
+      member.known.delete(oldest)
+      // A state sent later holds its parent itself, so forgetting the parent's id loses nothing.
+      post(member, { kind: 'forget', id })
+    }
+  }
+
+  /** How `member` finds `state`, or undefined when it is not built from the chain's own history and diffs. */
+  function stateRef(member: Member, state: StateReader): StateRef | undefined {
+    const origin = state.origin
+    if (origin === undefined) return undefined
+    if (origin.kind === 'block') return { block: origin.number }
+    const id = known(member, state)
+    if (id !== undefined) return { id }
+    const parent = stateRef(member, origin.parent)
+    if (parent === undefined) return undefined
+    return { id: send(member, state, (id) => ({ kind: 'state', id, parent, diff: origin.diff })) }
+  }
+
+  function envRef(member: Member, env: BlockEnv): number {
+    return known(member, env) ?? send(member, env, (id) => ({ kind: 'env', id, env }))
+  }
+
+  return {
+    run(method, request, view) {
+      let chosen: Member | undefined
+      for (const member of members) {
+        if (!member.ready || member.inFlight.size >= QUEUED_PER_WORKER) continue
+        if (chosen === undefined || member.inFlight.size < chosen.inFlight.size) chosen = member
+      }
+      if (chosen === undefined) return undefined
+      const member = chosen
+      const state = stateRef(member, view.state)
+      if (state === undefined) return undefined
+      const env = envRef(member, view.env)
+      const id = nextId++
+      const answer = new Promise<RemoteAnswer>((resolve, reject) => {
+        member.inFlight.set(id, { resolve, reject })
+        post(member, { kind: 'run', id, method, request, state, env })
+      })
+      trim(member)
+      return answer
+    },
+
+    commitBlock(number, hash, diff) {
+      for (const member of members) post(member, { kind: 'block', number, hash, diff })
+    },
+
+    get runs() {
+      return runs
+    },
+
+    async close() {
+      closing = true
+      await Promise.all(members.map((member) => member.worker.terminate()))
+      members.length = 0
+    },
+  }
+}
+
+/** A run whose worker exited before it answered; the caller runs it again elsewhere. */
+export class WorkerGoneError extends Error {
+  constructor() {
+    super('the execution worker exited before it answered')
+  }
+}
