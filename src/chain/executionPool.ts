@@ -42,8 +42,15 @@ export type ExecutionPool = {
   close(): Promise<void>
 }
 
-/** Runs one worker may have sent to it and not answered: one executing, one waiting, so it never idles. */
-const QUEUED_PER_WORKER = 5
+/** Runs one worker may have sent to it and not answered; beyond that they wait on the main thread. */
+const QUEUED_PER_WORKER = 16
+/** With this many queued, a worker stays busy while the main thread runs one call itself. */
+const KEEPS_BUSY = 4
+/**
+ * Calls the workers must have been sent for each one the main thread runs itself: the main thread also parses and
+ * answers every request, so it takes a smaller share, and never so many that the workers starve.
+ */
+const SENT_PER_LOCAL = 3
 /** Pending states and environments each worker keeps; the oldest is forgotten first. */
 const KEPT_PER_WORKER = 256
 
@@ -61,6 +68,8 @@ type Member = {
 export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPool {
   const { startWorker = startExecutionWorker } = options
   const members: Member[] = []
+  /** Calls sent to workers since the main thread last ran one itself, up to what it takes to earn another. */
+  let credit = 0
   let nextId = 1
   let runs = 0
   let closing = false
@@ -157,6 +166,11 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
         if (chosen === undefined || member.inFlight.size < chosen.inFlight.size) chosen = member
       }
       if (chosen === undefined) return undefined
+      // Every worker busy for a while yet: the main thread takes its share.
+      if (chosen.inFlight.size >= KEEPS_BUSY && credit >= SENT_PER_LOCAL) {
+        credit = 0
+        return undefined
+      }
       const member = chosen
       const state = stateRef(member, view.state)
       if (state === undefined) return undefined
@@ -167,6 +181,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
         post(member, { kind: 'run', id, method, request, state, env })
       })
       trim(member)
+      if (credit < SENT_PER_LOCAL) credit++
       return answer
     },
 
