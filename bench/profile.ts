@@ -19,7 +19,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'flashchain-profile-'))
 const port = await freePort()
 const server = spawn(
   process.execPath,
-  ['--cpu-prof', `--cpu-prof-dir=${dir}`, `${ROOT}src/cli.ts`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral', '--quiet', '--mining', 'manual'],
+  ['--cpu-prof', `--cpu-prof-dir=${dir}`, `${ROOT}bin/flashchain.js`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral', '--quiet', '--mining', 'manual'],
   { stdio: 'inherit' },
 )
 for (let attempt = 0; ; attempt++) {

@@ -67,7 +67,8 @@ export type StartOptions = {
 function command(name: PeerName, port: number, options: StartOptions): { file: string; args: string[]; cwd: string; env?: NodeJS.ProcessEnv } {
   switch (name) {
     case 'flashchain': {
-      const args = [`${ROOT}src/cli.ts`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
+      // What `npm start` runs (bin/flashchain.js, which keeps a compile cache), on this Node.
+      const args = [`${ROOT}bin/flashchain.js`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
       // --debug logs "eth_estimateGas: GAS after N EVM runs" for each estimate.
       args.push(options.verbose === true ? '--debug' : '--quiet')
       args.push('--mining', options.mining ?? 'manual')
@@ -195,7 +196,7 @@ export function rssMB(pid: number): number {
   return match === null ? Number.NaN : Number(match[1]) / 1024
 }
 
-/** Threads of the process (anvil and Hardhat's EDR are multi-threaded; flashchain is one event loop plus Node's). */
+/** Threads of the process (anvil and Hardhat's EDR are multi-threaded; flashchain has its main thread, its execution workers and Node's). */
 export function threadCount(pid: number): number {
   const match = /Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return match === null ? Number.NaN : Number(match[1])

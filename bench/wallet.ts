@@ -11,7 +11,7 @@ const THROUGHPUT_SECONDS = Number(process.env.BENCH_WALLET_SECONDS ?? 10)
 type Rpc = (method: string, params: unknown) => Promise<any>
 
 async function start(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(root, 'src/cli.ts'), '--port', '0', '--ephemeral', '--quiet', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, [join(root, 'bin/flashchain.js'), '--port', '0', '--ephemeral', '--quiet', '--host', '127.0.0.1'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await new Promise<string>((resolve, reject) => {

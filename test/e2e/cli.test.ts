@@ -23,8 +23,8 @@ afterAll(() => {
 
 type Run = { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
 
-function run(args: string[]): Run {
-  const child = spawn(process.execPath, ['src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+function run(args: string[], entry = 'src/cli.ts'): Run {
+  const child = spawn(process.execPath, [entry, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let stdout = ''
   let stderr = ''
@@ -117,12 +117,39 @@ describe.concurrent('flashchain CLI', () => {
     expect((await second.exited).code).toBe(0)
   })
 
+  it('bin/flashchain.js, which npm start runs, starts the same server', async ({ expect }) => {
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet'], 'bin/flashchain.js')
+    const url = await listening(server)
+    expect(await rpc(url, 'eth_chainId')).toBe('0x7a69')
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+  })
+
+  it('--workers 0 and --workers 2 answer calls alike', async ({ expect }) => {
+    const estimate = { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', value: '0x1' }
+    for (const workers of ['0', '2']) {
+      const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet', '--workers', workers])
+      const url = await listening(server)
+      // Workers start beside the server; answers are the same whichever thread gives them.
+      for (let i = 0; i < 20; i++) expect(await rpc(url, 'eth_estimateGas', [estimate])).toBe('0x5208')
+      expect(await rpc(url, 'eth_call', [{ to: estimate.to }])).toBe('0x')
+      server.child.kill('SIGTERM')
+      expect(await server.exited).toEqual({ code: 0, signal: null })
+    }
+  })
+
+  it('a negative --workers exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--workers', '-1'])
+    expect((await bad.exited).code).toBe(2)
+    expect(bad.stderr()).toContain('--workers')
+  })
+
   it('--help prints the options and exits 0', async ({ expect }) => {
     const help = run(['--help'])
     expect(await help.exited).toEqual({ code: 0, signal: null })
     const text = help.stdout()
     expect(text).toMatch(/^Usage: flashchain \[options\]/)
-    for (const option of ['--host', '--port', '--chain-id', '--hardfork', '--block-time', '--flashblock-interval', '--mining', '--data-dir', '--ephemeral', '--fresh', '--accounts', '--mnemonic', '--balance', '--genesis', '--revert-code']) {
+    for (const option of ['--host', '--port', '--chain-id', '--hardfork', '--block-time', '--flashblock-interval', '--mining', '--data-dir', '--ephemeral', '--fresh', '--accounts', '--mnemonic', '--balance', '--genesis', '--revert-code', '--workers']) {
       expect(text).toContain(option)
     }
     expect(help.stderr()).toBe('')
