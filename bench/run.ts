@@ -225,6 +225,20 @@ function peakRss(pid: number): number {
   return match === null ? Number.NaN : Number(match[1]) / 1024
 }
 
+/**
+ * Waits (up to 5 s) until the server's own CPU use falls below a tenth of a core over 200 ms, so that what it does in
+ * the background after a start or a deployment (loading workers, JIT compilation, GC) is not measured as part of a
+ * workload. Every peer gets the same wait.
+ */
+async function untilIdle(server: Server) {
+  const deadline = performance.now() + 5000
+  while (performance.now() < deadline) {
+    const before = cpuSeconds(server.pid)
+    await sleep(200)
+    if (cpuSeconds(server.pid) - before < 0.02) return
+  }
+}
+
 async function measure(server: Server, workload: Workload, context: Context, connections: number): Promise<RunResult> {
   const isTx = workload.id === 'sendRawTransaction'
   let cpu0 = 0
@@ -306,6 +320,7 @@ async function runWorkload(server: Server, workload: Workload, context: Context,
         return
       }
     }
+    await untilIdle(server)
     debug(`${server.label}: ${workload.id} @${connections} starts`)
     const result = await measure(server, workload, context, connections)
     debug(`${server.label}: ${workload.id} @${connections} measured`)
