@@ -67,8 +67,8 @@ export type StartOptions = {
 function command(name: PeerName, port: number, options: StartOptions): { file: string; args: string[]; cwd: string; env?: NodeJS.ProcessEnv } {
   switch (name) {
     case 'flashchain': {
-      // What `npm start` runs (bin/flashchain.js, which keeps a compile cache), on this Node.
-      const args = [`${ROOT}bin/flashchain.js`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
+      // What `npm start` runs (its node flags and bin/flashchain.js, which keeps a compile cache), on this Node.
+      const args = [...startCommand(), '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
       // --debug logs "eth_estimateGas: GAS after N EVM runs" for each estimate.
       args.push(options.verbose === true ? '--debug' : '--quiet')
       args.push('--mining', options.mining ?? 'manual')
@@ -86,6 +86,14 @@ function command(name: PeerName, port: number, options: StartOptions): { file: s
         env: { ...process.env, HARDHAT_DISABLE_TELEMETRY: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
       }
   }
+}
+
+/** `npm start`'s command after `node`, with the script made absolute: `--flags… bin/flashchain.js`. */
+function startCommand(): string[] {
+  const { scripts } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }
+  const [node, ...rest] = scripts.start.split(/\s+/)
+  if (node !== 'node') throw new Error(`npm start is "${scripts.start}", not a node command`)
+  return rest.map((part) => (part.startsWith('-') ? part : `${ROOT}${part}`))
 }
 
 /** Spawns a server and resolves once it answers eth_chainId (polled every 5 ms), timing spawn to answer. */

@@ -19,7 +19,12 @@ export type ExecutionPoolOptions = {
 
 /** The execution worker itself, on its own thread. */
 export function startExecutionWorker(init: WorkerInit): Worker {
-  return new Worker(new URL('./executionWorker.ts', import.meta.url), { workerData: init })
+  return new Worker(new URL('./executionWorker.ts', import.meta.url), {
+    workerData: init,
+    // As the main thread's --max-semi-space-size=4 (bin/flashchain.js): three semi-spaces. The default lets each
+    // worker's young generation grow to about 100 MB under load.
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  })
 }
 
 export type RemoteAnswer = { value: Uint8Array | bigint; runs: number }
@@ -51,6 +56,7 @@ const KEEPS_BUSY = 4
  * answers every request, so it takes a smaller share, and never so many that the workers starve.
  */
 const SENT_PER_LOCAL = 3
+const WORKER_YOUNG_GENERATION_MB = 12
 /** Pending states and environments each worker keeps; the oldest is forgotten first. */
 const KEPT_PER_WORKER = 256
 
