@@ -5,6 +5,7 @@ import { createAddressFromString } from '@ethereumjs/util'
 
 import { ExecutionError, txErrors } from '../errors.ts'
 import { attachGasProbe } from './gasProbe.ts'
+import { canSimulate, simulateCall } from './simulate.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { createStateDiff } from './state/types.ts'
 
@@ -185,16 +186,19 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       const tx = built ?? createCallTransaction(request, gasLimit, vm.common)
       const block = blockFor(view.env, vm.common, priced)
       probe.start(priced)
-      let result: RunTxResult
+      let result: Pick<RunTxResult, 'execResult' | 'totalGasSpent'>
       try {
-        result = await runTx(vm, {
-          tx,
-          block,
-          skipNonce: true,
-          skipBalance: !priced,
-          skipBlockGasLimitValidation: true,
-          skipHardForkValidation: true,
-        })
+        // Writes that are kept must be exactly a transaction's: only those runs take the whole runTx.
+        result = !keepWrites && canSimulate(tx, vm, priced)
+          ? await simulateCall(vm, tx, block)
+          : await runTx(vm, {
+              tx,
+              block,
+              skipNonce: true,
+              skipBalance: !priced,
+              skipBlockGasLimitValidation: true,
+              skipHardForkValidation: true,
+            })
       } catch (error) {
         return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
       }

@@ -1,0 +1,110 @@
+import { Capability, getCalldataFloorGas } from '@ethereumjs/tx'
+import { Account, KECCAK256_NULL, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+
+import type { Block } from '@ethereumjs/block'
+import type { ExecResult } from '@ethereumjs/evm'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { VM } from '@ethereumjs/vm'
+
+/** EIPs whose transaction-level rules simulateCall does not apply; with any of them active, calls go through runTx. */
+const UNSUPPORTED_EIPS = [4762, 6800, 7864, 7928, 8037]
+
+/** EIP-7702's delegation designator: a sender whose code starts so is still an EOA (EIP-3607 as amended). */
+const DELEGATION = Uint8Array.of(0xef, 0x01, 0x00)
+
+/**
+ * Whether simulateCall can run `tx`: a call (not a create) of type 0, 1 or 2 that pays nothing for gas, on a fork
+ * whose transaction rules it knows. Anything else (priced calls, creates, blobs, EIP-7702 authorizations) goes
+ * through runTx.
+ */
+export function canSimulate(tx: TypedTransaction, vm: VM, priced: boolean): boolean {
+  return (
+    !priced &&
+    tx.to !== undefined &&
+    tx.type <= 2 &&
+    !tx.supports(Capability.EIP7702EOACode) &&
+    UNSUPPORTED_EIPS.every((eip) => !vm.common.isActivatedEIP(eip))
+  )
+}
+
+export type SimulatedCall = { execResult: ExecResult; totalGasSpent: bigint }
+
+/**
+ * runTx for a free call whose writes are dropped, as geth's eth_call runs a message rather than a transaction: the
+ * same checks, warm addresses, intrinsic gas, sender nonce and EIP-3529 / EIP-7623 gas accounting, without what
+ * only a mined transaction needs (fee payment, the miner's reward, touched-account cleanup, the receipt and its
+ * bloom). That is about a quarter of an ERC20 transfer's run. The caller resets the state afterwards. Throws what
+ * runTx throws for an invalid call, in its words (execution.ts maps them to geth's).
+ */
+export async function simulateCall(vm: VM, tx: TypedTransaction, block: Block): Promise<SimulatedCall> {
+  const { evm } = vm
+  const { journal } = evm
+  await journal.cleanup()
+  await journal.checkpoint()
+  try {
+    const caller = tx.getSenderAddress()
+    const to = tx.to!
+    if ('accessList' in tx) {
+      for (const [address, slots] of tx.accessList) {
+        const hex = bytesToUnprefixedHex(address)
+        journal.addAlwaysWarmAddress(hex, true)
+        for (const slot of slots) journal.addAlwaysWarmSlot(hex, bytesToUnprefixedHex(slot), true)
+      }
+    }
+    // EIP-2929: precompiles, the sender and the recipient start warm; EIP-3651: the coinbase too.
+    for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address)
+    journal.addAlwaysWarmAddress(caller.toString())
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes))
+    if (vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes))
+
+    const intrinsicGas = tx.getIntrinsicGas()
+    const floorCost = getCalldataFloorGas(tx, caller)
+    const minimum = intrinsicGas > floorCost ? intrinsicGas : floorCost
+    if (tx.gasLimit < minimum) {
+      throw new Error(`INTRINSIC_GAS_TOO_LOW: tx gas limit ${tx.gasLimit} is lower than the minimum gas limit of ${minimum}`)
+    }
+
+    const sender = (await vm.stateManager.getAccount(caller)) ?? new Account()
+    if (!equalsBytes(sender.codeHash, KECCAK256_NULL)) {
+      const code = await vm.stateManager.getCode(caller)
+      if (!vm.common.isActivatedEIP(7702) || !equalsBytes(code.subarray(0, 3), DELEGATION)) {
+        throw new Error('invalid sender address, address is not EOA (EIP-3607)')
+      }
+    }
+    // Nothing is paid for gas; runTx's skipBalance tops the sender up to the value it sends.
+    if (sender.balance < tx.value) sender.balance = tx.value
+    sender.nonce += 1n
+    await journal.putAccount(caller, sender)
+
+    await journal.checkpoint()
+    let execResult: ExecResult
+    try {
+      ;({ execResult } = await evm.runCall({
+        block,
+        gasPrice: 0n,
+        caller,
+        origin: caller,
+        gasLimit: tx.gasLimit - intrinsicGas,
+        to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      }))
+    } catch (error) {
+      await journal.revert()
+      throw error
+    }
+    await journal.commit()
+
+    // EIP-3529: refunds are capped at a fifth of the gas used; EIP-7623: the calldata floor is the least charged.
+    const used = execResult.executionGasUsed + intrinsicGas
+    const refund = execResult.gasRefund ?? 0n
+    const maxRefund = used / vm.common.param('maxRefundQuotient')
+    let totalGasSpent = used - (refund < maxRefund ? refund : maxRefund)
+    if (vm.common.isActivatedEIP(7623) && totalGasSpent < floorCost) totalGasSpent = floorCost
+    return { execResult, totalGasSpent }
+  } finally {
+    journal.cleanJournal()
+    vm.stateManager.originalStorageCache.clear()
+  }
+}
