@@ -47,8 +47,8 @@ export type ExecutionPool = {
   close(): Promise<void>
 }
 
-/** Runs one worker may have sent to it and not answered; beyond that they wait on the main thread. */
-const QUEUED_PER_WORKER = 16
+/** Runs one worker may have sent to it and not answered; beyond that the main thread runs them itself. */
+const QUEUED_PER_WORKER = 256
 /** With this many queued, a worker stays busy while the main thread runs one call itself. */
 const KEEPS_BUSY = 4
 /**
