@@ -1,4 +1,4 @@
-import { KECCAK256_NULL, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, test } from 'vitest'
 
 import { ExecutionRevertedError } from '../errors.ts'
@@ -6,13 +6,12 @@ import { createCallRunner } from './calls.ts'
 import { devGenesis } from './config.ts'
 import { createExecutionPool, startExecutionWorker, WorkerGoneError } from './executionPool.ts'
 import { parseGethGenesis } from './genesis.ts'
-import { keccak256 } from './keccak.ts'
 import { createStateHistory } from './state/history.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff } from './state/types.ts'
+import { putAccount, testBlockEnv } from './testFixtures.ts'
 
 import type { Worker } from 'node:worker_threads'
-import type { BlockEnv } from './blocks.ts'
 import type { ExecutionPool } from './executionPool.ts'
 import type { Hex, StateDiff, StateReader } from './state/types.ts'
 
@@ -29,12 +28,6 @@ const genesisJSON = devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: 3
 const genesis = JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))
 const { common } = parseGethGenesis(genesisJSON)
 
-function withCode(diff: StateDiff, address: Hex, code: Uint8Array) {
-  const codeHash = keccak256(code)
-  diff.code.set(bytesToHex(codeHash) as Hex, code)
-  diff.accounts.set(address, { nonce: 1n, balance: 0n, codeHash, storageRoot: KECCAK256_NULL })
-}
-
 function slotDiff(value: number): StateDiff {
   const diff = createStateDiff()
   diff.storage.set(reader, { cleared: false, slots: new Map([[slot0, Uint8Array.of(value)]]) })
@@ -44,22 +37,12 @@ function slotDiff(value: number): StateDiff {
 /** Block 0: the reader contract with slot 0 = 1, the reverter, and a funded sender. */
 const history = createStateHistory()
 const block0 = slotDiff(1)
-withCode(block0, reader, returnsSlot0)
-withCode(block0, reverter, revertsEmpty)
-block0.accounts.set(sender, { nonce: 0n, balance: 10n ** 18n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_NULL })
+putAccount(block0, reader, { code: returnsSlot0 })
+putAccount(block0, reverter, { code: revertsEmpty })
+putAccount(block0, sender, { balance: 10n ** 18n, nonce: 0n })
 history.commit(0n, block0)
 
-const env: BlockEnv = {
-  number: 1n,
-  timestamp: 1_700_000_000n,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 7n,
-  coinbase: `0x${'00'.repeat(20)}`,
-  prevRandao: `0x${'00'.repeat(32)}`,
-  excessBlobGas: 0n,
-  parentHash: `0x${'00'.repeat(32)}`,
-  parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
-}
+const env = testBlockEnv({ baseFeePerGas: 7n })
 
 const started: Worker[] = []
 const pools: ExecutionPool[] = []

@@ -1,17 +1,16 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
-import { Account, KECCAK256_NULL, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { Account, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from './config.ts'
 import { createExecutor } from './execution.ts'
 import { attachGasProbe } from './gasProbe.ts'
 import { parseGethGenesis } from './genesis.ts'
-import { keccak256 } from './keccak.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff } from './state/types.ts'
+import { emptyState, putAccount, testBlockEnv } from './testFixtures.ts'
 
-import type { BlockEnv } from './blocks.ts'
 import type { CallOutcome, ExecutionView } from './execution.ts'
 import type { Hex, StateReader } from './state/types.ts'
 
@@ -34,29 +33,14 @@ const codes = {
   reverts: '0x5f5ffd',
 } satisfies Record<string, Hex>
 
-const emptyState: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
-
 function stateWith(code: Hex): StateReader {
   const diff = createStateDiff()
-  const bytes = hexToBytes(code)
-  const codeHash = keccak256(bytes)
-  diff.code.set(bytesToHex(codeHash) as Hex, bytes)
-  diff.accounts.set(contract, { nonce: 1n, balance: 0n, codeHash, storageRoot: KECCAK256_NULL })
-  diff.accounts.set(sender, { nonce: 0n, balance: 10n ** 18n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_NULL })
+  putAccount(diff, contract, { code: hexToBytes(code) })
+  putAccount(diff, sender, { balance: 10n ** 18n, nonce: 0n })
   return createOverlay(diff, emptyState)
 }
 
-const env: BlockEnv = {
-  number: 1n,
-  timestamp: 1_700_000_000n,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 1n,
-  coinbase: `0x${'00'.repeat(20)}`,
-  prevRandao: `0x${'00'.repeat(32)}`,
-  excessBlobGas: 0n,
-  parentHash: `0x${'00'.repeat(32)}`,
-  parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
-}
+const env = testBlockEnv()
 
 const { common } = parseGethGenesis(devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: env.gasLimit, timestamp: 0, alloc: {} }))
 const executor = await createExecutor({ common, blockHashes: () => undefined })

@@ -1,16 +1,15 @@
 // simulateCall against runTx: every call here runs both ways, through executor.call (simulated) and
 // executor.execute (runTx, which keeps writes), and the answers must be the same to the last gas unit and word.
-import { KECCAK256_NULL, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from './config.ts'
 import { createExecutor, invalidCallError } from './execution.ts'
 import { parseGethGenesis } from './genesis.ts'
-import { keccak256 } from './keccak.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff } from './state/types.ts'
+import { emptyState, putAccount, testBlockEnv } from './testFixtures.ts'
 
-import type { BlockEnv } from './blocks.ts'
 import type { CallOutcome, CallRequest, ExecutionView } from './execution.ts'
 import type { Hex, StateReader } from './state/types.ts'
 
@@ -41,34 +40,17 @@ const codes = {
   logs: '0x60ff5f5260015f5fa100',
 } satisfies Record<string, Hex>
 
-const emptyState: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
-
 function stateWith(code: Hex): StateReader {
   const diff = createStateDiff()
-  const put = (address: Hex, bytes: Uint8Array, balance = 0n) => {
-    const codeHash = bytes.length === 0 ? KECCAK256_NULL : keccak256(bytes)
-    if (bytes.length > 0) diff.code.set(bytesToHex(codeHash) as Hex, bytes)
-    diff.accounts.set(address, { nonce: 1n, balance, codeHash, storageRoot: KECCAK256_NULL })
-  }
-  put(target, hexToBytes(code), 7n)
-  put(sender, new Uint8Array(0), 10n ** 18n)
-  put(contractSender, hexToBytes(codes.storeOnce), 10n ** 18n)
-  put(delegatedSender, hexToBytes(`0xef0100${target.slice(2)}`), 10n ** 18n)
+  putAccount(diff, target, { code: hexToBytes(code), balance: 7n })
+  putAccount(diff, sender, { balance: 10n ** 18n })
+  putAccount(diff, contractSender, { code: hexToBytes(codes.storeOnce), balance: 10n ** 18n })
+  putAccount(diff, delegatedSender, { code: hexToBytes(`0xef0100${target.slice(2)}`), balance: 10n ** 18n })
   diff.storage.set(target, { cleared: false, slots: new Map([[`0x${'00'.repeat(31)}07` as Hex, Uint8Array.of(9)]]) })
   return createOverlay(diff, emptyState)
 }
 
-const env: BlockEnv = {
-  number: 1n,
-  timestamp: 1_700_000_000n,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 1_000n,
-  coinbase: '0x00000000000000000000000000000000000000cb',
-  prevRandao: `0x${'00'.repeat(32)}`,
-  excessBlobGas: 0n,
-  parentHash: `0x${'00'.repeat(32)}`,
-  parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
-}
+const env = testBlockEnv({ baseFeePerGas: 1_000n, coinbase: '0x00000000000000000000000000000000000000cb' })
 
 const { common } = parseGethGenesis(devGenesis({ chainId: 1337n, hardfork: 'osaka', gasLimit: env.gasLimit, timestamp: 0, alloc: {} }))
 const executor = await createExecutor({ common, blockHashes: () => undefined })

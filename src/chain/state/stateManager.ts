@@ -12,7 +12,7 @@ import { createStateDiff, mergeDiff } from './types.ts'
 
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
 import type { Address } from '@ethereumjs/util'
-import type { AccountRecord, Hex, StateDiff, StateReader, StorageDiff } from './types.ts'
+import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
 
 const EMPTY = new Uint8Array(0)
 
@@ -25,12 +25,12 @@ function toRecord(account: Account): AccountRecord {
   }
 }
 
-/** What one write replaced, so that a revert can put it back. */
-type Undo =
-  | { kind: 'account'; address: Hex; previous: AccountRecord | null | undefined }
-  | { kind: 'slot'; storage: StorageDiff; slot: Hex; previous: Uint8Array | undefined }
-  | { kind: 'storage'; address: Hex; previous: StorageDiff | undefined }
-  | { kind: 'code'; hash: Hex; previous: Uint8Array | undefined }
+/** What one write to one of the diff's maps replaced (undefined: nothing), so that a revert can put it back. */
+interface Undo {
+  map: Map<Hex, unknown>
+  key: Hex
+  previous: unknown
+}
 
 /**
  * The EVM's view of state: a read-only base (a sealed block or the pending flashblocks) under one diff of every
@@ -125,15 +125,19 @@ export class FlatStateManager implements StateManagerInterface {
     return this.diff.code.get(hash) ?? this.base.code(hash) ?? EMPTY
   }
 
+  /** Every write to the diff goes through here, to be journaled while a checkpoint is open. */
+  private write<V>(map: Map<Hex, V>, key: Hex, value: V): void {
+    if (this.journaling) this.undo.push({ map, key, previous: map.get(key) })
+    map.set(key, value)
+  }
+
   private writeAccount(address: Hex, account: AccountRecord | null): void {
-    if (this.journaling) this.undo.push({ kind: 'account', address, previous: this.diff.accounts.get(address) })
-    this.diff.accounts.set(address, account)
+    this.write(this.diff.accounts, address, account)
   }
 
   /** Replaces the account's storage diff with a wiped one. */
   private wipeStorage(address: Hex): void {
-    if (this.journaling) this.undo.push({ kind: 'storage', address, previous: this.diff.storage.get(address) })
-    this.diff.storage.set(address, { cleared: true, slots: new Map() })
+    this.write(this.diff.storage, address, { cleared: true, slots: new Map() })
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
@@ -165,9 +169,7 @@ export class FlatStateManager implements StateManagerInterface {
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code)
     if (code.length > 0) {
-      const hash = bytesToHex(codeHash) as Hex
-      if (this.journaling) this.undo.push({ kind: 'code', hash, previous: this.diff.code.get(hash) })
-      this.diff.code.set(hash, code)
+      this.write(this.diff.code, bytesToHex(codeHash) as Hex, code)
     }
     await this.modifyAccountFields(address, { codeHash })
   }
@@ -188,13 +190,8 @@ export class FlatStateManager implements StateManagerInterface {
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const account = address.toString()
     let storage = this.diff.storage.get(account)
-    if (storage === undefined) {
-      if (this.journaling) this.undo.push({ kind: 'storage', address: account, previous: undefined })
-      this.diff.storage.set(account, (storage = { cleared: false, slots: new Map() }))
-    }
-    const slot = bytesToHex(key) as Hex
-    if (this.journaling) this.undo.push({ kind: 'slot', storage, slot, previous: storage.slots.get(slot) })
-    storage.slots.set(slot, unpadBytes(value))
+    if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
+    this.write(storage.slots, bytesToHex(key) as Hex, unpadBytes(value))
   }
 
   async clearStorage(address: Address): Promise<void> {
@@ -214,21 +211,9 @@ export class FlatStateManager implements StateManagerInterface {
   async revert(): Promise<void> {
     const mark = this.checkpoints.pop() ?? 0
     for (let i = this.undo.length - 1; i >= mark; i--) {
-      const entry = this.undo[i]!
-      switch (entry.kind) {
-        case 'account':
-          restore(this.diff.accounts, entry.address, entry.previous)
-          break
-        case 'slot':
-          restore(entry.storage.slots, entry.slot, entry.previous)
-          break
-        case 'storage':
-          restore(this.diff.storage, entry.address, entry.previous)
-          break
-        case 'code':
-          restore(this.diff.code, entry.hash, entry.previous)
-          break
-      }
+      const { map, key, previous } = this.undo[i]!
+      if (previous === undefined) map.delete(key)
+      else map.set(key, previous)
     }
     this.undo.length = mark
   }
@@ -256,10 +241,4 @@ export class FlatStateManager implements StateManagerInterface {
     mergeDiff(copy.diff, this.diff)
     return copy
   }
-}
-
-/** Puts a map entry back as it was: absent (undefined) or with its old value. */
-function restore<K, V>(map: Map<K, V>, key: K, previous: V | undefined): void {
-  if (previous === undefined) map.delete(key)
-  else map.set(key, previous)
 }

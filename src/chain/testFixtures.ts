@@ -1,0 +1,35 @@
+// Fixtures shared by the unit tests that run the EVM on hand-built state, without a chain around it.
+import { KECCAK256_NULL, bytesToHex } from '@ethereumjs/util'
+
+import { keccak256 } from './keccak.ts'
+
+import type { BlockEnv } from './blocks.ts'
+import type { Hex, StateDiff, StateReader } from './state/types.ts'
+
+const zeroWord = `0x${'00'.repeat(32)}` as Hex
+
+/** A block environment at number 1; `overrides` replace single fields. */
+export function testBlockEnv(overrides: Partial<BlockEnv> = {}): BlockEnv {
+  return {
+    number: 1n,
+    timestamp: 1_700_000_000n,
+    gasLimit: 30_000_000n,
+    baseFeePerGas: 1n,
+    coinbase: `0x${'00'.repeat(20)}`,
+    prevRandao: zeroWord,
+    excessBlobGas: 0n,
+    parentHash: zeroWord,
+    parentBeaconBlockRoot: zeroWord,
+    ...overrides,
+  }
+}
+
+/** State with no accounts at all: the base under a test's overlay. */
+export const emptyState: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
+
+/** Puts an account into `diff`, with `code` stored under its hash when there is any. */
+export function putAccount(diff: StateDiff, address: Hex, { code = new Uint8Array(0), balance = 0n, nonce = 1n }: { code?: Uint8Array; balance?: bigint; nonce?: bigint } = {}) {
+  const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code)
+  if (code.length > 0) diff.code.set(bytesToHex(codeHash) as Hex, code)
+  diff.accounts.set(address, { nonce, balance, codeHash, storageRoot: KECCAK256_NULL })
+}
