@@ -46,9 +46,10 @@ const env = testBlockEnv({ baseFeePerGas: 7n })
 
 const started: Worker[] = []
 const pools: ExecutionPool[] = []
-function createPool(size = 1) {
+function createPool(size = 1, idleMs?: number) {
   const pool = createExecutionPool({
     size,
+    idleMs,
     init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
     log: () => {},
     startWorker: (init) => {
@@ -152,5 +153,40 @@ describe('createExecutionPool: a worker that exits', () => {
     await expect(running).rejects.toBeInstanceOf(WorkerGoneError)
     expect(started.at(-1)).not.toBe(worker)
     expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})
+
+describe('createExecutionPool: idle workers', () => {
+  test('a worker with no run for idleMs exits without a replacement; the next run starts one, which answers', async () => {
+    const pool = createPool(1, 200)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    const exited = new Promise((resolve) => worker.once('exit', resolve))
+    // Checked every idleMs / 2: gone within 1.5 idleMs of its last run, and nothing started in its place.
+    await exited
+    expect(pool.size).toBe(0)
+    expect(started.at(-1)).toBe(worker)
+    // The first run after idleness starts a worker and falls to the caller while it loads.
+    expect(pool.run('eth_call', { to: reader }, view)).toBeUndefined()
+    expect(pool.size).toBe(1)
+    expect(started.at(-1)).not.toBe(worker)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+    expect(started.length).toBe(started.indexOf(worker) + 2)
+  })
+
+  test('a worker kept busy stays', async () => {
+    const pool = createPool(1, 300)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    let exited = false
+    worker.once('exit', () => (exited = true))
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      await onWorker(pool, 'eth_call', { to: reader }, view)
+    }
+    expect(exited).toBe(false)
+    expect(started.at(-1)).toBe(worker)
   })
 })
