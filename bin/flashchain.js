@@ -9,14 +9,16 @@ const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 const major = Number(process.versions.node.split('.')[0])
 
 // V8 lets a busy server's young generation grow to 32 MB per semi-space; 4 MB keeps the resident set about half
-// as large after heavy load, at no measured cost in requests per second (bench/README.md). Settable only at start.
-const heapFlags = ['--max-semi-space-size=4']
-const hasHeapFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => flag.startsWith('--max-semi-space-size'))
+// as large after heavy load, at no measured cost in requests per second (bench/README.md). --expose-gc lets the
+// server give memory back once a load has passed (src/memoryTrim.ts). Both are settable only at start.
+const nodeFlags = ['--max-semi-space-size=4', '--expose-gc']
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+const missingFlags = nodeFlags.filter((flag) => !given.some((option) => option.split('=')[0] === flag.split('=')[0]))
 
 if (major >= 24) {
-  if (!hasHeapFlags && typeof process.execve === 'function') {
+  if (missingFlags.length > 0 && typeof process.execve === 'function') {
     // The same process (same PID), started again with the flags.
-    process.execve(process.execPath, [process.execPath, ...heapFlags, ...process.execArgv, ...process.argv.slice(1)], process.env)
+    process.execve(process.execPath, [process.execPath, ...missingFlags, ...process.execArgv, ...process.argv.slice(1)], process.env)
   }
   // Compiled code (and the TypeScript stripped to run it) is kept on disk between starts: start-up takes about
   // 550 ms instead of 850 (measured on 2 cores).
@@ -32,7 +34,7 @@ if (major >= 24) {
     process.stderr.write(`flashchain needs Node.js 24 or newer (found ${process.version}); run npm install first\n`)
     process.exit(1)
   }
-  const child = spawn(runtime, [...heapFlags, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
+  const child = spawn(runtime, [...nodeFlags, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
   child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)))
 }

@@ -6,6 +6,7 @@ import { parseEther } from 'viem'
 import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
 import { parseGenesisJsonText } from './chain/genesis.ts'
 import { createFlashchain } from './index.ts'
+import { startMemoryTrim } from './memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
@@ -198,12 +199,14 @@ export async function main(): Promise<void> {
     process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
   }
   process.stdout.write(`Listening on ${flashchain.url}\n`)
+  const stopMemoryTrim = startMemoryTrim(options.debug ? log : undefined)
 
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
     closing = true
     if (!options.quiet) log(`${signal}: shutting down`)
+    stopMemoryTrim()
     flashchain.close().then(
       () => process.exit(0),
       (error) => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -121,6 +121,11 @@ describe.concurrent('flashchain CLI', () => {
     const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet'], 'bin/flashchain.js')
     const url = await listening(server)
     expect(await rpc(url, 'eth_chainId')).toBe('0x7a69')
+    // Node was started again in the same process with the flags the bin adds: a bounded young generation, and gc()
+    // for giving memory back at rest.
+    const argv = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
+    expect(argv).toContain('--max-semi-space-size=4')
+    expect(argv).toContain('--expose-gc')
     server.child.kill('SIGTERM')
     expect(await server.exited).toEqual({ code: 0, signal: null })
   })
