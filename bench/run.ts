@@ -3,7 +3,8 @@
 // Settings (environment): BENCH_SECONDS (measured seconds per workload, default 5), BENCH_WARMUP (default 1),
 // BENCH_CONNECTIONS (default "8,64"), BENCH_PEERS (default "flashchain,anvil,hardhat"), BENCH_TXS (pre-signed
 // transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100),
-// BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them).
+// BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them),
+// BENCH_REST (s of quiet after the reads before RSS is sampled at rest, default 20).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -39,6 +40,8 @@ const TXS = Number(env.BENCH_TXS ?? 6400)
 const PROBES = Number(env.BENCH_PROBES ?? 100)
 /** Longest wait for sent transactions to reach `latest` after a transaction run, s. */
 const DRAIN = Number(env.BENCH_DRAIN ?? 15)
+/** Quiet time after the read workloads before the resident set is sampled again, at rest, s. */
+const REST = Number(env.BENCH_REST ?? 20)
 const STARTUP_SAMPLES = 3
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
 const ONLY = env.BENCH_WORKLOADS?.split(',')
@@ -423,6 +426,10 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
     sample(reads, 'idle after start')
     for (const workload of readWorkloads) for (const connections of CONNECTIONS) await runWorkload(reads, workload, context, connections, readMining)
     sample(reads, 'after reads')
+    // What the server keeps once the load has passed (flashchain gives memory back when quiet: src/memoryTrim.ts,
+    // and idle execution workers exit); every peer waits the same.
+    await sleep(REST * 1000)
+    sample(reads, 'at rest after reads')
   } finally {
     await stopServer(reads)
   }
@@ -530,7 +537,7 @@ async function main() {
     durationSeconds: (performance.now() - started) / 1000,
     node: process.version,
     machine: { platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGB: os.totalmem() / 2 ** 30 },
-    settings: { seconds: SECONDS, warmupSeconds: WARMUP, connections: CONNECTIONS, txsPerRun: TXS, probes: PROBES, drainSeconds: DRAIN, host: '127.0.0.1' },
+    settings: { seconds: SECONDS, warmupSeconds: WARMUP, connections: CONNECTIONS, txsPerRun: TXS, probes: PROBES, drainSeconds: DRAIN, restSeconds: REST, host: '127.0.0.1' },
     peers,
     workloads: workloads.map((w) => ({ id: w.id, title: w.title })),
     results,
