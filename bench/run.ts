@@ -4,7 +4,7 @@
 // BENCH_CONNECTIONS (default "8,64"), BENCH_PEERS (default "flashchain,anvil,hardhat"), BENCH_TXS (pre-signed
 // transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100),
 // BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them),
-// BENCH_REST (s of quiet after the reads before RSS is sampled at rest, default 20).
+// BENCH_REST (s of quiet after the reads before RSS is sampled at rest, default 30).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -41,7 +41,7 @@ const PROBES = Number(env.BENCH_PROBES ?? 100)
 /** Longest wait for sent transactions to reach `latest` after a transaction run, s. */
 const DRAIN = Number(env.BENCH_DRAIN ?? 15)
 /** Quiet time after the read workloads before the resident set is sampled again, at rest, s. */
-const REST = Number(env.BENCH_REST ?? 20)
+const REST = Number(env.BENCH_REST ?? 30)
 const STARTUP_SAMPLES = 3
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
 const ONLY = env.BENCH_WORKLOADS?.split(',')

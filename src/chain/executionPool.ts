@@ -136,7 +136,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
 
   for (let i = 0; i < options.size; i++) members.push(start())
 
-  /** Stops the workers that had no run for idleMs; the checks are twice as frequent, and keep no process alive. */
+  /** Stops the workers that had no run for idleMs; checked every tenth of it, without keeping the process alive. */
   function retireIdle() {
     const now = performance.now()
     for (const member of members) {
@@ -145,7 +145,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       void member.worker.terminate()
     }
   }
-  const idleCheck = idleMs > 0 ? setInterval(retireIdle, idleMs / 2) : undefined
+  const idleCheck = idleMs > 0 ? setInterval(retireIdle, idleMs / 10) : undefined
   idleCheck?.unref()
 
   function post(member: Member, message: ToWorker) {
