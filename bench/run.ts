@@ -475,7 +475,7 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
   }
   recordPeer(name, {
     mode: {
-      flashchain: 'node --max-semi-space-size=4 bin/flashchain.js --ephemeral --quiet (as npm start), one execution worker per spare core; reads: --mining manual; transactions and pre-confirmation: --mining interval (200 ms flashblocks, 2 s blocks)',
+      flashchain: 'npm start\'s command (package.json: its node flags and bin/flashchain.js) with --ephemeral --quiet, one execution worker per spare core; reads: --mining manual; transactions and pre-confirmation: --mining interval (200 ms flashblocks, 2 s blocks)',
       anvil: 'anvil --quiet (automine)',
       hardhat: 'hardhat node (automine), request logging off (hardhat_setLoggingEnabled false)',
     }[name],

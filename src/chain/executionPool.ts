@@ -211,9 +211,9 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
         return undefined
       }
       const member = chosen
-      member.lastRun = performance.now()
       const state = stateRef(member, view.state)
       if (state === undefined) return undefined
+      member.lastRun = performance.now()
       const env = envRef(member, view.env)
       const id = nextId++
       const answer = new Promise<RemoteAnswer>((resolve, reject) => {
