@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
-import { parseEther } from 'viem'
+import * as Value from 'ox/Value'
 
 import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
 import { parseGenesisJsonText } from './chain/genesis.ts'
@@ -146,7 +146,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
   let balance: bigint | undefined
   if (parsed.balance !== undefined) {
     if (!/^\d+(\.\d+)?$/.test(parsed.balance)) fail(`--balance must be an amount of ETH, got "${parsed.balance}"`)
-    balance = parseEther(parsed.balance)
+    balance = Value.fromEther(parsed.balance)
   }
   const blockTime = integer('block-time', parsed['block-time'], { min: 1 })
   const flashblockInterval = integer('flashblock-interval', parsed['flashblock-interval'], { min: 1 })

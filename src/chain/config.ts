@@ -4,8 +4,7 @@ import { availableParallelism } from 'node:os'
 import { HDKey } from '@scure/bip32'
 import { validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
-import { bytesToHex } from '@ethereumjs/util'
-import { privateKeyToAddress } from 'viem/accounts'
+import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 
 import type { DatabaseSync } from 'node:sqlite'
 
@@ -75,7 +74,7 @@ export const defaults = {
 export type DevAccount = { address: Hex; privateKey: Hex }
 
 export function keyAccount(privateKey: Hex): DevAccount {
-  return { address: privateKeyToAddress(privateKey).toLowerCase() as Hex, privateKey }
+  return { address: bytesToHex(privateToAddress(hexToBytes(privateKey))) as Hex, privateKey }
 }
 
 /** BIP-44 accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */

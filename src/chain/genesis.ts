@@ -21,7 +21,8 @@ import { createBlock } from '@ethereumjs/block'
 import { createMPT } from '@ethereumjs/mpt'
 import * as RLP from '@ethereumjs/rlp'
 import { KECCAK256_RLP, SHA256_NULL, bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { keccak256 } from 'viem'
+
+import { keccak256 } from './keccak.ts'
 
 import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Common, GethGenesis } from '@ethereumjs/common'
@@ -384,8 +385,6 @@ export function parseGethGenesis(json: unknown, options: { customCrypto?: Custom
   return { common, header, alloc: parseAlloc(json.alloc) }
 }
 
-const keccak = (bytes: Uint8Array) => keccak256(bytes, 'bytes')
-
 /** The state root of the alloc: accounts at keccak256(address), storage slots at keccak256(slot) = RLP(value). */
 export async function computeGenesisStateRoot(alloc: Map<`0x${string}`, GenesisAccount>): Promise<Uint8Array> {
   const trie = await createMPT()
@@ -394,7 +393,7 @@ export async function computeGenesisStateRoot(alloc: Map<`0x${string}`, GenesisA
     if (account.storage.size > 0) {
       const storageTrie = await createMPT()
       for (const [slot, value] of account.storage) {
-        await storageTrie.put(keccak(hexToBytes(slot)), RLP.encode(value))
+        await storageTrie.put(keccak256(hexToBytes(slot)), RLP.encode(value))
       }
       storageRoot = storageTrie.root()
     }
@@ -402,9 +401,9 @@ export async function computeGenesisStateRoot(alloc: Map<`0x${string}`, GenesisA
       bigIntToUnpaddedBytes(account.nonce),
       bigIntToUnpaddedBytes(account.balance),
       storageRoot,
-      keccak(account.code),
+      keccak256(account.code),
     ])
-    await trie.put(keccak(hexToBytes(address)), body)
+    await trie.put(keccak256(hexToBytes(address)), body)
   }
   return trie.root()
 }

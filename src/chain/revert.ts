@@ -1,4 +1,4 @@
-import { decodeAbiParameters } from 'viem'
+import * as AbiParameters from 'ox/AbiParameters'
 
 import { ExecutionRevertedError } from '../errors.ts'
 
@@ -22,11 +22,11 @@ const panicReasons: Record<string, string> = {
 export function decodeRevertReason(data: Hex): string | undefined {
   try {
     if (data.startsWith('0x08c379a0')) {
-      const [reason] = decodeAbiParameters([{ type: 'string' }], `0x${data.slice(10)}`)
+      const [reason] = AbiParameters.decode([{ type: 'string' }], `0x${data.slice(10)}`)
       return reason
     }
     if (data.startsWith('0x4e487b71')) {
-      const [code] = decodeAbiParameters([{ type: 'uint256' }], `0x${data.slice(10)}`)
+      const [code] = AbiParameters.decode([{ type: 'uint256' }], `0x${data.slice(10)}`)
       return panicReasons[code.toString()] ?? `unknown panic code: 0x${code.toString(16)}`
     }
   } catch {

@@ -1,4 +1,5 @@
-import { decodeAbiParameters, hexToString } from 'viem'
+import * as AbiParameters from 'ox/AbiParameters'
+import { toString as hexToString } from 'ox/Hex'
 
 import { ExecutionRevertedError, InvalidParamsError, UnauthorizedError } from '../errors.ts'
 
@@ -14,7 +15,7 @@ const DECIMALS = '0x313ce567' // decimals()
 /** symbol() as a string, or as the bytes32 some early tokens return; undefined when the token does not say. */
 function decodeSymbol(data: Hex): string | undefined {
   try {
-    return decodeAbiParameters([{ type: 'string' }], data)[0]
+    return AbiParameters.decode([{ type: 'string' }], data)[0]
   } catch {
     return data.length === 66 ? hexToString(data, { size: 32 }).replace(/\0+$/, '') : undefined
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { hexToBytes } from '@ethereumjs/util'
-import { keccak256 } from 'viem'
+import { keccak256 } from 'ox/Hash'
 
 import {
   AtomicReadyWalletRejectedUpgradeError,
@@ -112,7 +112,7 @@ export function createBatches(core: WalletCore): Batches {
 
   /** EIP-7702: the account delegates to the executor; authorization nonce = tx nonce + 1, as the tx bumps it first. */
   async function signUpgrade(from: Hex, txNonce: bigint): Promise<NonNullable<CallRequest['authorizationList']>> {
-    const signed = await core.signer(from).signAuthorization({
+    const signed = await (await core.signer(from)).signAuthorization({
       address: EXECUTOR_ADDRESS,
       chainId: Number(chain.chainId),
       nonce: Number(txNonce + 1n),
@@ -189,7 +189,7 @@ export function createBatches(core: WalletCore): Batches {
       if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
       const nonce = chain.nextNonce(request.from)
       const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
-      const signer = core.signer(request.from)
+      const signer = await core.signer(request.from)
       const fees = core.fees()
       const chainId = Number(chain.chainId)
       let serialized: Hex[]

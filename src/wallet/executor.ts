@@ -1,4 +1,5 @@
-import { encodeAbiParameters, encodeFunctionData } from 'viem'
+import * as AbiFunction from 'ox/AbiFunction'
+import * as AbiParameters from 'ox/AbiParameters'
 
 import artifact from '../../contracts/BatchExecutor.json' with { type: 'json' }
 
@@ -33,6 +34,8 @@ const callsParameter = {
   ],
 } as const
 
+const execute = AbiFunction.fromAbi(artifact.abi, 'execute')
+
 export type ExecutorCall = { to: Hex; value: bigint; data: Hex; gasLimit?: bigint }
 
 /**
@@ -43,14 +46,10 @@ export function encodeExecute(calls: ExecutorCall[]): Hex {
   const plain = calls.map(({ to, value, data }) => ({ to, value, data }))
   const limited = calls.some((call) => call.gasLimit !== undefined)
   const executionData = limited
-    ? encodeAbiParameters(
+    ? AbiParameters.encode(
         [callsParameter, { type: 'bytes' }],
-        [plain, encodeAbiParameters([{ type: 'uint256[]' }], [calls.map((call) => call.gasLimit ?? 0n)])],
+        [plain, AbiParameters.encode([{ type: 'uint256[]' }], [calls.map((call) => call.gasLimit ?? 0n)])],
       )
-    : encodeAbiParameters([callsParameter], [plain])
-  return encodeFunctionData({
-    abi: artifact.abi,
-    functionName: 'execute',
-    args: [limited ? BATCH_WITH_OPDATA_MODE : BATCH_MODE, executionData],
-  })
+    : AbiParameters.encode([callsParameter], [plain])
+  return AbiFunction.encodeData(execute, [limited ? BATCH_WITH_OPDATA_MODE : BATCH_MODE, executionData])
 }

@@ -1,5 +1,4 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
 import { UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
 import { createApprovals } from './approvals.ts'
@@ -9,6 +8,7 @@ import { EXECUTOR_ADDRESS, delegateOf } from './executor.ts'
 import { openWalletStore } from './store.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
+import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Chain } from '../chain/chain.ts'
 import type { DevAccount } from '../chain/config.ts'
 import type { CallRequest } from '../chain/execution.ts'
@@ -55,7 +55,7 @@ export type WalletCore = {
   approvals: Approvals
   chainIdHex: Hex
   maxBatchSize: number
-  signer(address: Hex): PrivateKeyAccount
+  signer(address: Hex): Promise<PrivateKeyAccount>
   authorize(caller: Caller, address: Hex): void
   /** The accounts this caller may use, the selected one first. */
   permittedAccounts(caller: Caller): Hex[]
@@ -88,6 +88,13 @@ export type Wallet = {
   close(): void
 }
 
+/**
+ * viem's accounts module, loaded by the first signature: a chain whose wallet never signs does not hold it (7 MB
+ * resident, measured on Node 24).
+ */
+let accountsModule: Promise<typeof import('viem/accounts')> | undefined
+const loadAccounts = () => (accountsModule ??= import('viem/accounts'))
+
 /** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
 const DEFAULT_PRIORITY_FEE = 1_000_000_000n
 
@@ -99,13 +106,14 @@ export function createWallet(options: WalletOptions): Wallet {
   const signers = new Map<Hex, PrivateKeyAccount>()
   const chainIdHex = `0x${chain.chainId.toString(16)}` as Hex
 
-  function signer(address: Hex): PrivateKeyAccount {
-    let account = signers.get(address)
-    if (account === undefined) {
-      const key = options.accounts.find((candidate) => candidate.address === address)
-      if (key === undefined) throw new UnauthorizedError(`${address} is not an account of this wallet`)
-      signers.set(address, (account = privateKeyToAccount(key.privateKey)))
-    }
+  async function signer(address: Hex): Promise<PrivateKeyAccount> {
+    const signing = signers.get(address)
+    if (signing !== undefined) return signing
+    const key = options.accounts.find((candidate) => candidate.address === address)
+    if (key === undefined) throw new UnauthorizedError(`${address} is not an account of this wallet`)
+    const { privateKeyToAccount } = await loadAccounts()
+    const account = signers.get(address) ?? privateKeyToAccount(key.privateKey)
+    signers.set(address, account)
     return account
   }
 
@@ -224,7 +232,7 @@ export function createWallet(options: WalletOptions): Wallet {
     async sendTransaction(caller, request) {
       authorize(caller, request.from)
       await approve('eth_sendTransaction', caller, 'eth_sendTransaction', [request])
-      const account = signer(request.from)
+      const account = await signer(request.from)
       return serially(async () => {
         const nonce = request.nonce ?? chain.nextNonce(request.from)
         // As geth and anvil: a transaction that would revert is refused with the revert, not sent.

@@ -1,5 +1,4 @@
-import { setLengthLeft } from '@ethereumjs/util'
-import { bytesToHex } from 'viem'
+import { bytesToHex, setLengthLeft } from '@ethereumjs/util'
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'

@@ -1,4 +1,4 @@
-import { getAddress } from 'viem'
+import * as Address from 'ox/Address'
 import { z } from 'zod'
 
 import { approvalDecisions, approvalKeys } from '../../wallet/approvals.ts'
@@ -61,8 +61,8 @@ const asset = z.object({
         return z.NEVER
       }
       const mixedCase = value.slice(2) !== value.slice(2).toLowerCase() && value.slice(2) !== value.slice(2).toUpperCase()
-      if (mixedCase && getAddress(value) !== value) {
-        context.addIssue({ code: 'custom', message: `bad EIP-55 checksum, expected ${getAddress(value)}` })
+      if (mixedCase && Address.checksum(value) !== value) {
+        context.addIssue({ code: 'custom', message: `bad EIP-55 checksum, expected ${Address.checksum(value)}` })
         return z.NEVER
       }
       return value.toLowerCase() as Hex
