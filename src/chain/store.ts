@@ -113,10 +113,15 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     storage: db.prepare('SELECT block, address, slot, value FROM storage ORDER BY block, rowid'),
     clears: db.prepare('SELECT block, address FROM storage_clears ORDER BY block, rowid'),
     code: db.prepare('SELECT hash, code FROM code'),
-    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM pool))'),
+    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq) VALUES (?, ?, ?)'),
+    lastPoolSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM pool'),
     removePool: db.prepare('DELETE FROM pool WHERE hash = ?'),
     pool: db.prepare('SELECT raw FROM pool ORDER BY seq'),
   }
+
+  // The pool's arrival order. Only this process writes the database, so the counter is read once: a MAX(seq) per
+  // insert scanned the whole table (seq has no index), which made a burst of n transactions cost O(n²).
+  let poolSeq = (statements.lastPoolSeq.get() as { seq: number }).seq
 
   return {
     getMeta: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
@@ -180,7 +185,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
       })
     },
 
-    addPoolTransaction: (hash, raw) => void statements.addPool.run(hexToBytes(hash), raw),
+    addPoolTransaction: (hash, raw) => void statements.addPool.run(hexToBytes(hash), raw, ++poolSeq),
     removePoolTransactions(hashes) {
       inTransaction(db, () => {
         for (const hash of hashes) statements.removePool.run(hexToBytes(hash))
