@@ -2,7 +2,8 @@
 // that the interpreter's inline path is really in use.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
-import { bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from './config.ts'
@@ -40,6 +41,23 @@ describe('@ethereumjs/util', () => {
     backing.set(hexToBytes(`0x${'00'.repeat(31)}2a`), 5)
     expect(bytesToBigInt(backing.subarray(5, 37))).toBe(42n)
     expect(bytesToBigInt(hexToBytes('0x0102'), true)).toBe(0x0201n)
+  })
+
+  test('bytesToHex and bytesToUnprefixedHex encode as noble does, also views into a larger buffer', () => {
+    const backing = Uint8Array.from({ length: 300 }, (_, i) => (i * 97 + 13) % 256)
+    for (const [start, end] of [[0, 0], [0, 1], [0, 20], [7, 39], [0, 300], [299, 300]] as const) {
+      const bytes = backing.subarray(start, end)
+      expect(bytesToUnprefixedHex(bytes)).toBe(nobleBytesToHex(bytes))
+      expect(bytesToHex(bytes)).toBe(`0x${nobleBytesToHex(bytes)}`)
+    }
+    expect(() => bytesToUnprefixedHex([1, 2] as unknown as Uint8Array)).toThrow()
+  })
+
+  test('an Address gives the same hex every time, as bytesToHex would', () => {
+    const address = createAddressFromString('0x00000000000000000000000000000000000000Aa')
+    expect(address.toString()).toBe('0x00000000000000000000000000000000000000aa')
+    expect(address.toString()).toBe(bytesToHex(address.bytes))
+    expect(`${address}`).toBe('0x00000000000000000000000000000000000000aa')
   })
 
   test('hexToBytes pads odd lengths and refuses what is not 0x-prefixed hex', () => {
