@@ -1,7 +1,8 @@
-// patches/ changes how three @ethereumjs packages compute, never what. These tests pin what they compute, and show
+// patches/ changes how four @ethereumjs packages compute, never what. These tests pin what they compute, and show
 // that the interpreter's inline path is really in use.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
+import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
@@ -155,10 +156,62 @@ describe('@ethereumjs/evm', () => {
     expect(evm.journal.isWarmedStorage(address, hexToBytes(`0x${'00'.repeat(31)}01`))).toBe(false)
   })
 
+  // PUSH1 5, JUMP, (INVALID ×2), JUMPDEST; 40 × MSTORE of a word at offsets 0, 32, … (memory grows each time);
+  // KECCAK256 of the first 64 bytes, MSTORE it at 0, MLOAD and POP; LOG1 of the first word under topic 7; RETURN it.
+  const stores = Array.from({ length: 40 }, (_, i) => `60${(i + 1).toString(16).padStart(2, '0')}61${(i * 32).toString(16).padStart(4, '0')}52`)
+  const memoryCode = hexToBytes(`0x600556fefe5b${stores.join('')}604060002060005260205150600760206000a160206000f3`)
+
+  async function runMemoryCode(options: { listen: boolean; gasLimit: bigint }) {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    if (options.listen) evm.events.on('step', () => {})
+    let turns = 0
+    let done = false
+    const tick = () => {
+      turns++
+      if (!done) queueMicrotask(tick)
+    }
+    queueMicrotask(tick)
+    const result = await evm.runCode({ code: memoryCode, gasLimit: options.gasLimit })
+    done = true
+    return { result, turns }
+  }
+
+  test('memory, hashing, logging and returning opcodes are charged inline, exactly as when stepped', async () => {
+    const inline = await runMemoryCode({ listen: false, gasLimit: 100_000n })
+    const stepped = await runMemoryCode({ listen: true, gasLimit: 100_000n })
+    expect(inline.result.exceptionError).toBeUndefined()
+    expect(inline.result.executionGasUsed).toBe(stepped.result.executionGasUsed)
+    expect(bytesToHex(inline.result.returnValue)).toBe(bytesToHex(stepped.result.returnValue))
+    expect(inline.result.logs).toEqual(stepped.result.logs)
+    expect(inline.result.logs).toHaveLength(1)
+    // 138 opcodes, 45 of them with a dynamic charge: stepped, every opcode took a turn or more.
+    expect(inline.turns).toBeLessThan(20)
+    expect(stepped.turns).toBeGreaterThan(138)
+    // Out of gas while growing memory: the same halt, all gas gone, either way.
+    const short = await runMemoryCode({ listen: false, gasLimit: 500n })
+    expect(short.result.exceptionError?.error).toBe('out of gas')
+    expect(short.result.executionGasUsed).toBe(500n)
+    expect((await runMemoryCode({ listen: true, gasLimit: 500n })).result.exceptionError?.error).toBe('out of gas')
+  })
+
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
     const result = await evm.runCode({ code, gasLimit: 1000n })
     expect(result.exceptionError?.error).toBe('out of gas')
     expect(result.executionGasUsed).toBe(1000n)
+  })
+})
+
+describe('@ethereumjs/tx', () => {
+  test('calldata is priced per zero and non-zero byte, as EIP-2028 and EIP-7623 count them', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    const data = Uint8Array.from({ length: 101 }, (_, i) => (i % 3 === 0 ? 0 : i))
+    const zeros = 34n
+    const tx = createFeeMarket1559Tx({ to: '0x00000000000000000000000000000000000000aa', data, gasLimit: 100_000n }, { common })
+    expect(tx.getDataGas()).toBe(zeros * 4n + (101n - zeros) * 16n)
+    expect(countCalldataFloorTokens(tx)).toBe(zeros + (101n - zeros) * 4n)
+    const empty = createFeeMarket1559Tx({ to: '0x00000000000000000000000000000000000000aa', gasLimit: 100_000n }, { common })
+    expect(empty.getDataGas()).toBe(0n)
+    expect(countCalldataFloorTokens(empty)).toBe(0n)
   })
 })
