@@ -42,6 +42,8 @@ const PROBES = Number(env.BENCH_PROBES ?? 100)
 const DRAIN = Number(env.BENCH_DRAIN ?? 15)
 /** Quiet time after the read workloads before the resident set is sampled again, at rest, s. */
 const REST = Number(env.BENCH_REST ?? 30)
+/** Seconds into that quiet time at which the resident set is also sampled. */
+const REST_SAMPLES = [5, 15].filter((seconds) => seconds < REST)
 const STARTUP_SAMPLES = 3
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
 const ONLY = env.BENCH_WORKLOADS?.split(',')
@@ -427,9 +429,13 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
     for (const workload of readWorkloads) for (const connections of CONNECTIONS) await runWorkload(reads, workload, context, connections, readMining)
     sample(reads, 'after reads')
     // What the server keeps once the load has passed (flashchain gives memory back when quiet: src/memoryTrim.ts,
-    // and idle execution workers exit); every peer waits the same.
-    await sleep(REST * 1000)
-    sample(reads, 'at rest after reads')
+    // and idle execution workers exit), sampled on the way; every peer waits the same.
+    let waited = 0
+    for (const seconds of [...REST_SAMPLES, REST]) {
+      await sleep((seconds - waited) * 1000)
+      waited = seconds
+      sample(reads, seconds === REST ? 'at rest after reads' : `${seconds} s after reads`)
+    }
   } finally {
     await stopServer(reads)
   }
