@@ -1,9 +1,11 @@
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { hexToBytes } from '@ethereumjs/util'
 import { privateKeyToAccount } from 'viem/accounts'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 
 import { createChain } from './chain.ts'
 import { deriveAccounts, devGenesis } from './config.ts'
+import { TRIE_WRITES_PER_TURN } from './eventLoop.ts'
 import { systemContracts } from './systemContracts.ts'
 
 import type { Hex } from './state/types.ts'
@@ -81,31 +83,46 @@ describe('producer', () => {
     }
   })
 
-  test('a seal gives the event loop turns: requests that arrive meanwhile are answered before it ends', async () => {
+  test('a seal gives the event loop turns: no stretch of trie writes longer than two turns\' worth runs without one', async () => {
     const chain = await createChain({ genesis, mining: 'manual' })
+    const put = MerklePatriciaTrie.prototype.put
+    let writes = 0
+    const spy = vi.spyOn(MerklePatriciaTrie.prototype, 'put').mockImplementation(function (this: MerklePatriciaTrie, ...args) {
+      writes++
+      return put.apply(this, args)
+    })
     try {
       const sender = privateKeyToAccount(accounts[1]!.privateKey)
-      // 200 transfers to 200 new accounts: a few hundred trie writes, several turns' worth.
+      // 200 transfers to 200 new accounts: 200 entries in each of the block's three tries.
       for (let nonce = 0; nonce < 200; nonce++) {
         const to = `0x${(0xa000 + nonce).toString(16).padStart(40, '0')}` as Hex
         const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, to, value: 1n })
         await chain.sendRawTransaction(hexToBytes(raw))
       }
       await chain.preconfirm()
-      // What an incoming request needs is a turn of the event loop; count the turns the seal leaves.
+      // What an incoming request needs is a turn of the event loop: count the trie writes between turns.
       let done = false
-      let turnsDuringSeal = 0
-      const count = () => {
+      let turns = 0
+      let longest = 0
+      const turn = () => {
+        longest = Math.max(longest, writes)
+        writes = 0
         if (done) return
-        turnsDuringSeal++
-        setImmediate(count)
+        turns++
+        setImmediate(turn)
       }
-      setImmediate(count)
+      writes = 0
+      setImmediate(turn)
       const block = await chain.mine()
       done = true
+      turn()
       expect(block.block.transactions).toHaveLength(200)
-      expect(turnsDuringSeal).toBeGreaterThan(3)
+      expect(turns).toBeGreaterThan(6)
+      // The end of one trie and the start of the next share a turn; a trie written in one piece would be 200.
+      expect(longest).toBeGreaterThan(0)
+      expect(longest).toBeLessThanOrEqual(2 * TRIE_WRITES_PER_TURN)
     } finally {
+      spy.mockRestore()
       await chain.close()
     }
   })

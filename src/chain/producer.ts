@@ -1,11 +1,12 @@
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
-import { buildBlock, runBlock, runTx } from '@ethereumjs/vm'
+import { buildBlock, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { pendingPosition } from './blocks.ts'
 import { createEnvBlock, setHardforkFor } from './execution.ts'
 import { yieldToEventLoop } from './eventLoop.ts'
 import { keccak256 } from './keccak.ts'
+import { orderedTrieRoot } from './orderedTrie.ts'
 import { createOverlay } from './state/overlay.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from './state/types.ts'
 
@@ -240,10 +241,15 @@ export function createProducer(host: ProducerHost): Producer {
       withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
       blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
     })
+    // The builder's own transaction and receipt tries, written in turns of the event loop (same roots).
+    const sealed = builderInternals(builder)
+    builder.transactionsTrie = () => orderedTrieRoot(sealed.transactions.length, (i) => sealed.transactions[i]!.serialize(), vm.common)
+    builder.receiptTrie = () =>
+      orderedTrieRoot(sealed.transactionResults.length, (i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type), vm.common)
     // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
     building = {
       builder,
-      sealed: builderInternals(builder),
+      sealed,
       envBlock: createEnvBlock(env, vm.common, env.baseFeePerGas),
       env,
       transactions: [],
