@@ -114,8 +114,8 @@ describe('@ethereumjs/evm', () => {
   const code = hexToBytes(`0x600456fe5b${'5f50'.repeat(400)}00`)
   const gasUsed = 3n + 8n + 1n + 400n * (2n + 2n)
 
-  /** Runs the code while counting microtask turns, and collects the pcs the step event reports. */
-  async function run(options: { listen: boolean }) {
+  /** Runs `code` while counting microtask turns, and collects the pcs the step event reports (with `listen`). */
+  async function runCounted(runCode: Uint8Array, options: { listen: boolean; gasLimit?: bigint }) {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
     const pcs: number[] = []
     if (options.listen) evm.events.on('step', (step: { pc: number }) => void pcs.push(step.pc))
@@ -126,10 +126,11 @@ describe('@ethereumjs/evm', () => {
       if (!done) queueMicrotask(tick)
     }
     queueMicrotask(tick)
-    const result = await evm.runCode({ code, gasLimit: 100_000n })
+    const result = await evm.runCode({ code: runCode, gasLimit: options.gasLimit ?? 100_000n })
     done = true
     return { result, turns, pcs }
   }
+  const run = (options: { listen: boolean }) => runCounted(code, options)
 
   test('fixed-cost opcodes run inline, without a microtask turn each', async () => {
     const { result, turns } = await run({ listen: false })
@@ -161,20 +162,7 @@ describe('@ethereumjs/evm', () => {
   const stores = Array.from({ length: 40 }, (_, i) => `60${(i + 1).toString(16).padStart(2, '0')}61${(i * 32).toString(16).padStart(4, '0')}52`)
   const memoryCode = hexToBytes(`0x600556fefe5b${stores.join('')}604060002060005260205150600760206000a160206000f3`)
 
-  async function runMemoryCode(options: { listen: boolean; gasLimit: bigint }) {
-    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
-    if (options.listen) evm.events.on('step', () => {})
-    let turns = 0
-    let done = false
-    const tick = () => {
-      turns++
-      if (!done) queueMicrotask(tick)
-    }
-    queueMicrotask(tick)
-    const result = await evm.runCode({ code: memoryCode, gasLimit: options.gasLimit })
-    done = true
-    return { result, turns }
-  }
+  const runMemoryCode = (options: { listen: boolean; gasLimit: bigint }) => runCounted(memoryCode, options)
 
   test('memory, hashing, logging and returning opcodes are charged inline, exactly as when stepped', async () => {
     const inline = await runMemoryCode({ listen: false, gasLimit: 100_000n })
