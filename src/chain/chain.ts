@@ -23,6 +23,7 @@ import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
 import { openChainStore, openDatabase } from './store.ts'
 import { systemContracts } from './systemContracts.ts'
+import { createSealedBlocks } from './sealedBlocks.ts'
 import { createStateHistory } from './state/history.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { createOverlay } from './state/overlay.ts'
@@ -149,14 +150,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const chainId = common.chainId()
 
   const history = createStateHistory()
-  const blocks: SealedBlock[] = []
-  const byHash = new Map<Hex, SealedBlock>()
+  const blocks = createSealedBlocks({
+    wholeTransactions: options.wholeTransactions,
+    load(number, hash) {
+      const stored = store.block(number)!
+      const block = createBlockFromRLP(stored.rlp, { common, setHardfork: true })
+      return { block, hash, number, senders: stored.senders, receipts: stored.receipts }
+    },
+  })
   const txIndex = new Map<Hex, { number: bigint; index: number }>()
   let finalizedAtHead = false
 
   function index(sealed: SealedBlock) {
-    blocks[Number(sealed.number)] = sealed
-    byHash.set(sealed.hash, sealed)
+    blocks.add(sealed)
     for (const [i, tx] of sealed.block.transactions.entries()) {
       txIndex.set(bytesToHex(tx.hash()) as Hex, { number: sealed.number, index: i })
     }
@@ -184,15 +190,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
     store.loadState(history)
     trie = await createStateTrie(history.entries())
-    const head = blocks.at(-1)!
+    const head = blocks.head()
     if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
       log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
     }
     finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
   }
 
-  const head = () => blocks[blocks.length - 1]!
-  const blockHashes = (number: bigint) => blocks[Number(number)]?.block.hash()
+  const head = () => blocks.head()
+  const blockHashes = (number: bigint) => blocks.hash(number)
   const runner = await createCallRunner({ common, blockHashes, rpcGasCap, revertCode })
   const { executor } = runner
   /** Started once the chain is loaded (and imported); until then nothing reads it. */
@@ -241,12 +247,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   function resolve(specifier: BlockSpecifier): ResolvedBlock {
     if (typeof specifier === 'bigint') {
-      const block = blocks[Number(specifier)]
+      const block = blocks.byNumber(specifier)
       if (block === undefined) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
       return { kind: 'sealed', block }
     }
     if (typeof specifier === 'object') {
-      const block = byHash.get(specifier.blockHash.toLowerCase() as Hex)
+      const block = blocks.byHash(specifier.blockHash)
       if (block === undefined) throw new BlockNotFoundError(specifier.blockHash)
       return { kind: 'sealed', block }
     }
@@ -256,11 +262,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       case 'latest':
         return { kind: 'sealed', block: head() }
       case 'earliest':
-        return { kind: 'sealed', block: blocks[0]! }
+        return { kind: 'sealed', block: blocks.byNumber(0n)! }
       case 'safe':
       case 'finalized': {
         const number = finalizedAtHead ? head().number : head().number - CONFIRMATION_DEPTH[specifier]
-        return { kind: 'sealed', block: blocks[number > 0n ? Number(number) : 0]! }
+        return { kind: 'sealed', block: blocks.byNumber(number > 0n ? number : 0n)! }
       }
     }
   }
@@ -406,7 +412,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       } catch (error) {
         throw new Error(`import: cannot decode the block after block ${head().number}: ${error instanceof Error ? error.message : error}`)
       }
-      const existing = blocks[Number(block.header.number)]
+      const existing = blocks.byNumber(block.header.number)
       if (existing !== undefined) {
         if (existing.hash !== bytesToHex(block.hash())) {
           throw new Error(`import: block ${block.header.number} differs from the one already on this chain (${existing.hash})`)
@@ -442,7 +448,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       init: () => ({
         genesis: genesisText,
         history: history.snapshot(),
-        blockHashes: blocks.map((sealed) => sealed.block.hash()),
+        blockHashes: blocks.hashes(),
         rpcGasCap,
         revertCode,
       }),
@@ -466,14 +472,14 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     head,
     resolve,
     stateAt: (specifier) => viewAt(specifier).state,
-    blockByNumber: (number) => blocks[Number(number)],
-    blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
+    blockByNumber: (number) => blocks.byNumber(number),
+    blockByHash: (hash) => blocks.byHash(hash),
 
     findTransaction(hash) {
       const key = hash.toLowerCase() as Hex
       const located = txIndex.get(key)
       if (located !== undefined) {
-        const block = blocks[Number(located.number)]!
+        const block = blocks.byNumber(located.number)!
         return {
           kind: 'sealed',
           tx: block.block.transactions[located.index]!,
@@ -555,7 +561,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       const found: FoundLog[] = []
       const last = filter.toBlock < head().number ? filter.toBlock : head().number
       for (let number = filter.fromBlock; number <= last; number++) {
-        const block = blocks[Number(number)]
+        if (!blocks.hasLogs(number)) continue
+        const block = blocks.byNumber(number)
         if (block !== undefined) collectLogs(block.block.transactions, block.receipts, number, block.hash, filter, found)
       }
       if (filter.includePending === true) {

@@ -46,6 +46,8 @@ export type ChainOptions = {
   rpcGasCap?: bigint
   /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
   workers?: number
+  /** Transactions the newest sealed blocks hold decoded in memory (WHOLE_TRANSACTIONS); older blocks are read back. */
+  wholeTransactions?: number
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void

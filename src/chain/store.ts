@@ -21,6 +21,8 @@ export type ChainStore = {
   setMeta(key: string, value: string): void
   isEmpty(): boolean
   blocks(): Iterable<StoredBlock>
+  /** One stored block; undefined if there is none with that number. */
+  block(number: bigint): StoredBlock | undefined
   /** Replays every stored state write, oldest block first. */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
@@ -96,6 +98,14 @@ export function inTransaction(db: DatabaseSync, work: () => void): void {
   }
 }
 
+type BlockRow = { number: number; rlp: Uint8Array; receipts: string; senders: Uint8Array }
+
+function storedBlock(row: BlockRow): StoredBlock {
+  // Senders are stored so that reading a block back recovers no signature.
+  const senders = Array.from({ length: row.senders.length / 20 }, (_, i) => bytesToHex(row.senders.subarray(i * 20, i * 20 + 20)) as Hex)
+  return { number: BigInt(row.number), rlp: row.rlp, receipts: decodeReceipts(row.receipts), senders }
+}
+
 export function openChainStore(db: DatabaseSync): ChainStore {
   db.exec(schema)
 
@@ -104,6 +114,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     anyBlock: db.prepare('SELECT 1 FROM blocks LIMIT 1'),
     blocks: db.prepare('SELECT number, rlp, receipts, senders FROM blocks ORDER BY number'),
+    block: db.prepare('SELECT number, rlp, receipts, senders FROM blocks WHERE number = ?'),
     insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)'),
     insertAccount: db.prepare('INSERT INTO accounts (block, address, record) VALUES (?, ?, ?)'),
     insertStorage: db.prepare('INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, ?)'),
@@ -129,11 +140,11 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     isEmpty: () => statements.anyBlock.get() === undefined,
 
     *blocks() {
-      for (const row of statements.blocks.iterate() as Iterable<{ number: number; rlp: Uint8Array; receipts: string; senders: Uint8Array }>) {
-        // Senders are stored so that a restart recovers no signature.
-        const senders = Array.from({ length: row.senders.length / 20 }, (_, i) => bytesToHex(row.senders.subarray(i * 20, i * 20 + 20)) as Hex)
-        yield { number: BigInt(row.number), rlp: row.rlp, receipts: decodeReceipts(row.receipts), senders }
-      }
+      for (const row of statements.blocks.iterate() as Iterable<BlockRow>) yield storedBlock(row)
+    },
+    block(number) {
+      const row = statements.block.get(Number(number)) as BlockRow | undefined
+      return row === undefined ? undefined : storedBlock(row)
     },
 
     loadState(history) {

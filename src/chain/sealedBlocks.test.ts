@@ -1,0 +1,150 @@
+import { createBlock } from '@ethereumjs/block'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, test } from 'vitest'
+
+import { createChain } from './chain.ts'
+import { deriveAccounts, devGenesis } from './config.ts'
+import { createSealedBlocks } from './sealedBlocks.ts'
+import { systemContracts } from './systemContracts.ts'
+
+import type { Receipt, SealedBlock } from './blocks.ts'
+import type { Hex } from './state/types.ts'
+
+/** Block `number` of a bare chain, with `transactions` receipts (their transactions do not matter here). */
+function sealedBlock(number: number, transactions: number, logs = 0): SealedBlock {
+  const block = createBlock({ header: { number: BigInt(number), extraData: new Uint8Array([number]) } })
+  const receipt: Receipt = { status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs: [], logsBloom: '0x', contractAddress: null, effectiveGasPrice: 1n }
+  const receipts = Array.from({ length: transactions }, (_, i) => ({
+    ...receipt,
+    logs: i < logs ? [{ address: `0x${'11'.repeat(20)}` as Hex, topics: [], data: '0x' as Hex }] : [],
+  }))
+  return { block, hash: bytesToHex(block.hash()) as Hex, number: BigInt(number), senders: [], receipts }
+}
+
+/** Sealed blocks over a store of `count` blocks of `transactions` each, counting the reads from it. */
+function chainOf(count: number, transactions: number, wholeTransactions: number) {
+  const stored = Array.from({ length: count }, (_, number) => sealedBlock(number, number === 0 ? 0 : transactions))
+  const reads: bigint[] = []
+  const blocks = createSealedBlocks({
+    wholeTransactions,
+    load(number, hash) {
+      reads.push(number)
+      const again = sealedBlock(Number(number), number === 0n ? 0 : transactions)
+      expect(again.hash).toBe(hash)
+      return again
+    },
+  })
+  for (const sealed of stored) blocks.add(sealed)
+  return { blocks, stored, reads }
+}
+
+describe('createSealedBlocks', () => {
+  test('default: the newest blocks are held whole; older ones are read back once, then held among the recent', () => {
+    const { blocks, stored, reads } = chainOf(10, 4, 12)
+    expect(blocks.count).toBe(10)
+    // 12 transactions hold blocks 7 to 9 (genesis weighs 1, like any block without transactions).
+    expect([7n, 8n, 9n].map((n) => blocks.byNumber(n))).toEqual([stored[7], stored[8], stored[9]])
+    expect(reads).toEqual([])
+
+    const older = blocks.byNumber(2n)!
+    expect(older).not.toBe(stored[2])
+    expect(older.hash).toBe(stored[2]!.hash)
+    expect(blocks.byNumber(2n)).toBe(older)
+    expect(blocks.byHash(stored[2]!.hash.toUpperCase().replace('0X', '0x') as Hex)).toBe(older)
+    expect(reads).toEqual([2n])
+    // Block 2 pushed out the least recently used one, block 7.
+    blocks.byNumber(7n)
+    expect(reads).toEqual([2n, 7n])
+  })
+
+  test('the head stays whole even when it alone weighs more than the bound', () => {
+    const { blocks, stored, reads } = chainOf(3, 50, 10)
+    expect(blocks.head()).toBe(stored[2])
+    expect(blocks.byNumber(2n)).toBe(stored[2])
+    blocks.byNumber(1n)
+    expect(blocks.head()).toBe(stored[2])
+    expect(blocks.byNumber(2n)).toBe(stored[2])
+    expect(reads).toEqual([1n])
+  })
+
+  test('hashes, and which blocks logged, are known without reading a block back', () => {
+    const blocks = createSealedBlocks({
+      wholeTransactions: 1,
+      load: () => {
+        throw new Error('read back')
+      },
+    })
+    const stored = [sealedBlock(0, 0), sealedBlock(1, 2, 1), sealedBlock(2, 2)]
+    for (const sealed of stored) blocks.add(sealed)
+    expect(blocks.hash(1n)).toEqual(hexToBytes(stored[1]!.hash))
+    expect(blocks.hash(3n)).toBeUndefined()
+    expect(blocks.hashes().map((hash) => bytesToHex(hash))).toEqual(stored.map((sealed) => sealed.hash))
+    expect([0n, 1n, 2n].map((n) => blocks.hasLogs(n))).toEqual([false, true, false])
+    expect(blocks.byNumber(3n)).toBeUndefined()
+    expect(blocks.byHash(`0x${'00'.repeat(32)}`)).toBeUndefined()
+  })
+
+  test('error: a block out of order is refused', () => {
+    const blocks = createSealedBlocks({ load: () => sealedBlock(0, 0) })
+    blocks.add(sealedBlock(0, 0))
+    expect(() => blocks.add(sealedBlock(2, 0))).toThrow('block 2 added after block 0')
+  })
+})
+
+const accounts = deriveAccounts('test test test test test test test test test test test junk', 2)
+const genesis = devGenesis({
+  chainId: 31337n,
+  hardfork: 'osaka',
+  gasLimit: 30_000_000n,
+  timestamp: 1_700_000_000,
+  alloc: {
+    ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
+    ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
+  },
+})
+// PUSH1 0 CALLDATALOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 LOG0 STOP: logs calldata word 0. Init code returns it.
+const runtime = '60003560005260206000a000'
+const initCode = `0x6b${runtime}600052600c6014f3` as Hex
+
+describe('a chain whose old blocks are read back from its store', () => {
+  test('answers for them as it did when they were new: block, transactions, receipts and logs', async () => {
+    const chain = await createChain({ genesis, mining: 'manual', workers: 0, wholeTransactions: 2 })
+    const signer = privateKeyToAccount(accounts[0]!.privateKey)
+    let nonce = 0
+    const send = async (fields: { to?: Hex; data?: Hex; gas: bigint }) => {
+      const raw = await signer.signTransaction({ chainId: 31337, type: 'eip1559', nonce: nonce++, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, value: 0n, ...fields })
+      await chain.sendRawTransaction(hexToBytes(raw))
+    }
+    try {
+      await send({ data: initCode, gas: 100_000n })
+      const first = await chain.mine()
+      const contract = first.receipts[0]!.contractAddress!
+      await send({ to: contract, data: `0x${'00'.repeat(31)}07`, gas: 50_000n })
+      await send({ to: accounts[1]!.address, gas: 21_000n })
+      const second = await chain.mine()
+      const logsBefore = chain.getLogs({ fromBlock: 0n, toBlock: 2n })
+      expect(logsBefore).toHaveLength(1)
+      const txHash = bytesToHex(second.block.transactions[0]!.hash()) as Hex
+
+      // Three more blocks of transfers push blocks 1 and 2 out of memory.
+      for (let i = 0; i < 3; i++) {
+        await send({ to: accounts[1]!.address, gas: 21_000n })
+        await chain.mine()
+      }
+      const again = chain.blockByNumber(2n)!
+      expect(again).not.toBe(second)
+      expect(again.hash).toBe(second.hash)
+      expect(bytesToHex(again.block.serialize())).toBe(bytesToHex(second.block.serialize()))
+      expect(again.senders).toEqual(second.senders)
+      expect(again.receipts).toEqual(second.receipts)
+      expect(chain.blockByHash(first.hash)!.receipts).toEqual(first.receipts)
+
+      const found = chain.findTransaction(txHash)
+      expect(found).toMatchObject({ kind: 'sealed', index: 0, sender: signer.address.toLowerCase(), receipt: second.receipts[0] })
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n })).toEqual(logsBefore)
+    } finally {
+      await chain.close()
+    }
+  })
+})
