@@ -407,6 +407,20 @@ function sample(server: Server, label: string) {
   info.threads[label] = threadCount(server.pid)
 }
 
+/**
+ * Samples a server resting after a load, at each of `at` s after it ended. What it keeps once the load has passed
+ * (flashchain gives memory back when quiet, src/memoryTrim.ts, and idle execution workers exit); every peer waits the
+ * same.
+ */
+async function sampleAtRest(server: Server, load: string, at: number[]) {
+  let waited = 0
+  for (const seconds of at) {
+    await sleep((seconds - waited) * 1000)
+    waited = seconds
+    sample(server, seconds === REST ? `at rest after ${load}` : `${seconds} s after ${load}`)
+  }
+}
+
 async function benchPeer(name: PeerName, context: Context, senders: Map<number, PrivateKeyAccount[]>, background: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] }) {
   console.log(`\n${name}: ${peers[name]!.version}`)
   const txWorkload = workloads.find((w) => w.id === 'sendRawTransaction')
@@ -428,14 +442,7 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
     sample(reads, 'idle after start')
     for (const workload of readWorkloads) for (const connections of CONNECTIONS) await runWorkload(reads, workload, context, connections, readMining)
     sample(reads, 'after reads')
-    // What the server keeps once the load has passed (flashchain gives memory back when quiet: src/memoryTrim.ts,
-    // and idle execution workers exit), sampled on the way; every peer waits the same.
-    let waited = 0
-    for (const seconds of [...REST_SAMPLES, REST]) {
-      await sleep((seconds - waited) * 1000)
-      waited = seconds
-      sample(reads, seconds === REST ? 'at rest after reads' : `${seconds} s after reads`)
-    }
+    await sampleAtRest(reads, 'reads', [...REST_SAMPLES, REST])
   } finally {
     await stopServer(reads)
   }
@@ -464,6 +471,8 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
       debug(`${name}: ${connections} senders funded`)
       await runWorkload(txs, txWorkload!, context, connections, txMining, senders.get(connections))
       sample(txs, `after transactions @${connections}`)
+      // The last load of the bench: what is left of it once it has passed.
+      if (connections === CONNECTIONS.at(-1)) await sampleAtRest(txs, `transactions @${connections}`, [REST])
     } finally {
       await stopServer(txs)
     }
