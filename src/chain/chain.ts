@@ -1,7 +1,7 @@
 import { createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
-import { createVM } from '@ethereumjs/vm'
+import { Bloom, createVM } from '@ethereumjs/vm'
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
 
 import { BlockNotFoundError, ExecutionRevertedError, type RpcError, TransactionRejectedError, txErrors } from '../errors.ts'
@@ -14,6 +14,7 @@ import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createAnswerCache } from './answers.ts'
 import { pendingPosition } from './blocks.ts'
 import { cacheJumpAnalysis } from './jumpAnalysis.ts'
+import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
 import { keccak256 } from './keccak.ts'
 import { createLazyKZG } from './kzg.ts'
 import { nativeEcrecover } from './secp256k1.ts'
@@ -54,7 +55,14 @@ export type TransactionLocation =
   | { kind: 'pool'; tx: TypedTransaction; sender: Hex }
 
 export type LogFilter = { fromBlock: bigint; toBlock: bigint; addresses?: Hex[]; topics?: (Hex | Hex[] | null)[]; includePending?: boolean }
-export type FoundLog = Log & { blockNumber: bigint; blockHash: Hex | null; transactionHash: Hex; transactionIndex: number; logIndex: number }
+export type FoundLog = Log & {
+  blockNumber: bigint
+  blockHash: Hex | null
+  blockTimestamp: bigint
+  transactionHash: Hex
+  transactionIndex: number
+  logIndex: number
+}
 
 export type SequencePlan = { gas: bigint; reverts: boolean }
 
@@ -560,14 +568,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     getLogs(filter) {
       const found: FoundLog[] = []
       const last = filter.toBlock < head().number ? filter.toBlock : head().number
+      const query = bloomQuery(filter)
       for (let number = filter.fromBlock; number <= last; number++) {
-        if (!blocks.hasLogs(number)) continue
+        const bloom = blocks.logsBloom(number)
+        if (bloom === undefined || !bloomMayMatch(new Bloom(bloom, common), query)) continue
         const block = blocks.byNumber(number)
-        if (block !== undefined) collectLogs(block.block.transactions, block.receipts, number, block.hash, filter, found)
+        if (block !== undefined) {
+          const position = { number, hash: block.hash, timestamp: block.block.header.timestamp }
+          collectLogs(block.block.transactions, block.receipts, position, filter, found)
+        }
       }
       if (filter.includePending === true) {
         const pending = producer.pending()
-        collectLogs(pending.transactions, pending.receipts, pending.env.number, null, filter, found)
+        collectLogs(pending.transactions, pending.receipts, { number: pending.env.number, hash: null, timestamp: pending.env.timestamp }, filter, found)
       }
       return found
     },
@@ -636,8 +649,7 @@ function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boolean {
 function collectLogs(
   transactions: TypedTransaction[],
   receipts: Receipt[],
-  blockNumber: bigint,
-  blockHash: Hex | null,
+  block: { number: bigint; hash: Hex | null; timestamp: bigint },
   filter: LogFilter,
   found: FoundLog[],
 ) {
@@ -649,8 +661,9 @@ function collectLogs(
       if (matches) {
         found.push({
           ...entry,
-          blockNumber,
-          blockHash,
+          blockNumber: block.number,
+          blockHash: block.hash,
+          blockTimestamp: block.timestamp,
           transactionHash: bytesToHex(transactions[i]!.hash()) as Hex,
           transactionIndex: i,
           logIndex,

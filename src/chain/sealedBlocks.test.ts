@@ -68,7 +68,7 @@ describe('createSealedBlocks', () => {
     expect(reads).toEqual([1n])
   })
 
-  test('hashes, and which blocks logged, are known without reading a block back', () => {
+  test('hashes, and the blooms of the blocks that logged, are known without reading a block back', () => {
     const blocks = createSealedBlocks({
       wholeTransactions: 1,
       load: () => {
@@ -80,7 +80,10 @@ describe('createSealedBlocks', () => {
     expect(blocks.hash(1n)).toEqual(hexToBytes(stored[1]!.hash))
     expect(blocks.hash(3n)).toBeUndefined()
     expect(blocks.hashes().map((hash) => bytesToHex(hash))).toEqual(stored.map((sealed) => sealed.hash))
-    expect([0n, 1n, 2n].map((n) => blocks.hasLogs(n))).toEqual([false, true, false])
+    expect([0n, 1n, 2n, 3n].map((n) => blocks.logsBloom(n) !== undefined)).toEqual([false, true, false, false])
+    // A copy of the header's bloom: a view would keep the block's whole encoding alive.
+    expect(blocks.logsBloom(1n)).toEqual(stored[1]!.block.header.logsBloom)
+    expect(blocks.logsBloom(1n)!.buffer).not.toBe(stored[1]!.block.header.logsBloom.buffer)
     expect(blocks.byNumber(3n)).toBeUndefined()
     expect(blocks.byHash(`0x${'00'.repeat(32)}`)).toBeUndefined()
   })
@@ -143,6 +146,11 @@ describe('a chain whose old blocks are read back from its store', () => {
       const found = chain.findTransaction(txHash)
       expect(found).toMatchObject({ kind: 'sealed', index: 0, sender: signer.address.toLowerCase(), receipt: second.receipts[0] })
       expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n })).toEqual(logsBefore)
+      // Filtered by the blocks' blooms first: the same answers for a filter the block matches and ones it cannot.
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [contract] })).toEqual(logsBefore)
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [accounts[1]!.address.toLowerCase() as Hex] })).toEqual([])
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, topics: [`0x${'00'.repeat(32)}`] })).toEqual([])
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [], topics: [null, []] })).toEqual([])
     } finally {
       await chain.close()
     }

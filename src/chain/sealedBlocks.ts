@@ -12,7 +12,7 @@ import type { Hex } from './state/types.ts'
 export const WHOLE_TRANSACTIONS = 4096
 
 /**
- * The sealed chain. Every block's hash (and whether it logged anything) stays in memory; the newest blocks are held
+ * The sealed chain. Every block's hash (and its logs bloom, if it logged) stays in memory; the newest blocks are held
  * whole, and an older one is decoded again from the store when a request names it, then held among the recent.
  */
 export type SealedBlocks = {
@@ -25,8 +25,11 @@ export type SealedBlocks = {
   byHash(hash: Hex): SealedBlock | undefined
   /** The hash of block `number`, for BLOCKHASH; undefined past the head. */
   hash(number: bigint): Uint8Array | undefined
-  /** False when no transaction of the block emitted a log: eth_getLogs skips it without decoding it. */
-  hasLogs(number: bigint): boolean
+  /**
+   * The block's logs bloom, or undefined when none of its transactions logged: eth_getLogs decodes only the blocks
+   * whose bloom may hold what it looks for.
+   */
+  logsBloom(number: bigint): Uint8Array | undefined
   /** Every block's hash, genesis first. */
   hashes(): Uint8Array[]
 }
@@ -42,7 +45,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   const { load, wholeTransactions = WHOLE_TRANSACTIONS } = options
   const hashes: Hex[] = []
   const hashBytes: Uint8Array[] = []
-  const logged: boolean[] = []
+  /** Blooms of the blocks that logged (256 bytes each); the others hold undefined. */
+  const blooms: (Uint8Array | undefined)[] = []
   const numbers = new Map<Hex, number>()
   /** Blocks held whole, least recently used first. */
   const whole = new Map<number, SealedBlock>()
@@ -92,7 +96,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${hashes.length - 1}`)
       hashes.push(sealed.hash)
       hashBytes.push(hexToBytes(sealed.hash))
-      logged.push(sealed.receipts.some((receipt) => receipt.logs.length > 0))
+      // A copy: the header's bloom may be a view into the whole block's encoding.
+      blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
       numbers.set(sealed.hash, at)
       head = sealed
       hold(at, sealed)
@@ -103,7 +108,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       return at === undefined ? undefined : byNumber(BigInt(at))
     },
     hash: (number) => (number >= 0n && number < hashBytes.length ? hashBytes[Number(number)] : undefined),
-    hasLogs: (number) => logged[Number(number)] === true,
+    logsBloom: (number) => (number >= 0n && number < blooms.length ? blooms[Number(number)] : undefined),
     hashes: () => [...hashBytes],
   }
 }

@@ -98,14 +98,14 @@ function locationPosition(location: Exclude<TransactionLocation, { kind: 'pool' 
     : { blockHash: null, blockNumber: location.block.env.number, blockTimestamp: location.block.env.timestamp, index: location.index }
 }
 
-export function formatLog(entry: FoundLog, blockTimestamp: bigint): Record<string, unknown> {
+export function formatLog(entry: FoundLog): Record<string, unknown> {
   return {
     address: entry.address,
     topics: entry.topics,
     data: entry.data,
     blockNumber: toQuantity(entry.blockNumber),
     blockHash: entry.blockHash,
-    blockTimestamp: toQuantity(blockTimestamp),
+    blockTimestamp: toQuantity(entry.blockTimestamp),
     transactionHash: entry.transactionHash,
     transactionIndex: toQuantity(entry.transactionIndex),
     logIndex: toQuantity(entry.logIndex),
@@ -125,17 +125,15 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
     from: sender,
     gasUsed: toQuantity(receipt.gasUsed),
     logs: receipt.logs.map((entry, i) =>
-      formatLog(
-        {
-          ...entry,
-          blockNumber: position.blockNumber,
-          blockHash: position.blockHash,
-          transactionHash: hex(tx.hash()),
-          transactionIndex: location.index,
-          logIndex: location.logIndex + i,
-        },
-        position.blockTimestamp,
-      ),
+      formatLog({
+        ...entry,
+        blockNumber: position.blockNumber,
+        blockHash: position.blockHash,
+        blockTimestamp: position.blockTimestamp,
+        transactionHash: hex(tx.hash()),
+        transactionIndex: location.index,
+        logIndex: location.logIndex + i,
+      }),
     ),
     logsBloom: receipt.logsBloom,
     to: tx.to === undefined ? null : tx.to.toString(),

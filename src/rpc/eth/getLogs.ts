@@ -48,11 +48,6 @@ export const getLogs = defineMethod({
       topics: query.topics,
       includePending: query.toBlock === 'pending',
     })
-    return found.map((entry) => {
-      const sealed = entry.blockHash === null ? undefined : chain.blockByHash(entry.blockHash)
-      const pending = chain.resolve('pending')
-      const timestamp = sealed?.block.header.timestamp ?? (pending.kind === 'pending' ? pending.block.env.timestamp : 0n)
-      return formatLog(entry, timestamp)
-    })
+    return found.map((entry) => formatLog(entry))
   },
 })
