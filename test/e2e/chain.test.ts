@@ -281,6 +281,17 @@ describe('eth_getLogs', () => {
     expect(eitherValue).toHaveLength(2)
   })
 
+  it('an empty address list allows any address, as in geth', async () => {
+    const topics = [toEventSelector('ValueSet(uint256,address)')]
+    const logs = await t.rpc<{ address: Hex; blockNumber: Hex; blockTimestamp: Hex }[]>('eth_getLogs', [{ fromBlock: '0x0', address: [], topics }])
+    expect(logs).toEqual(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', topics }]))
+    const ours = logs.filter((log) => log.address === store)
+    expect(ours).toHaveLength(2)
+    const block = await t.publicClient.getBlock({ blockNumber: setIn })
+    expect(ours[1]!.blockNumber).toBe(toHex(setIn))
+    expect(BigInt(ours[1]!.blockTimestamp)).toBe(block.timestamp)
+  })
+
   it('returns nothing for a topic or address that does not match', async () => {
     expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [keccak256('0x01')] }])).toEqual([])
     expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: '0x00000000000000000000000000000000000000aa' }])).toEqual([])

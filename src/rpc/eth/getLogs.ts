@@ -41,10 +41,12 @@ export const getLogs = defineMethod({
       if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
       if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
     }
+    // An empty list names no address, so it allows any, as in geth.
+    const addresses = query.address === undefined ? [] : [query.address].flat()
     const found = chain.getLogs({
       fromBlock,
       toBlock,
-      addresses: query.address === undefined ? undefined : [query.address].flat(),
+      addresses: addresses.length === 0 ? undefined : addresses,
       topics: query.topics,
       includePending: query.toBlock === 'pending',
     })
