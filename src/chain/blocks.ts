@@ -21,6 +21,12 @@ export type Receipt = {
   blobGasPrice?: bigint
 }
 
+/**
+ * The logs bloom of a receipt without logs: all 256 bytes zero. Most receipts (every plain transfer) have it, so it
+ * is one shared string rather than 514 characters per receipt, and the store leaves it out.
+ */
+export const EMPTY_BLOOM = `0x${'00'.repeat(256)}` as Hex
+
 /** A sealed block with everything its transactions produced. */
 export type SealedBlock = {
   block: Block

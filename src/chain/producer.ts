@@ -2,7 +2,7 @@ import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/t
 import { buildBlock, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
-import { pendingPosition } from './blocks.ts'
+import { EMPTY_BLOOM, pendingPosition } from './blocks.ts'
 import { createEnvBlock, setHardforkFor } from './execution.ts'
 import { yieldToEventLoop } from './eventLoop.ts'
 import { keccak256 } from './keccak.ts'
@@ -60,16 +60,17 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
   } else {
     effectiveGasPrice = (tx as { gasPrice: bigint }).gasPrice
   }
+  const logs = result.execResult.logs ?? []
   return {
     ...(receipt.stateRoot === undefined ? { status: receipt.status } : { root: bytesToHex(receipt.stateRoot) as Hex }),
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
     gasUsed: result.totalGasSpent,
-    logs: (result.execResult.logs ?? []).map(([address, topics, data]) => ({
+    logs: logs.map(([address, topics, data]) => ({
       address: bytesToHex(address) as Hex,
       topics: topics.map((topic) => bytesToHex(topic) as Hex),
       data: bytesToHex(data) as Hex,
     })),
-    logsBloom: bytesToHex(result.bloom.bitvector) as Hex,
+    logsBloom: logs.length === 0 ? EMPTY_BLOOM : (bytesToHex(result.bloom.bitvector) as Hex),
     contractAddress: result.createdAddress === undefined ? null : (result.createdAddress.toString() as Hex),
     effectiveGasPrice,
     ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
