@@ -79,7 +79,10 @@ describe('createMemoryTrim', () => {
   })
 })
 
-describe.runIf(process.platform === 'linux')('glibcMallocTrim', () => {
+/** glibc's version where it is the C library (not on musl, macOS or Windows). */
+const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime
+
+describe.runIf(glibc !== undefined)('glibcMallocTrim', () => {
   test('gives back the free pages between live malloc allocations', async () => {
     // 500k typed arrays of 200–300 bytes, each a malloc allocation of its own (V8 keeps only those of 64 bytes or
     // less in its heap); one in 64 stays alive, so almost every page of the arena is free but none is at its top.
