@@ -24,7 +24,7 @@ import { createPool } from './pool.ts'
 import { createProducer, headerEnv } from './producer.ts'
 import { openChainStore, openDatabase } from './store.ts'
 import { systemContracts } from './systemContracts.ts'
-import { createSealedBlocks } from './sealedBlocks.ts'
+import { createSealedBlocks, type BlockLogs } from './sealedBlocks.ts'
 import { createStateHistory } from './state/history.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { createOverlay } from './state/overlay.ts'
@@ -54,6 +54,7 @@ export type TransactionLocation =
   | { kind: 'preconfirmed'; tx: TypedTransaction; sender: Hex; index: number; block: PendingBlock; receipt: Receipt; logIndex: number }
   | { kind: 'pool'; tx: TypedTransaction; sender: Hex }
 
+/** Logs in [fromBlock, toBlock]; an empty address list, and null or [] at a topic position, match anything. */
 export type LogFilter = { fromBlock: bigint; toBlock: bigint; addresses?: Hex[]; topics?: (Hex | Hex[] | null)[]; includePending?: boolean }
 export type FoundLog = Log & {
   blockNumber: bigint
@@ -74,6 +75,8 @@ export type Chain = {
   readonly mining: MiningMode
   head(): SealedBlock
   resolve(block: BlockSpecifier): ResolvedBlock
+  /** The number `block` names, without reading a sealed block back from the store. */
+  numberOf(block: BlockSpecifier): bigint
   stateAt(block: BlockSpecifier): StateReader
   blockByNumber(number: bigint): SealedBlock | undefined
   blockByHash(hash: Hex): SealedBlock | undefined
@@ -102,6 +105,8 @@ export type Chain = {
 }
 
 const CONFIRMATION_DEPTH = { safe: 32n, finalized: 64n }
+/** Where the timestamp is among a block header's RLP fields (parent hash, ommers hash, …, gas used, timestamp). */
+const HEADER_TIMESTAMP = 11
 const EMPTY = new Uint8Array(0)
 
 function allocDiff(alloc: ReturnType<typeof parseGethGenesis>['alloc']): StateDiff {
@@ -160,10 +165,27 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const history = createStateHistory()
   const blocks = createSealedBlocks({
     wholeTransactions: options.wholeTransactions,
+    readBackTransactions: options.wholeTransactions,
     load(number, hash) {
       const stored = store.block(number)!
       const block = createBlockFromRLP(stored.rlp, { common, setHardfork: true })
       return { block, hash, number, senders: stored.senders, receipts: stored.receipts }
+    },
+    loadLogs(number, hash) {
+      const stored = store.block(number)!
+      const [header, transactions] = RLP.decode(stored.rlp) as [Uint8Array[], (Uint8Array | Uint8Array[])[]]
+      return {
+        number,
+        hash,
+        timestamp: bytesToBigInt(header[HEADER_TIMESTAMP]!),
+        receipts: stored.receipts,
+        // In a block body a typed transaction is its own encoding, a legacy one an RLP list; its hash is the
+        // keccak of that encoding either way.
+        transactionHash: (index) => {
+          const item = transactions[index]!
+          return bytesToHex(keccak256(item instanceof Uint8Array ? item : RLP.encode(item))) as Hex
+        },
+      }
     },
   })
   const txIndex = new Map<Hex, { number: bigint; index: number }>()
@@ -420,10 +442,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       } catch (error) {
         throw new Error(`import: cannot decode the block after block ${head().number}: ${error instanceof Error ? error.message : error}`)
       }
-      const existing = blocks.byNumber(block.header.number)
+      const existing = blocks.hash(block.header.number)
       if (existing !== undefined) {
-        if (existing.hash !== bytesToHex(block.hash())) {
-          throw new Error(`import: block ${block.header.number} differs from the one already on this chain (${existing.hash})`)
+        if (!equalsBytes(existing, block.hash())) {
+          throw new Error(`import: block ${block.header.number} differs from the one already on this chain (${bytesToHex(existing)})`)
         }
         continue
       }
@@ -479,6 +501,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     mining,
     head,
     resolve,
+    numberOf(specifier) {
+      if (typeof specifier === 'bigint') {
+        if (specifier >= BigInt(blocks.count)) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
+        return specifier
+      }
+      if (typeof specifier === 'object') {
+        const number = blocks.numberOf(specifier.blockHash)
+        if (number === undefined) throw new BlockNotFoundError(specifier.blockHash)
+        return number
+      }
+      const resolved = resolve(specifier)
+      return resolved.kind === 'pending' ? resolved.block.env.number : resolved.block.number
+    },
     stateAt: (specifier) => viewAt(specifier).state,
     blockByNumber: (number) => blocks.byNumber(number),
     blockByHash: (hash) => blocks.byHash(hash),
@@ -572,15 +607,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       for (let number = filter.fromBlock; number <= last; number++) {
         const bloom = blocks.logsBloom(number)
         if (bloom === undefined || !bloomMayMatch(new Bloom(bloom, common), query)) continue
-        const block = blocks.byNumber(number)
-        if (block !== undefined) {
-          const position = { number, hash: block.hash, timestamp: block.block.header.timestamp }
-          collectLogs(block.block.transactions, block.receipts, position, filter, found)
-        }
+        collectLogs(blocks.logs(number)!, filter, found)
       }
       if (filter.includePending === true) {
-        const pending = producer.pending()
-        collectLogs(pending.transactions, pending.receipts, { number: pending.env.number, hash: null, timestamp: pending.env.timestamp }, filter, found)
+        const { env, transactions, receipts } = producer.pending()
+        const transactionHash = (index: number) => bytesToHex(transactions[index]!.hash()) as Hex
+        collectLogs({ number: env.number, hash: null, timestamp: env.timestamp, receipts, transactionHash }, filter, found)
       }
       return found
     },
@@ -646,25 +678,20 @@ function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boolean {
   })
 }
 
-function collectLogs(
-  transactions: TypedTransaction[],
-  receipts: Receipt[],
-  block: { number: bigint; hash: Hex | null; timestamp: bigint },
-  filter: LogFilter,
-  found: FoundLog[],
-) {
+function collectLogs(block: Omit<BlockLogs, 'hash'> & { hash: Hex | null }, filter: LogFilter, found: FoundLog[]) {
   let logIndex = 0
-  for (const [i, receipt] of receipts.entries()) {
+  for (const [i, receipt] of block.receipts.entries()) {
     for (const entry of receipt.logs) {
       const matches =
-        (filter.addresses === undefined || filter.addresses.includes(entry.address)) && matchesTopics(entry.topics, filter.topics)
+        (filter.addresses === undefined || filter.addresses.length === 0 || filter.addresses.includes(entry.address)) &&
+        matchesTopics(entry.topics, filter.topics)
       if (matches) {
         found.push({
           ...entry,
           blockNumber: block.number,
           blockHash: block.hash,
           blockTimestamp: block.timestamp,
-          transactionHash: bytesToHex(transactions[i]!.hash()) as Hex,
+          transactionHash: block.transactionHash(i),
           transactionIndex: i,
           logIndex,
         })

@@ -46,7 +46,10 @@ export type ChainOptions = {
   rpcGasCap?: bigint
   /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
   workers?: number
-  /** Transactions the newest sealed blocks hold decoded in memory (WHOLE_TRANSACTIONS); older blocks are read back. */
+  /**
+   * Transactions the newest sealed blocks hold decoded in memory (WHOLE_TRANSACTIONS), and the older blocks read back
+   * from the store (READ_BACK_TRANSACTIONS); tests lower it.
+   */
   wholeTransactions?: number
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>

@@ -3,7 +3,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import type { Bloom } from '@ethereumjs/vm'
 import type { LogFilter } from './chain.ts'
 
-/** A log filter's addresses and topics as bytes, as a logs bloom is checked for them; an empty list is no constraint. */
+/** A log filter's addresses and topics as bytes, as a logs bloom is checked for them; an empty list constrains nothing. */
 export type BloomQuery = { addresses: Uint8Array[] | undefined; topics: Uint8Array[][] }
 
 export function bloomQuery(filter: Pick<LogFilter, 'addresses' | 'topics'>): BloomQuery {
@@ -13,7 +13,8 @@ export function bloomQuery(filter: Pick<LogFilter, 'addresses' | 'topics'>): Blo
     const alternatives = Array.isArray(wanted) ? wanted : [wanted]
     if (alternatives.length > 0) topics.push(alternatives.map((topic) => hexToBytes(topic)))
   }
-  return { addresses: filter.addresses?.map((address) => hexToBytes(address)), topics }
+  const addresses = filter.addresses === undefined || filter.addresses.length === 0 ? undefined : filter.addresses.map((address) => hexToBytes(address))
+  return { addresses, topics }
 }
 
 /**

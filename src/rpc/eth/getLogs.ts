@@ -5,7 +5,6 @@ import { defineMethod } from '../method.ts'
 import { formatLog } from '../format.ts'
 import { address, block, hash } from '../schemas.ts'
 
-import type { Chain } from '../../chain/chain.ts'
 
 /** geth's default cap on the blocks one eth_getLogs may scan. */
 const MAX_BLOCK_RANGE = 10_000n
@@ -20,11 +19,6 @@ const filter = z.object({
   topics: z.array(topic).max(4).optional(),
 })
 
-function numberOf(chain: Chain, at: z.output<typeof block>): bigint {
-  const resolved = chain.resolve(at)
-  return resolved.kind === 'pending' ? resolved.block.env.number : resolved.block.number
-}
-
 export const getLogs = defineMethod({
   params: z.tuple([filter]),
   handler: ([query], { chain }) => {
@@ -34,19 +28,17 @@ export const getLogs = defineMethod({
       if (query.fromBlock !== undefined || query.toBlock !== undefined) {
         throw new InvalidParamsError('invalid argument 0: cannot specify both BlockHash and FromBlock/Choose BlockHash or FromBlock/ToBlock')
       }
-      fromBlock = toBlock = numberOf(chain, { blockHash: query.blockHash })
+      fromBlock = toBlock = chain.numberOf({ blockHash: query.blockHash })
     } else {
-      fromBlock = numberOf(chain, query.fromBlock ?? 'latest')
-      toBlock = numberOf(chain, query.toBlock ?? 'latest')
+      fromBlock = chain.numberOf(query.fromBlock ?? 'latest')
+      toBlock = chain.numberOf(query.toBlock ?? 'latest')
       if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
       if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
     }
-    // An empty list names no address, so it allows any, as in geth.
-    const addresses = query.address === undefined ? [] : [query.address].flat()
     const found = chain.getLogs({
       fromBlock,
       toBlock,
-      addresses: addresses.length === 0 ? undefined : addresses,
+      addresses: query.address === undefined ? undefined : [query.address].flat(),
       topics: query.topics,
       includePending: query.toBlock === 'pending',
     })
