@@ -668,13 +668,13 @@ function firstLogIndex(receipts: Receipt[], position: number): number {
   return count
 }
 
+/** geth's rule: a log has at least as many topics as the filter has positions; null and [] there match any topic. */
 function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boolean {
   if (filter === undefined) return true
+  if (filter.length > topics.length) return false
   return filter.every((wanted, i) => {
     if (wanted === null) return true
-    const topic = topics[i]
-    if (topic === undefined) return false
-    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(topic) : wanted === topic
+    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(topics[i]!) : wanted === topics[i]
   })
 }
 

@@ -292,6 +292,15 @@ describe('eth_getLogs', () => {
     expect(BigInt(ours[1]!.blockTimestamp)).toBe(block.timestamp)
   })
 
+  it('topic positions as geth reads them: null among alternatives matches any, and a log needs every position', async () => {
+    const topic0 = toEventSelector('ValueSet(uint256,address)')
+    const anyValue = await t.rpc<unknown[]>('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [topic0, [word(999n), null]] }])
+    expect(anyValue).toHaveLength(2)
+    // ValueSet logs three topics; a fourth position, even null, rules them out.
+    expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [topic0, null, null] }])).toHaveLength(2)
+    expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [topic0, null, null, null] }])).toEqual([])
+  })
+
   it('returns nothing for a topic or address that does not match', async () => {
     expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [keccak256('0x01')] }])).toEqual([])
     expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: '0x00000000000000000000000000000000000000aa' }])).toEqual([])

@@ -5,11 +5,13 @@ import { defineMethod } from '../method.ts'
 import { formatLog } from '../format.ts'
 import { address, block, hash } from '../schemas.ts'
 
+import type { Hex } from '../../chain/state/types.ts'
 
 /** geth's default cap on the blocks one eth_getLogs may scan. */
 const MAX_BLOCK_RANGE = 10_000n
 
-const topic = z.union([hash, z.array(hash), z.null()])
+// A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
+const topic = z.union([hash, z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))), z.null()])
 
 const filter = z.object({
   fromBlock: block.optional(),
