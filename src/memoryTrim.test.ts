@@ -3,7 +3,7 @@ import { promisify } from 'node:util'
 
 import { describe, expect, test } from 'vitest'
 
-import { createMemoryTrim } from './memoryTrim.ts'
+import { createMemoryTrim, MIN_COLLECTION_GAP_MS } from './memoryTrim.ts'
 
 const run = promisify(execFile)
 
@@ -11,10 +11,11 @@ const MB = 2 ** 20
 
 /** A process whose readings the test sets, counting collections; a collection brings the RSS down to `live`. */
 function fakeProcess(rss: number) {
-  const state = { rss, utilization: 0, live: rss, collections: 0 }
+  const state = { rss, utilization: 0, live: rss, collections: 0, now: 0 }
   const trim = createMemoryTrim({
     utilization: () => state.utilization,
     rss: () => state.rss,
+    now: () => state.now,
     collect: () => {
       state.collections++
       state.rss = state.live
@@ -35,8 +36,11 @@ describe('createMemoryTrim', () => {
     expect(trim.check()).toBe(false)
     state.rss = 200 * MB
     expect(trim.check()).toBe(false)
-    // Grown by 32 MB or more since the collection: worth another.
+    // Grown by 32 MB or more since the collection: worth another, once half a minute has passed since the first.
     state.rss = 212 * MB
+    state.now = MIN_COLLECTION_GAP_MS - 1
+    expect(trim.check()).toBe(false)
+    state.now = MIN_COLLECTION_GAP_MS
     expect(trim.check()).toBe(true)
     expect(state.collections).toBe(2)
   })
@@ -61,10 +65,12 @@ describe('createMemoryTrim', () => {
     // malloc_trim, a moment after the collection, gave back another 60 MB.
     trim.rested(140 * MB)
     state.rss = 175 * MB
+    state.now += MIN_COLLECTION_GAP_MS
     expect(trim.check()).toBe(true)
     expect(state.collections).toBe(2)
     // At rest at 200 MB now; a reading above that does not raise it.
     trim.rested(260 * MB)
+    state.now += MIN_COLLECTION_GAP_MS
     state.rss = 231 * MB
     expect(trim.check()).toBe(false)
     state.rss = 233 * MB

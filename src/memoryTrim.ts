@@ -20,6 +20,11 @@ const CHECK_MS = 2000
 const QUIET_UTILIZATION = 0.02
 /** Growth of the resident set since the last trim (or the start) that is worth a collection, bytes. */
 const GROWTH_BYTES = 32 * 2 ** 20
+/**
+ * The least time between two collections, ms. malloc_trim lowers the resting point below what light traffic soon
+ * touches again, and a collection pauses the process for 40–60 ms: at most one per half minute while quiet.
+ */
+export const MIN_COLLECTION_GAP_MS = 30_000
 
 export type MemoryTrimReadings = {
   /** Share of the time since the last check the event loop was busy, 0 to 1. */
@@ -28,6 +33,8 @@ export type MemoryTrimReadings = {
   rss: () => number
   /** A full collection that compacts and gives back what it frees (V8's "last resort" collection). */
   collect: () => void
+  /** A monotonic clock, ms. */
+  now: () => number
 }
 
 export type MemoryTrim = {
@@ -39,10 +46,13 @@ export type MemoryTrim = {
 
 export function createMemoryTrim(readings: MemoryTrimReadings): MemoryTrim {
   let rested = readings.rss()
+  let collectedAt = Number.NEGATIVE_INFINITY
   return {
     check() {
       if (readings.utilization() >= QUIET_UTILIZATION || readings.rss() < rested + GROWTH_BYTES) return false
+      if (readings.now() - collectedAt < MIN_COLLECTION_GAP_MS) return false
       readings.collect()
+      collectedAt = readings.now()
       rested = readings.rss()
       return true
     },
@@ -92,6 +102,7 @@ export function startMemoryTrim(log?: (line: string) => void): () => void {
       return since.utilization
     },
     rss: () => process.memoryUsage.rss(),
+    now: () => performance.now(),
     collect: () => {
       const before = process.memoryUsage.rss()
       const started = performance.now()
