@@ -4,23 +4,14 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test, vi } from 'vitest'
 
 import { createChain } from './chain.ts'
-import { deriveAccounts, devGenesis } from './config.ts'
+import { deriveAccounts } from './config.ts'
 import { TRIE_WRITES_PER_TURN } from './eventLoop.ts'
-import { systemContracts } from './systemContracts.ts'
+import { fundedGenesis } from './testFixtures.ts'
 
 import type { Hex } from './state/types.ts'
 
 const accounts = deriveAccounts('test test test test test test test test test test test junk', 3)
-const genesis = devGenesis({
-  chainId: 31337n,
-  hardfork: 'osaka',
-  gasLimit: 30_000_000n,
-  timestamp: 1_700_000_000,
-  alloc: {
-    ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
-    ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
-  },
-})
+const genesis = fundedGenesis(accounts)
 // A contract that stores calldata word 0 at slot 0 and logs it:
 // PUSH1 0 CALLDATALOAD DUP1 PUSH1 0 SSTORE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 LOG0 STOP (16 bytes), and the init code
 // PUSH16 <runtime> PUSH1 0 MSTORE PUSH1 16 PUSH1 16 RETURN that returns it.

@@ -4,9 +4,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 
 import { createChain } from './chain.ts'
-import { deriveAccounts, devGenesis } from './config.ts'
+import { deriveAccounts } from './config.ts'
 import { createSealedBlocks } from './sealedBlocks.ts'
-import { systemContracts } from './systemContracts.ts'
+import { fundedGenesis } from './testFixtures.ts'
 
 import type { Receipt, SealedBlock } from './blocks.ts'
 import type { Hex } from './state/types.ts'
@@ -123,16 +123,7 @@ describe('createSealedBlocks', () => {
 })
 
 const accounts = deriveAccounts('test test test test test test test test test test test junk', 2)
-const genesis = devGenesis({
-  chainId: 31337n,
-  hardfork: 'osaka',
-  gasLimit: 30_000_000n,
-  timestamp: 1_700_000_000,
-  alloc: {
-    ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
-    ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
-  },
-})
+const genesis = fundedGenesis(accounts)
 // PUSH1 0 CALLDATALOAD PUSH1 0 PUSH1 0 LOG1 STOP: logs no data under topic calldata word 0. Init code returns it.
 const runtime = '60003560006000a100'
 const initCode = `0x68${runtime}60005260096017f3` as Hex

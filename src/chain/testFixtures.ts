@@ -1,9 +1,13 @@
-// Fixtures shared by the unit tests that run the EVM on hand-built state, without a chain around it.
+// Fixtures shared by the unit tests: hand-built state to run the EVM on without a chain around it, and a genesis for
+// tests that start a chain.
 import { KECCAK256_NULL, bytesToHex } from '@ethereumjs/util'
 
+import { devGenesis } from './config.ts'
 import { keccak256 } from './keccak.ts'
+import { systemContracts } from './systemContracts.ts'
 
 import type { BlockEnv } from './blocks.ts'
+import type { DevAccount } from './config.ts'
 import type { Hex, StateDiff, StateReader } from './state/types.ts'
 
 const zeroWord = `0x${'00'.repeat(32)}` as Hex
@@ -32,4 +36,18 @@ export function putAccount(diff: StateDiff, address: Hex, { code = new Uint8Arra
   const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code)
   if (code.length > 0) diff.code.set(bytesToHex(codeHash) as Hex, code)
   diff.accounts.set(address, { nonce, balance, codeHash, storageRoot: KECCAK256_NULL })
+}
+
+/** An Osaka dev chain (id 31337, 30M gas) with the system contracts and 10,000 ETH for each of `accounts`. */
+export function fundedGenesis(accounts: readonly DevAccount[]) {
+  return devGenesis({
+    chainId: 31337n,
+    hardfork: 'osaka',
+    gasLimit: 30_000_000n,
+    timestamp: 1_700_000_000,
+    alloc: {
+      ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
+      ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
+    },
+  })
 }
