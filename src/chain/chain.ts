@@ -172,7 +172,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       return { block, hash, number, senders: stored.senders, receipts: stored.receipts }
     },
     loadLogs(number, hash) {
-      const stored = store.block(number)!
+      const stored = store.blockReceipts(number)!
       const [header, transactions] = RLP.decode(stored.rlp) as [Uint8Array[], (Uint8Array | Uint8Array[])[]]
       return {
         number,

@@ -68,6 +68,8 @@ describe('the blocks table', () => {
     expect(store.block(1n)).toEqual(stored)
     expect(store.block(1n)!.receipts[0]!.logsBloom).toBe(EMPTY_BLOOM)
     expect(store.block(2n)).toBeUndefined()
+    expect(store.blockReceipts(1n)).toEqual({ rlp: block.rlp, receipts: block.receipts })
+    expect(store.blockReceipts(2n)).toBeUndefined()
     const { receipts } = db.prepare('SELECT receipts FROM blocks WHERE number = 1').get() as { receipts: string }
     // Only the logged receipt's bloom is stored: 920 characters, against 1434 with both.
     expect(receipts.split('logsBloom')).toHaveLength(2)

@@ -25,6 +25,8 @@ export type ChainStore = {
   blocks(): Iterable<StoredBlock>
   /** One stored block; undefined if there is none with that number. */
   block(number: bigint): StoredBlock | undefined
+  /** One stored block's encoding and receipts, without its senders (eth_getLogs needs no more). */
+  blockReceipts(number: bigint): Pick<StoredBlock, 'rlp' | 'receipts'> | undefined
   /** Replays every stored state write, oldest block first. */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
@@ -121,6 +123,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     anyBlock: db.prepare('SELECT 1 FROM blocks LIMIT 1'),
     blocks: db.prepare('SELECT number, rlp, receipts, senders FROM blocks ORDER BY number'),
     block: db.prepare('SELECT number, rlp, receipts, senders FROM blocks WHERE number = ?'),
+    blockReceipts: db.prepare('SELECT rlp, receipts FROM blocks WHERE number = ?'),
     insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)'),
     insertAccount: db.prepare('INSERT INTO accounts (block, address, record) VALUES (?, ?, ?)'),
     insertStorage: db.prepare('INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, ?)'),
@@ -151,6 +154,10 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     block(number) {
       const row = statements.block.get(Number(number)) as BlockRow | undefined
       return row === undefined ? undefined : storedBlock(row)
+    },
+    blockReceipts(number) {
+      const row = statements.blockReceipts.get(Number(number)) as Pick<BlockRow, 'rlp' | 'receipts'> | undefined
+      return row === undefined ? undefined : { rlp: row.rlp, receipts: decodeReceipts(row.receipts) }
     },
 
     loadState(history) {
