@@ -199,7 +199,7 @@ export async function main(): Promise<void> {
     process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
   }
   process.stdout.write(`Listening on ${flashchain.url}\n`)
-  const stopMemoryTrim = startMemoryTrim(options.debug ? log : undefined)
+  const stopMemoryTrim = startMemoryTrim({ log: options.debug ? log : undefined })
 
   let closing = false
   const shutdown = (signal: string) => {

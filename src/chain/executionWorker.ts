@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../errors.ts'
+import { startMemoryTrim } from '../memoryTrim.ts'
 import { createCallRunner } from './calls.ts'
 import { mergeParamsOnce } from './common.ts'
 import { parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
@@ -119,4 +120,7 @@ port.on('message', (message: ToWorker) => {
       break
   }
 })
+// A worker left idle exits after WORKER_IDLE_MS; before that, a few seconds after the runs stop, it gives back
+// what the load grew its heap to. malloc_trim is the main thread's to call.
+startMemoryTrim({ mallocTrim: false })
 post({ kind: 'ready' })
