@@ -10,17 +10,20 @@ const run = promisify(execFile)
 const MB = 2 ** 20
 
 /** A process whose readings the test sets, counting collections; a collection brings the RSS down to `live`. */
-function fakeProcess(rss: number) {
+function fakeProcess(rss: number, growthBytes?: number) {
   const state = { rss, utilization: 0, live: rss, collections: 0, now: 0 }
-  const trim = createMemoryTrim({
-    utilization: () => state.utilization,
-    rss: () => state.rss,
-    now: () => state.now,
-    collect: () => {
-      state.collections++
-      state.rss = state.live
+  const trim = createMemoryTrim(
+    {
+      utilization: () => state.utilization,
+      rss: () => state.rss,
+      now: () => state.now,
+      collect: () => {
+        state.collections++
+        state.rss = state.live
+      },
     },
-  })
+    growthBytes,
+  )
   return { state, trim }
 }
 
@@ -82,6 +85,20 @@ describe('createMemoryTrim', () => {
     state.rss = 151 * MB
     expect(trim.check()).toBe(false)
     expect(state.collections).toBe(0)
+  })
+
+  test('with no growth asked for (a worker started mid-load), it collects whenever quiet, once per gap', () => {
+    const { state, trim } = fakeProcess(220 * MB, 0)
+    state.live = 150 * MB
+    state.utilization = 0.3
+    expect(trim.check()).toBe(false)
+    state.utilization = 0
+    expect(trim.check()).toBe(true)
+    state.now = MIN_COLLECTION_GAP_MS - 1
+    expect(trim.check()).toBe(false)
+    state.now = MIN_COLLECTION_GAP_MS
+    expect(trim.check()).toBe(true)
+    expect(state.collections).toBe(2)
   })
 })
 

@@ -44,12 +44,13 @@ export type MemoryTrim = {
   rested(rss: number): void
 }
 
-export function createMemoryTrim(readings: MemoryTrimReadings): MemoryTrim {
+/** `growthBytes`: growth of the resident set since the last collection (or the start) that is worth another. */
+export function createMemoryTrim(readings: MemoryTrimReadings, growthBytes = GROWTH_BYTES): MemoryTrim {
   let rested = readings.rss()
   let collectedAt = Number.NEGATIVE_INFINITY
   return {
     check() {
-      if (readings.utilization() >= QUIET_UTILIZATION || readings.rss() < rested + GROWTH_BYTES) return false
+      if (readings.utilization() >= QUIET_UTILIZATION || readings.rss() < rested + growthBytes) return false
       if (readings.now() - collectedAt < MIN_COLLECTION_GAP_MS) return false
       readings.collect()
       collectedAt = readings.now()
@@ -93,6 +94,8 @@ export type StartMemoryTrimOptions = {
    * it: the main thread. A worker thread collects only its own heap.
    */
   mallocTrim?: boolean
+  /** Growth of the resident set since this thread last collected (or started) that is worth a collection. */
+  growthBytes?: number
 }
 
 /**
@@ -105,11 +108,11 @@ export type StartMemoryTrimOptions = {
  * Measured after a minute of eth_estimateGas, an execution worker held 30–37 MB in that pool beside a 30 MB heap.
  */
 export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => void {
-  const { log, mallocTrim = true } = options
+  const { log, mallocTrim = true, growthBytes = GROWTH_BYTES } = options
   const gc = globalThis.gc
   if (gc === undefined) return () => {}
   let last: EventLoopUtilization = performance.eventLoopUtilization()
-  const trim = createMemoryTrim({
+  const readings: MemoryTrimReadings = {
     utilization: () => {
       const now = performance.eventLoopUtilization()
       const since = performance.eventLoopUtilization(now, last)
@@ -140,7 +143,8 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
         )
       }, SWEEP_MS).unref()
     },
-  })
+  }
+  const trim = createMemoryTrim(readings, growthBytes)
   const timer = setInterval(() => trim.check(), CHECK_MS)
   timer.unref()
   return () => clearInterval(timer)

@@ -121,6 +121,7 @@ port.on('message', (message: ToWorker) => {
   }
 })
 // A worker left idle exits after WORKER_IDLE_MS; before that, a few seconds after the runs stop, it gives back
-// what the load grew its heap to. malloc_trim is the main thread's to call.
-startMemoryTrim({ mallocTrim: false })
+// what the load grew its heap to. A worker started mid-load finds the process already grown, so it collects
+// whenever it goes quiet, still at most once per MIN_COLLECTION_GAP_MS. malloc_trim is the main thread's to call.
+startMemoryTrim({ mallocTrim: false, growthBytes: 0 })
 post({ kind: 'ready' })
