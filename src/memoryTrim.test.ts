@@ -5,24 +5,26 @@ import { describe, expect, test } from 'vitest'
 
 import { createMemoryTrim, MIN_COLLECTION_GAP_MS } from './memoryTrim.ts'
 
+import type { MemoryTrimRule } from './memoryTrim.ts'
+
 const run = promisify(execFile)
 
 const MB = 2 ** 20
 
 /** A process whose readings the test sets, counting collections; a collection brings the RSS down to `live`. */
-function fakeProcess(rss: number, growthBytes?: number) {
+function fakeProcess(rss: number, rule?: MemoryTrimRule) {
   const state = { rss, utilization: 0, live: rss, collections: 0, now: 0 }
   const trim = createMemoryTrim(
     {
       utilization: () => state.utilization,
-      rss: () => state.rss,
+      size: () => state.rss,
       now: () => state.now,
       collect: () => {
         state.collections++
         state.rss = state.live
       },
     },
-    growthBytes,
+    rule,
   )
   return { state, trim }
 }
@@ -87,16 +89,16 @@ describe('createMemoryTrim', () => {
     expect(state.collections).toBe(0)
   })
 
-  test('with no growth asked for (a worker started mid-load), it collects whenever quiet, once per gap', () => {
-    const { state, trim } = fakeProcess(220 * MB, 0)
+  test("a worker's rule (no growth, its own gap) collects whenever quiet, once per gap", () => {
+    const { state, trim } = fakeProcess(220 * MB, { growthBytes: 0, minGapMs: 10_000 })
     state.live = 150 * MB
     state.utilization = 0.3
     expect(trim.check()).toBe(false)
     state.utilization = 0
     expect(trim.check()).toBe(true)
-    state.now = MIN_COLLECTION_GAP_MS - 1
+    state.now = 9_999
     expect(trim.check()).toBe(false)
-    state.now = MIN_COLLECTION_GAP_MS
+    state.now = 10_000
     expect(trim.check()).toBe(true)
     expect(state.collections).toBe(2)
   })

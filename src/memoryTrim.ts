@@ -29,8 +29,8 @@ export const MIN_COLLECTION_GAP_MS = 30_000
 export type MemoryTrimReadings = {
   /** Share of the time since the last check the event loop was busy, 0 to 1. */
   utilization: () => number
-  /** Resident set size now, bytes. */
-  rss: () => number
+  /** The size whose growth is watched now, bytes: the resident set, or a worker's heap. */
+  size: () => number
   /** A full collection that compacts and gives back what it frees (V8's "last resort" collection). */
   collect: () => void
   /** A monotonic clock, ms. */
@@ -38,27 +38,34 @@ export type MemoryTrimReadings = {
 }
 
 export type MemoryTrim = {
-  /** One check: collects if the process was quiet and has grown since the last collection. True if it did. */
+  /** One check: collects if the thread was quiet and has grown since the last collection. True if it did. */
   check(): boolean
-  /** Takes `rss` as the resident set at rest, for memory given back after the collection returned. */
-  rested(rss: number): void
+  /** Takes `size` as the size at rest, for memory given back after the collection returned. */
+  rested(size: number): void
 }
 
-/** `growthBytes`: growth of the resident set since the last collection (or the start) that is worth another. */
-export function createMemoryTrim(readings: MemoryTrimReadings, growthBytes = GROWTH_BYTES): MemoryTrim {
-  let rested = readings.rss()
+export type MemoryTrimRule = {
+  /** Growth since the last collection (or the start) that is worth another, bytes (default 32 MB). */
+  growthBytes?: number
+  /** The least time between two collections, ms (default MIN_COLLECTION_GAP_MS). */
+  minGapMs?: number
+}
+
+export function createMemoryTrim(readings: MemoryTrimReadings, rule: MemoryTrimRule = {}): MemoryTrim {
+  const { growthBytes = GROWTH_BYTES, minGapMs = MIN_COLLECTION_GAP_MS } = rule
+  let rested = readings.size()
   let collectedAt = Number.NEGATIVE_INFINITY
   return {
     check() {
-      if (readings.utilization() >= QUIET_UTILIZATION || readings.rss() < rested + growthBytes) return false
-      if (readings.now() - collectedAt < MIN_COLLECTION_GAP_MS) return false
+      if (readings.utilization() >= QUIET_UTILIZATION || readings.size() < rested + growthBytes) return false
+      if (readings.now() - collectedAt < minGapMs) return false
       readings.collect()
       collectedAt = readings.now()
-      rested = readings.rss()
+      rested = readings.size()
       return true
     },
-    rested(rss) {
-      rested = Math.min(rested, rss)
+    rested(size) {
+      rested = Math.min(rested, size)
     },
   }
 }
@@ -86,7 +93,7 @@ export function glibcMallocTrim(): (() => void) | null {
   return mallocTrim
 }
 
-export type StartMemoryTrimOptions = {
+export type StartMemoryTrimOptions = MemoryTrimRule & {
   /** Hears of each trim. */
   log?: (line: string) => void
   /**
@@ -94,8 +101,11 @@ export type StartMemoryTrimOptions = {
    * it: the main thread. A worker thread collects only its own heap.
    */
   mallocTrim?: boolean
-  /** Growth of the resident set since this thread last collected (or started) that is worth a collection. */
-  growthBytes?: number
+  /**
+   * The size whose growth the rule watches, bytes (default: the process's resident set). A worker watches its own
+   * heap: the main thread's trim can lower the resident set below where the worker started.
+   */
+  size?: () => number
 }
 
 /**
@@ -108,7 +118,7 @@ export type StartMemoryTrimOptions = {
  * Measured after a minute of eth_estimateGas, an execution worker held 30–37 MB in that pool beside a 30 MB heap.
  */
 export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => void {
-  const { log, mallocTrim = true, growthBytes = GROWTH_BYTES } = options
+  const { log, mallocTrim = true, size = () => process.memoryUsage.rss(), ...rule } = options
   const gc = globalThis.gc
   if (gc === undefined) return () => {}
   let last: EventLoopUtilization = performance.eventLoopUtilization()
@@ -119,7 +129,7 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
       last = now
       return since.utilization
     },
-    rss: () => process.memoryUsage.rss(),
+    size,
     now: () => performance.now(),
     collect: () => {
       const before = process.memoryUsage.rss()
@@ -144,7 +154,7 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
       }, SWEEP_MS).unref()
     },
   }
-  const trim = createMemoryTrim(readings, growthBytes)
+  const trim = createMemoryTrim(readings, rule)
   const timer = setInterval(() => trim.check(), CHECK_MS)
   timer.unref()
   return () => clearInterval(timer)
