@@ -106,13 +106,14 @@ describe('createMemoryTrim', () => {
 
 describe('startMemoryTrim', () => {
   test('a worker thread collects its own heap a few seconds after its work stops', async () => {
-    // Two worker threads each leave about 70 MB of garbage in their heaps and go quiet; only one runs the trim. The
-    // parent reads both heaps from outside until the trimmed one has halved (V8's own memory reducer waits 8 s).
+    // Two worker threads each leave about 70 MB of garbage in their heaps and go quiet; only one runs the execution
+    // workers' trim. The parent reads both heaps from outside until the trimmed one has halved (V8's own memory
+    // reducer waits 8 s).
     const script = `
       import { Worker } from 'node:worker_threads'
       const body = \`
         import { parentPort, workerData } from 'node:worker_threads'
-        if (workerData.trim) (await import(workerData.url)).startMemoryTrim({ mallocTrim: false })
+        if (workerData.trim) (await import(workerData.url)).startWorkerMemoryTrim(10_000)
         let kept = []
         for (let i = 0; i < 250_000; i++) kept.push({ i, pair: [i, i + 1], label: 'entry ' + i })
         kept = null

@@ -11,6 +11,7 @@
 // prebuilt binaries; where it cannot be had (another libc, another platform) the collection runs alone.
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
 
 import type { EventLoopUtilization } from 'node:perf_hooks'
 
@@ -110,7 +111,7 @@ export type StartMemoryTrimOptions = MemoryTrimRule & {
 
 /**
  * Checks this thread every CHECK_MS while it runs (without keeping it alive), and collects its heap once it is quiet
- * after the process grew. Needs `gc`, which Node exposes to every thread with --expose-gc (`npm start` and
+ * after what it watches (`size`) grew. Needs `gc`, which Node exposes to every thread with --expose-gc (`npm start` and
  * bin/flashchain.js pass it); without it, does nothing. Returns the stop function.
  *
  * Each thread has to collect its own heap: a collection that reduces memory is also what gives back V8's pool of
@@ -146,7 +147,7 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
         const trimStarted = performance.now()
         trimMalloc()
         const trimmed = process.memoryUsage.rss()
-        trim.rested(trimmed)
+        trim.rested(size())
         log?.(
           `memory trim: ${mb(before)} → ${mb(collected)} MB resident after the collection (${took.toFixed(0)} ms), ` +
             `${mb(trimmed)} MB after malloc_trim (${(performance.now() - trimStarted).toFixed(0)} ms)`,
@@ -158,4 +159,17 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
   const timer = setInterval(() => trim.check(), CHECK_MS)
   timer.unref()
   return () => clearInterval(timer)
+}
+
+/**
+ * The trim an execution worker runs on its own thread: a worker left idle exits after `minGapMs` (WORKER_IDLE_MS);
+ * before that, a few seconds after its runs stop, it gives back what the load grew its heap to. It watches its own
+ * heap, since the process's resident set also moves with the main thread's trims (a worker started mid-load saw it
+ * fall below where it started, and skipped its collection), and collects whenever that heap has grown and it goes
+ * quiet, at most once per `minGapMs`: a pause between two loads must not use up the collection the end of the second
+ * needs, and traffic too light to keep a worker busy costs at most one collection (40–50 ms, on its own thread) per
+ * that time. malloc_trim is the main thread's to call.
+ */
+export function startWorkerMemoryTrim(minGapMs: number): () => void {
+  return startMemoryTrim({ mallocTrim: false, size: () => getHeapStatistics().total_heap_size, growthBytes: 0, minGapMs })
 }

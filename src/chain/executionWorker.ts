@@ -2,11 +2,10 @@
 // can use a second core. The main thread (executionPool.ts) starts it with a snapshot of the state history, then
 // sends every sealed block, and each pending state and block environment the first time a request needs it. One
 // port carries all of it in order, so a request never arrives before the state it reads.
-import { getHeapStatistics } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../errors.ts'
-import { startMemoryTrim } from '../memoryTrim.ts'
+import { startWorkerMemoryTrim } from '../memoryTrim.ts'
 import { createCallRunner } from './calls.ts'
 import { mergeParamsOnce } from './common.ts'
 import { WORKER_IDLE_MS } from './executionPool.ts'
@@ -122,16 +121,6 @@ port.on('message', (message: ToWorker) => {
       break
   }
 })
-// A worker left idle exits after WORKER_IDLE_MS; before that, a few seconds after the runs stop, it gives back
-// what the load grew its heap to. It watches its own heap (the process's resident set also moves with the main
-// thread's trims), and collects whenever the heap has grown and it goes quiet, at most once per WORKER_IDLE_MS:
-// a pause between two loads must not use up the collection the end of the second needs, and traffic too light to
-// keep a worker busy costs at most one collection (40-50 ms, on this thread) per that time. malloc_trim is the
-// main thread's to call.
-startMemoryTrim({
-  mallocTrim: false,
-  size: () => getHeapStatistics().total_heap_size,
-  growthBytes: 0,
-  minGapMs: WORKER_IDLE_MS,
-})
+// Gives back what a load grew this thread's heap to, a few seconds after its runs stop (memoryTrim.ts).
+startWorkerMemoryTrim(WORKER_IDLE_MS)
 post({ kind: 'ready' })
