@@ -6,7 +6,7 @@ import * as Value from 'ox/Value'
 import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
 import { parseGenesisJsonText } from './chain/genesis.ts'
 import { createFlashchain } from './index.ts'
-import { startMemoryTrim } from './memoryTrim.ts'
+import { collectStartUpGarbage, startMemoryTrim } from './memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
@@ -198,8 +198,10 @@ export async function main(): Promise<void> {
     const lines = flashchain.chain.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
     process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
   }
+  const trimLog = options.debug ? log : undefined
+  collectStartUpGarbage(trimLog)
+  const stopMemoryTrim = startMemoryTrim({ log: trimLog })
   process.stdout.write(`Listening on ${flashchain.url}\n`)
-  const stopMemoryTrim = startMemoryTrim({ log: options.debug ? log : undefined })
 
   let closing = false
   const shutdown = (signal: string) => {

@@ -104,6 +104,37 @@ describe('createMemoryTrim', () => {
   })
 })
 
+describe('collectStartUpGarbage', () => {
+  test("gives back the young generation that start-up's garbage grew", async () => {
+    // Short-lived objects that survive a scavenge or two, as start-up's do, grow the young generation to its limit;
+    // V8 keeps it that size while the process idles.
+    const script = `
+      import { getHeapSpaceStatistics } from 'node:v8'
+      import { collectStartUpGarbage } from './src/memoryTrim.ts'
+      const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 2 ** 20
+      let kept = []
+      for (let i = 0; i < 2_000_000; i++) {
+        kept.push({ i, label: 'entry ' + i })
+        if (kept.length === 50_000) kept = []
+      }
+      kept = null
+      const lines = []
+      const before = young()
+      collectStartUpGarbage((line) => lines.push(line))
+      process.stdout.write(JSON.stringify({ before, after: young(), lines }))
+    `
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--max-semi-space-size=16', '--input-type=module', '-e', script], {
+      cwd: new URL('..', import.meta.url),
+      timeout: 20_000,
+    })
+    const { before, after, lines } = JSON.parse(stdout) as { before: number; after: number; lines: string[] }
+    expect(before).toBeGreaterThanOrEqual(8)
+    expect(after).toBeLessThan(before / 2)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^memory trim: \d+ → \d+ MB resident after start-up \(\d+ ms\)$/)
+  })
+})
+
 describe('startMemoryTrim', () => {
   test('a worker thread collects its own heap a few seconds after its work stops', async () => {
     // Two worker threads each leave about 70 MB of garbage in their heaps and go quiet; only one runs the execution

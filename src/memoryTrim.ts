@@ -94,6 +94,26 @@ export function glibcMallocTrim(): (() => void) | null {
   return mallocTrim
 }
 
+/** A full collection that compacts and gives back what it frees, now; false where `gc` is not exposed. */
+function collectFully(): boolean {
+  const gc = globalThis.gc
+  if (gc === undefined) return false
+  gc({ type: 'major', flavor: 'last-resort', execution: 'sync' })
+  return true
+}
+
+/**
+ * Collects this thread's heap once, now, for the end of start-up: compiling, stripping types and building the
+ * genesis fill the young generation up to its limit, and V8 keeps it that size until a collection that reduces
+ * memory. Measured with --max-semi-space-size=16: 165 MB resident at idle without it, 138 MB with it, for 30 ms.
+ */
+export function collectStartUpGarbage(log?: (line: string) => void): void {
+  const before = process.memoryUsage.rss()
+  const started = performance.now()
+  if (!collectFully()) return
+  log?.(`memory trim: ${mb(before)} → ${mb(process.memoryUsage.rss())} MB resident after start-up (${(performance.now() - started).toFixed(0)} ms)`)
+}
+
 export type StartMemoryTrimOptions = MemoryTrimRule & {
   /** Hears of each trim. */
   log?: (line: string) => void
@@ -120,8 +140,7 @@ export type StartMemoryTrimOptions = MemoryTrimRule & {
  */
 export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => void {
   const { log, mallocTrim = true, size = () => process.memoryUsage.rss(), ...rule } = options
-  const gc = globalThis.gc
-  if (gc === undefined) return () => {}
+  if (globalThis.gc === undefined) return () => {}
   let last: EventLoopUtilization = performance.eventLoopUtilization()
   const readings: MemoryTrimReadings = {
     utilization: () => {
@@ -135,7 +154,7 @@ export function startMemoryTrim(options: StartMemoryTrimOptions = {}): () => voi
     collect: () => {
       const before = process.memoryUsage.rss()
       const started = performance.now()
-      gc({ type: 'major', flavor: 'last-resort', execution: 'sync' })
+      collectFully()
       const collected = process.memoryUsage.rss()
       const took = performance.now() - started
       const trimMalloc = mallocTrim ? glibcMallocTrim() : null

@@ -118,16 +118,18 @@ describe.concurrent('flashchain CLI', () => {
   })
 
   it('bin/flashchain.js, which npm start runs, starts the same server', async ({ expect }) => {
-    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet'], 'bin/flashchain.js')
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--quiet', '--debug'], 'bin/flashchain.js')
     const url = await listening(server)
     expect(await rpc(url, 'eth_chainId')).toBe('0x7a69')
     // Node was started again in the same process with the flags the bin adds: a bounded young generation, a slowly
     // growing old one, two GC helper threads, and gc() for giving memory back at rest.
     const argv = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
-    expect(argv).toContain('--max-semi-space-size=4')
+    expect(argv).toContain('--max-semi-space-size=16')
     expect(argv).toContain('--heap-growing-percent=25')
     expect(argv).toContain('--v8-pool-size=2')
     expect(argv).toContain('--expose-gc')
+    // With gc() exposed, start-up's garbage was collected before the server listened.
+    expect(server.stderr()).toMatch(/memory trim: \d+ → \d+ MB resident after start-up/)
     server.child.kill('SIGTERM')
     expect(await server.exited).toEqual({ code: 0, signal: null })
   })
