@@ -54,14 +54,29 @@ export class FlatStateManager implements StateManagerInterface {
    * about 60 kB per scavenge under eth_estimateGas load (--trace-gc-nvp). A new map starts young and dies young.
    */
   private original = new Map<string, Uint8Array>()
+  /**
+   * The last storage key turned into hex, with its hex. The EVM hands one SLOAD's or SSTORE's reads and write the
+   * same array (the patched @ethereumjs/evm makes one per key, and never writes to it).
+   */
+  private lastKey: Uint8Array | undefined
+  private lastKeyHex: Hex = '0x'
+
+  private keyHex(key: Uint8Array): Hex {
+    if (key !== this.lastKey) {
+      this.lastKey = key
+      this.lastKeyHex = bytesToHex(key) as Hex
+    }
+    return this.lastKeyHex
+  }
 
   readonly originalStorageCache = {
     /** The slot's value before the current transaction, as EIP-2200 / EIP-3529 gas rules need it. */
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const id = `${address.toString()}${bytesToHex(key)}`
+      const slot = this.keyHex(key)
+      const id = `${address.toString()}${slot}`
       let value = this.original.get(id)
       if (value === undefined) {
-        value = this.readStorage(address.toString(), bytesToHex(key))
+        value = this.readStorage(address.toString(), slot)
         this.original.set(id, value)
       }
       return value
@@ -192,14 +207,14 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    return this.readStorage(address.toString(), bytesToHex(key))
+    return this.readStorage(address.toString(), this.keyHex(key))
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const account = address.toString()
     let storage = this.diff.storage.get(account)
     if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
-    this.write(storage.slots, bytesToHex(key) as Hex, unpadBytes(value))
+    this.write(storage.slots, this.keyHex(key), unpadBytes(value))
   }
 
   async clearStorage(address: Address): Promise<void> {
