@@ -3,7 +3,7 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, createZeroAddress, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
 
@@ -180,6 +180,37 @@ describe('@ethereumjs/evm', () => {
     expect(short.result.exceptionError?.error).toBe('out of gas')
     expect(short.result.executionGasUsed).toBe(500n)
     expect((await runMemoryCode({ listen: true, gasLimit: 500n })).result.exceptionError?.error).toBe('out of gas')
+  })
+
+  test('MSTORE writes each word as 32 big-endian bytes, at any offset, over what was there', async () => {
+    const words = [0n, 1n, 0xffn, 0xabcn, 2n ** 53n - 1n, 2n ** 53n, 2n ** 64n + 5n, 2n ** 160n - 1n, 0xfn << 200n, 2n ** 255n, 2n ** 256n - 1n]
+    const push32 = (value: bigint) => `7f${value.toString(16).padStart(64, '0')}`
+    const push2 = (value: number) => `61${value.toString(16).padStart(4, '0')}`
+    const size = 32 * words.length + 37
+    const expected = new Uint8Array(size)
+    let body = ''
+    words.forEach((word, i) => {
+      // Each word lands 5 bytes past a word boundary, over a word of 0xff bytes stored first.
+      const offset = 32 * i + 5
+      body += `${push32(2n ** 256n - 1n)}${push2(offset)}52${push32(word)}${push2(offset)}52`
+      expected.set(hexToBytes(`0x${word.toString(16).padStart(64, '0')}`), offset)
+    })
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const result = await evm.runCode({ code: hexToBytes(`0x${body}${push2(size)}${push2(0)}f3`), gasLimit: 1_000_000n })
+    expect(result.exceptionError).toBeUndefined()
+    expect(bytesToHex(result.returnValue)).toBe(bytesToHex(expected))
+  })
+
+  test('SLOAD and SSTORE of two slots in turn read back what was stored, charged cold once and warm after', async () => {
+    // SSTORE(1, 0xaa), SSTORE(2, 0xbb), MSTORE(0, SLOAD(1)), MSTORE(32, SLOAD(2)), RETURN(0, 64).
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    await evm.stateManager.putAccount(createZeroAddress(), new Account())
+    const result = await evm.runCode({ code: hexToBytes('0x60aa60015560bb60025560015460005260025460205260406000f3'), gasLimit: 100_000n })
+    expect(result.exceptionError).toBeUndefined()
+    expect(bytesToHex(result.returnValue)).toBe(`0x${'00'.repeat(31)}aa${'00'.repeat(31)}bb`)
+    // Two cold stores of a new value (2100 + 20000 each), two warm loads (100 each), 3 for each of the 10 pushes and
+    // 2 MSTOREs, 6 for the 2 words of memory.
+    expect(result.executionGasUsed).toBe(2n * 22_100n + 2n * 100n + 12n * 3n + 6n)
   })
 
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {
