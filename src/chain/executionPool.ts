@@ -61,7 +61,7 @@ export type ExecutionPool = {
  * keeps it busy enough. When it took one run in four once the worker had four queued, the varied ERC20 estimate
  * cost 96–116 µs of CPU per request against 91–96 µs, at 15–19 % fewer requests per second (interleaved runs, 2
  * cores, the load generator beside the server); eth_call of balanceOf gained as much, and only the estimate of a
- * plain transfer, whose EVM run is cheaper than handing it over, lost up to 10 %.
+ * plain transfer lost, up to 10 % at 64 connections (running every plain transfer here was worse still).
  */
 export const QUEUED_PER_WORKER = 256
 /** Each worker's young generation, MB. */
