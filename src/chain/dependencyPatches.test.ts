@@ -147,6 +147,20 @@ describe('@ethereumjs/evm', () => {
     expect(pcs.slice(0, 5)).toEqual([0, 2, 4, 5, 6])
   })
 
+  test('code that never jumps runs inline from its first opcode, with the opcodes marked async that do not wait', async () => {
+    // CALLER, CALLDATASIZE, ADDRESS, TIMESTAMP, NUMBER, CALLVALUE (each popped), 400 × (PUSH0, POP), STOP; no jump,
+    // so the analysis is made before the first opcode. ethereumjs marks the six async; their handlers are plain.
+    const straight = hexToBytes(`0x335036503050425043503450${'5f50'.repeat(400)}00`)
+    const inline = await runCounted(straight, { listen: false })
+    const stepped = await runCounted(straight, { listen: true })
+    expect(inline.result.exceptionError).toBeUndefined()
+    expect(inline.result.executionGasUsed).toBe(6n * 2n + 6n * 2n + 400n * 4n)
+    expect(stepped.result.executionGasUsed).toBe(inline.result.executionGasUsed)
+    expect(stepped.pcs).toHaveLength(12 + 800 + 1)
+    // 4 turns in all, what runCode itself awaits. Stepping only the six took 16; stepping all, over 800.
+    expect(inline.turns).toBeLessThan(10)
+  })
+
   test('always-warm addresses and slots are kept without their 0x prefix, whichever form they come in', async () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
     const address = hexToBytes('0x00000000000000000000000000000000000000aa')
