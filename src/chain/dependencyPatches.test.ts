@@ -161,6 +161,18 @@ describe('@ethereumjs/evm', () => {
     expect(inline.turns).toBeLessThan(10)
   })
 
+  test('every frame gets its own zeroed memory, beyond the frames one shared block holds', async () => {
+    // Reads the word at 992 (the last of the first kilobyte), then fills it with 0xff bytes and returns what it
+    // read. Frames whose memory overlapped would read a previous frame's 0xff bytes.
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const probe = hexToBytes(`0x6103e051${'7f' + 'ff'.repeat(32)}6103e0525f5260205ff3`)
+    for (let frame = 0; frame < 140; frame++) {
+      const result = await evm.runCode({ code: probe, gasLimit: 100_000n })
+      expect(result.exceptionError).toBeUndefined()
+      expect(bytesToHex(result.returnValue)).toBe(`0x${'00'.repeat(32)}`)
+    }
+  })
+
   test('always-warm addresses and slots are kept without their 0x prefix, whichever form they come in', async () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
     const address = hexToBytes('0x00000000000000000000000000000000000000aa')
