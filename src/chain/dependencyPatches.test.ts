@@ -9,6 +9,11 @@ import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from './config.ts'
 import { parseGethGenesis } from './genesis.ts'
+import { createOverlay } from './state/overlay.ts'
+import { FlatStateManager } from './state/stateManager.ts'
+import { createStateDiff } from './state/types.ts'
+
+import type { Hex, StateReader } from './state/types.ts'
 
 describe('@ethereumjs/util', () => {
   test('setLengthLeft and setLengthRight pad with zeros, keep equal lengths and refuse to truncate', () => {
@@ -237,6 +242,66 @@ describe('@ethereumjs/evm', () => {
     // Two cold stores of a new value (2100 + 20000 each), two warm loads (100 each), 3 for each of the 10 pushes and
     // 2 MSTOREs, 6 for the 2 words of memory.
     expect(result.executionGasUsed).toBe(2n * 22_100n + 2n * 100n + 12n * 3n + 6n)
+  })
+
+  test('on a state that never waits, SLOAD and SSTORE run inline and charge, refund and store as on one that does', async () => {
+    // The contract's slots 1 = 0x11 and 2 = 0x22. SLOAD 1 cold then warm; SSTORE 3: 0 → 0x33 → 0x34 → 0 (created,
+    // changed, reset: refunded); SSTORE 1 = 0x11 (no-op); SSTORE 2: 0x22 → 0 → 0x22 (cleared, then restored);
+    // then RETURN the three slots.
+    const program = [
+      '60015450', '60015450', // SLOAD 1, POP; twice
+      '6033600355', '6034600355', '5f600355', // SSTORE 3: 0x33, 0x34, 0
+      '6011600155', // SSTORE 1: 0x11
+      '5f600255', '6022600255', // SSTORE 2: 0, 0x22
+      '6001545f52', '600254602052', '600354604052', '60605ff3', // MSTORE the three slots, RETURN them
+    ]
+    const code = hexToBytes(`0x${program.join('')}`)
+    const contract = createAddressFromString('0x00000000000000000000000000000000000000c0')
+    const word = (n: number) => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`)
+    const common = () => new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+
+    const waiting = await createEVM({ common: common() })
+    await waiting.stateManager.putAccount(contract, new Account())
+    await waiting.stateManager.putStorage(contract, word(1), hexToBytes('0x11'))
+    await waiting.stateManager.putStorage(contract, word(2), hexToBytes('0x22'))
+
+    const diff = createStateDiff()
+    diff.accounts.set(contract.toString(), { nonce: 0n, balance: 0n, codeHash: new Account().codeHash, storageRoot: new Account().storageRoot })
+    diff.storage.set(contract.toString(), {
+      cleared: false,
+      slots: new Map<Hex, Uint8Array>([[bytesToHex(word(1)) as Hex, hexToBytes('0x11')], [bytesToHex(word(2)) as Hex, hexToBytes('0x22')]]),
+    })
+    const nothing: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
+    const flat = new FlatStateManager(createOverlay(diff, nothing))
+    const immediate = await createEVM({ common: common(), stateManager: flat })
+
+    const run = async (evm: typeof waiting) => {
+      let turns = 0
+      let done = false
+      const tick = () => {
+        turns++
+        if (!done) queueMicrotask(tick)
+      }
+      queueMicrotask(tick)
+      const result = await evm.runCode({ code, gasLimit: 200_000n, to: contract })
+      done = true
+      return { result, turns }
+    }
+    const awaited = await run(waiting)
+    const inline = await run(immediate)
+    expect(awaited.result.exceptionError).toBeUndefined()
+    expect(bytesToHex(awaited.result.returnValue)).toBe(`0x${'00'.repeat(31)}11${'00'.repeat(31)}22${'00'.repeat(32)}`)
+    expect(awaited.result.gasRefund).toBeGreaterThan(0n)
+    expect(inline.result.exceptionError).toBeUndefined()
+    expect(bytesToHex(inline.result.returnValue)).toBe(bytesToHex(awaited.result.returnValue))
+    expect(inline.result.executionGasUsed).toBe(awaited.result.executionGasUsed)
+    expect(inline.result.gasRefund).toBe(awaited.result.gasRefund)
+    for (const n of [1, 2, 3]) {
+      expect(bytesToHex(await flat.getStorage(contract, word(n)))).toBe(bytesToHex(await waiting.stateManager.getStorage(contract, word(n))))
+    }
+    // 14 storage opcodes: awaited, each takes turns of its own.
+    expect(awaited.turns).toBeGreaterThan(28)
+    expect(inline.turns).toBeLessThan(10)
   })
 
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {

@@ -25,7 +25,13 @@ const GAS_READING_OPCODES = new Set([
 const BALANCE_OPCODES = new Set(['BALANCE', 'SELFBALANCE'])
 
 type Handler = (...args: never[]) => unknown
-type OpcodeEntry = { opcodeInfo: { name: string }; opHandler: Handler; gasHandler?: Handler }
+type OpcodeEntry = {
+  opcodeInfo: { name: string }
+  opHandler: Handler
+  gasHandler?: Handler
+  /** The patched EVM's entry for SLOAD and SSTORE on a state that never waits (see stateManager.ts). */
+  withSynchronousState?: OpcodeEntry
+}
 type Interpreter = { getGasLeft(): bigint }
 /** The interpreter's table of opcode handlers, internal to @ethereumjs/evm and rebuilt on every hardfork change. */
 type ProbedEVM = { _opcodeMap: OpcodeEntry[]; common: Common }
@@ -71,13 +77,25 @@ export function attachGasProbe(evm: EVMInterface): GasProbe {
       return handler.apply(this, args)
     }
 
+  /** The entry with one of its handlers wrapped, in the entry the interpreter uses on a synchronous state too. */
+  function wrapEntry(entry: OpcodeEntry, field: 'opHandler' | 'gasHandler', wrap: (handler: Handler) => Handler): OpcodeEntry {
+    const handler = entry[field]
+    if (handler === undefined) return entry
+    const variant = entry.withSynchronousState
+    return {
+      ...entry,
+      [field]: wrap(handler),
+      withSynchronousState: variant === undefined ? undefined : wrapEntry(variant, field, wrap),
+    }
+  }
+
   function wrapTable() {
     // The table holds one entry object per opcode (invalid ones share one), so entries are replaced, never mutated.
     probed._opcodeMap = probed._opcodeMap.map((entry) => {
       const { name } = entry.opcodeInfo
-      if (GAS_READING_OPCODES.has(name)) return { ...entry, opHandler: readGas(entry.opHandler) }
-      if (BALANCE_OPCODES.has(name)) return { ...entry, opHandler: readBalance(entry.opHandler) }
-      if (name === 'SSTORE' && entry.gasHandler !== undefined) return { ...entry, gasHandler: chargeSstore(entry.gasHandler) }
+      if (GAS_READING_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readGas)
+      if (BALANCE_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readBalance)
+      if (name === 'SSTORE') return wrapEntry(entry, 'gasHandler', chargeSstore)
       return entry
     })
   }

