@@ -24,7 +24,9 @@ const GAS_READING_OPCODES = new Set([
 /** A priced run pays gas limit × price up front, so the sender's balance that these read moves with the limit. */
 const BALANCE_OPCODES = new Set(['BALANCE', 'SELFBALANCE'])
 
-type Handler = (...args: never[]) => unknown
+type RunState = { interpreter: { getGasLeft(): bigint } }
+/** An opcode's handler (runState, common) or its charge (runState, gas, common); neither uses `this`. */
+type Handler = (runState: RunState, second: unknown, third?: unknown) => unknown
 type OpcodeEntry = {
   opcodeInfo: { name: string }
   opHandler: Handler
@@ -32,7 +34,6 @@ type OpcodeEntry = {
   /** The patched EVM's entry for SLOAD and SSTORE on a state that never waits (see stateManager.ts). */
   withSynchronousState?: OpcodeEntry
 }
-type Interpreter = { getGasLeft(): bigint }
 /** The interpreter's table of opcode handlers, internal to @ethereumjs/evm and rebuilt on every hardfork change. */
 type ProbedEVM = { _opcodeMap: OpcodeEntry[]; common: Common }
 
@@ -60,21 +61,25 @@ export function attachGasProbe(evm: EVMInterface): GasProbe {
   /** The least gas left at any SSTORE of the run: where the EIP-2200 stipend check came closest to failing. */
   let leastLeftAtSstore: bigint | undefined
 
-  const readGas = (handler: Handler): Handler =>
-    function (this: unknown, ...args) {
+  // Called with the handlers' own arguments, not rest parameters: these run on every SSTORE and every call.
+  const readGas =
+    (handler: Handler): Handler =>
+    (runState, second, third) => {
       readsGas = true
-      return handler.apply(this, args)
+      return handler(runState, second, third)
     }
-  const readBalance = (handler: Handler): Handler =>
-    function (this: unknown, ...args) {
+  const readBalance =
+    (handler: Handler): Handler =>
+    (runState, second, third) => {
       if (priced) readsGas = true
-      return handler.apply(this, args)
+      return handler(runState, second, third)
     }
-  const chargeSstore = (handler: Handler): Handler =>
-    function (this: unknown, ...args) {
-      const left = (args[0] as unknown as { interpreter: Interpreter }).interpreter.getGasLeft()
+  const chargeSstore =
+    (handler: Handler): Handler =>
+    (runState, second, third) => {
+      const left = runState.interpreter.getGasLeft()
       if (leastLeftAtSstore === undefined || left < leastLeftAtSstore) leastLeftAtSstore = left
-      return handler.apply(this, args)
+      return handler(runState, second, third)
     }
 
   /** The entry with one of its handlers wrapped, in the entry the interpreter uses on a synchronous state too. */
