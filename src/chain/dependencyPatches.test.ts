@@ -4,6 +4,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, createZeroAddress, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
 
@@ -302,6 +303,31 @@ describe('@ethereumjs/evm', () => {
     // 14 storage opcodes: awaited, each takes turns of its own.
     expect(awaited.turns).toBeGreaterThan(28)
     expect(inline.turns).toBeLessThan(10)
+  })
+
+  test('KECCAK256 hashes what memory holds, also when a frame hashes the same 64 bytes again', async () => {
+    // Word 0 stays 1; word 1 takes 2, 2, 3, 2, 4, 3 before each hash of the 64 bytes: inputs A, A, B, A, C, B (a
+    // frame keeps its last two inputs, so C evicts A and B is still kept). Then the first 32 bytes and nothing.
+    // Each hash is stored from 0x100 on, and all eight are returned.
+    const push = (value: number) => `61${value.toString(16).padStart(4, '0')}`
+    const store = (offset: number, value: number) => `${push(value)}${push(offset)}52`
+    const hashTo = (length: number, slot: number) => `${push(length)}${push(0)}20${push(0x100 + 32 * slot)}52`
+    const program = [store(0, 1)]
+    ;[2, 2, 3, 2, 4, 3].forEach((second, slot) => program.push(store(32, second), hashTo(64, slot)))
+    program.push(hashTo(32, 6), hashTo(0, 7), `${push(256)}${push(0x100)}f3`)
+    const code = hexToBytes(`0x${program.join('')}`)
+    const input = (second: number) => hexToBytes(`0x${'00'.repeat(31)}01${second.toString(16).padStart(64, '0')}`)
+    const expected = (hash: (data: Uint8Array) => Uint8Array) =>
+      `0x${[2, 2, 3, 2, 4, 3].map((second) => nobleBytesToHex(hash(input(second)))).join('')}` +
+      `${nobleBytesToHex(hash(input(2).subarray(0, 32)))}${nobleBytesToHex(hash(new Uint8Array(0)))}`
+
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const result = await evm.runCode({ code, gasLimit: 100_000n })
+    expect(result.exceptionError).toBeUndefined()
+    expect(bytesToHex(result.returnValue)).toBe(expected(keccak_256))
+    // An EVM given another hash function (customCrypto) hashes with it, kept inputs included.
+    const other = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague, customCrypto: { keccak256: sha3_256 } }) })
+    expect(bytesToHex((await other.runCode({ code, gasLimit: 100_000n })).returnValue)).toBe(expected(sha3_256))
   })
 
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {
