@@ -350,4 +350,18 @@ describe('@ethereumjs/tx', () => {
     expect(empty.getDataGas()).toBe(0n)
     expect(countCalldataFloorTokens(empty)).toBe(0n)
   })
+
+  test('a transaction refuses array fields and values beyond their bounds, naming the field', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    const to = '0x00000000000000000000000000000000000000aa'
+    const create = (fields: Record<string, unknown>) => createFeeMarket1559Tx({ to, gasLimit: 100_000n, ...fields }, { common })
+    expect(() => create({ value: [1] })).toThrow('value cannot be an array')
+    expect(() => create({ nonce: [] })).toThrow('nonce cannot be an array')
+    expect(() => create({ value: 2n ** 256n })).toThrow('value cannot exceed MAX_INTEGER')
+    expect(() => create({ gasLimit: 2n ** 64n })).toThrow('gasLimit cannot exceed MAX_UINT64')
+    expect(() => create({ nonce: 2n ** 64n - 1n })).toThrow('nonce cannot equal or exceed MAX_UINT64')
+    expect(() => create({ maxFeePerGas: 2n ** 256n })).toThrow('maxFeePerGas cannot exceed MAX_INTEGER')
+    // At the bounds themselves, and with a field that is not checked for arrays (accessList is one).
+    expect(create({ value: 2n ** 256n - 1n, nonce: 2n ** 64n - 2n, accessList: [] }).nonce).toBe(2n ** 64n - 2n)
+  })
 })
