@@ -90,6 +90,19 @@ describe('@ethereumjs/common', () => {
     expect(common.isActivatedEIP(3855)).toBe(true)
   })
 
+  test('copies share the set of active EIPs, made before the first question', () => {
+    type Internals = { _activatedEIPsSet?: Set<number> }
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    const copy = common.copy()
+    expect(copy.isActivatedEIP(7702)).toBe(true)
+    expect(copy.isActivatedEIP(7825)).toBe(false)
+    expect((copy as unknown as Internals)._activatedEIPsSet).toBe((common as unknown as Internals)._activatedEIPsSet)
+    // A copy moved to another fork answers for its own fork; the original is not changed.
+    copy.setHardfork(Hardfork.London)
+    expect(copy.isActivatedEIP(7702)).toBe(false)
+    expect(common.isActivatedEIP(7702)).toBe(true)
+  })
+
   test('with a blob schedule (custom hardforks), the hardfork list is built once and stays complete', () => {
     const { common } = parseGethGenesis(devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: 30_000_000n, timestamp: 0, alloc: {} }))
     const list = common.hardforks()
