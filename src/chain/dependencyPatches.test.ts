@@ -133,11 +133,8 @@ describe('@ethereumjs/evm', () => {
   const code = hexToBytes(`0x600456fe5b${'5f50'.repeat(400)}00`)
   const gasUsed = 3n + 8n + 1n + 400n * (2n + 2n)
 
-  /** Runs `code` while counting microtask turns, and collects the pcs the step event reports (with `listen`). */
-  async function runCounted(runCode: Uint8Array, options: { listen: boolean; gasLimit?: bigint }) {
-    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
-    const pcs: number[] = []
-    if (options.listen) evm.events.on('step', (step: { pc: number }) => void pcs.push(step.pc))
+  /** Awaits `body` while counting the microtask turns it takes. */
+  async function countTurns<T>(body: () => Promise<T>): Promise<{ result: T; turns: number }> {
     let turns = 0
     let done = false
     const tick = () => {
@@ -145,8 +142,17 @@ describe('@ethereumjs/evm', () => {
       if (!done) queueMicrotask(tick)
     }
     queueMicrotask(tick)
-    const result = await evm.runCode({ code: runCode, gasLimit: options.gasLimit ?? 100_000n })
+    const result = await body()
     done = true
+    return { result, turns }
+  }
+
+  /** Runs `code` while counting microtask turns, and collects the pcs the step event reports (with `listen`). */
+  async function runCounted(runCode: Uint8Array, options: { listen: boolean; gasLimit?: bigint }) {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const pcs: number[] = []
+    if (options.listen) evm.events.on('step', (step: { pc: number }) => void pcs.push(step.pc))
+    const { result, turns } = await countTurns(() => evm.runCode({ code: runCode, gasLimit: options.gasLimit ?? 100_000n }))
     return { result, turns, pcs }
   }
   const run = (options: { listen: boolean }) => runCounted(code, options)
@@ -289,18 +295,7 @@ describe('@ethereumjs/evm', () => {
     const flat = new FlatStateManager(createOverlay(diff, nothing))
     const immediate = await createEVM({ common: common(), stateManager: flat })
 
-    const run = async (evm: typeof waiting) => {
-      let turns = 0
-      let done = false
-      const tick = () => {
-        turns++
-        if (!done) queueMicrotask(tick)
-      }
-      queueMicrotask(tick)
-      const result = await evm.runCode({ code, gasLimit: 200_000n, to: contract })
-      done = true
-      return { result, turns }
-    }
+    const run = (evm: typeof waiting) => countTurns(() => evm.runCode({ code, gasLimit: 200_000n, to: contract }))
     const awaited = await run(waiting)
     const inline = await run(immediate)
     expect(awaited.result.exceptionError).toBeUndefined()
