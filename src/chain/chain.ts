@@ -37,7 +37,7 @@ import type { BlockEnv, Log, PendingBlock, Receipt, SealedBlock } from './blocks
 import type { ChainOptions, DevAccount, MiningMode } from './config.ts'
 import type { CallRequest, ExecutionView } from './execution.ts'
 import type { ExecutionPool } from './executionPool.ts'
-import type { CallMethod } from './executionWorker.ts'
+import type { CallMethod } from './workerMessages.ts'
 import type { PoolTransaction } from './pool.ts'
 import type { AccountRecord, Hex, StateDiff, StateReader } from './state/types.ts'
 

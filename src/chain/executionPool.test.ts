@@ -89,6 +89,32 @@ describe('createExecutionPool', () => {
     expect(pool.runs).toBe(2)
   })
 
+  test("every field of the request reaches the worker: fees, value, nonce, gas and an access list change the answer as here", async () => {
+    const local = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 50_000_000n, revertCode: -32000 })
+    const view = { env, state: history.at(0n) }
+    const request = {
+      from: sender,
+      to: reader,
+      data: '0x01' as Hex,
+      value: 5n,
+      gas: 100_000n,
+      maxFeePerGas: 10n,
+      maxPriorityFeePerGas: 1n,
+      nonce: 0n,
+      type: 2,
+      accessList: [{ address: reader, storageKeys: [slot0] }],
+    }
+    const here = (await local.estimate(request, view)).gas
+    // Without its access list the same call costs less: a worker that lost the field would answer that.
+    expect((await local.estimate({ ...request, accessList: undefined }, view)).gas).toBeLessThan(here)
+    expect((await onWorker(pool, 'eth_estimateGas', request, view)).value).toBe(here)
+    // A gas limit below what the call needs is refused there as here.
+    const refused = await onWorker(pool, 'eth_estimateGas', { ...request, gas: 21_500n }, view).catch((error: unknown) => error)
+    const refusedHere = await local.estimate({ ...request, gas: 21_500n }, view).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(Error)
+    expect(refused).toMatchObject({ message: (refusedHere as Error).message, code: (refusedHere as { code: number }).code })
+  })
+
   test('a pending state is sent with every parent the worker lacks, and found again later', async () => {
     const first = createOverlay(slotDiff(5), history.at(0n))
     const second = createOverlay(slotDiff(7), first)

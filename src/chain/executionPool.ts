@@ -1,10 +1,12 @@
 import { Worker } from 'node:worker_threads'
 
 import { fromPortable } from '../errors.ts'
+import { runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from './blocks.ts'
 import type { CallRequest, ExecutionView } from './execution.ts'
-import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './executionWorker.ts'
+import type { WorkerInit } from './executionWorker.ts'
+import type { CallMethod, FromWorker, StateRef, ToWorker } from './workerMessages.ts'
 import type { StateDiff, StateReader } from './state/types.ts'
 
 export type ExecutionPoolOptions = {
@@ -100,6 +102,14 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     const worker = startWorker(options.init())
     const member: Member = { worker, ready: false, inFlight: new Map(), known: new Map(), lastRun: performance.now(), retired: false }
     worker.on('message', (message: FromWorker) => {
+      if (Array.isArray(message)) {
+        const [id, value, runsMade] = message
+        const pending = member.inFlight.get(id)
+        if (pending === undefined) return
+        member.inFlight.delete(id)
+        runs += runsMade
+        return pending.resolve({ value, runs: runsMade })
+      }
       if (message.kind === 'ready') {
         member.ready = true
         member.lastRun = performance.now()
@@ -108,15 +118,11 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       const pending = member.inFlight.get(message.id)
       if (pending === undefined) return
       member.inFlight.delete(message.id)
-      if (message.kind !== 'failure') runs += message.runs
-      switch (message.kind) {
-        case 'result':
-          return pending.resolve({ value: message.value, runs: message.runs })
-        case 'error':
-          return pending.reject(fromPortable(message.error))
-        case 'failure':
-          return pending.reject(new Error(`execution worker: ${message.message}`))
+      if (message.kind === 'error') {
+        runs += message.runs
+        return pending.reject(fromPortable(message.error))
       }
+      pending.reject(new Error(`execution worker: ${message.message}`))
     })
     worker.on('error', (error) => options.log(`execution worker failed: ${error.stack ?? error.message}`))
     worker.once('exit', (code) => {
@@ -211,7 +217,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       const id = nextId++
       const answer = new Promise<RemoteAnswer>((resolve, reject) => {
         member.inFlight.set(id, { resolve, reject })
-        post(member, { kind: 'run', id, method, request, state, env })
+        post(member, runMessage(id, method, state, env, request))
       })
       trim(member)
       return answer

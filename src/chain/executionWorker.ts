@@ -1,7 +1,7 @@
 // A worker thread that answers eth_call and eth_estimateGas from a replica of the chain's state, so that EVM work
 // can use a second core. The main thread (executionPool.ts) starts it with a snapshot of the state history, then
-// sends every sealed block, and each pending state and block environment the first time a request needs it. One
-// port carries all of it in order, so a request never arrives before the state it reads.
+// sends every sealed block, and each pending state and block environment the first time a request needs it
+// (workerMessages.ts).
 import { parentPort, workerData } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../errors.ts'
@@ -16,12 +16,12 @@ import { createLazyKZG } from './kzg.ts'
 import { nativeEcrecover } from './secp256k1.ts'
 import { createStateHistory } from './state/history.ts'
 import { createOverlay } from './state/overlay.ts'
+import { requestOf, stateRefOf } from './workerMessages.ts'
 
-import type { PortableRpcError } from '../errors.ts'
 import type { BlockEnv } from './blocks.ts'
-import type { CallRequest } from './execution.ts'
 import type { HistorySnapshot } from './state/history.ts'
-import type { StateDiff, StateReader } from './state/types.ts'
+import type { StateReader } from './state/types.ts'
+import type { FromWorker, RunMessage, StateRef, ToWorker } from './workerMessages.ts'
 
 export type WorkerInit = {
   /** The genesis JSON the chain was created from, as stored. */
@@ -32,26 +32,6 @@ export type WorkerInit = {
   rpcGasCap: bigint
   revertCode: number
 }
-
-/** A state a request reads: a sealed block's, or one the worker was sent. */
-export type StateRef = { block: bigint } | { id: number }
-
-export type CallMethod = 'eth_call' | 'eth_estimateGas'
-
-export type ToWorker =
-  | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
-  | { kind: 'state'; id: number; parent: StateRef; diff: StateDiff }
-  | { kind: 'env'; id: number; env: BlockEnv }
-  | { kind: 'forget'; id: number }
-  | { kind: 'run'; id: number; method: CallMethod; request: CallRequest; state: StateRef; env: number }
-
-export type FromWorker =
-  | { kind: 'ready' }
-  | { kind: 'result'; id: number; value: Uint8Array | bigint; runs: number }
-  /** An answer that is an error (a revert, insufficient funds …): the RpcError's wire form. */
-  | { kind: 'error'; id: number; error: PortableRpcError; runs: number }
-  /** Anything else thrown: a bug, reported as an internal error. */
-  | { kind: 'failure'; id: number; message: string }
 
 const init = workerData as WorkerInit
 const port = parentPort!
@@ -81,26 +61,29 @@ function stateOf(ref: StateRef): StateReader {
   return state
 }
 
-async function run(message: Extract<ToWorker, { kind: 'run' }>) {
+async function run(message: RunMessage) {
+  const [id, method, , envId] = message
   let runs = 1
   try {
-    const env = envs.get(message.env)
-    if (env === undefined) throw new Error(`environment ${message.env} was never sent, or already forgotten`)
-    const view = { env, state: stateOf(message.state) }
-    if (message.method === 'eth_call') {
-      post({ kind: 'result', id: message.id, value: await runner.call(message.request, view), runs })
+    const env = envs.get(envId)
+    if (env === undefined) throw new Error(`environment ${envId} was never sent, or already forgotten`)
+    const view = { env, state: stateOf(stateRefOf(message)) }
+    const request = requestOf(message)
+    if (method === 'eth_call') {
+      post([id, await runner.call(request, view), runs])
     } else {
-      const estimate = await runner.estimate(message.request, view)
+      const estimate = await runner.estimate(request, view)
       runs = estimate.runs
-      post({ kind: 'result', id: message.id, value: estimate.gas, runs })
+      post([id, estimate.gas, runs])
     }
   } catch (error) {
-    if (error instanceof RpcError) post({ kind: 'error', id: message.id, error: toPortable(error), runs })
-    else post({ kind: 'failure', id: message.id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+    if (error instanceof RpcError) post({ kind: 'error', id, error: toPortable(error), runs })
+    else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
   }
 }
 
 port.on('message', (message: ToWorker) => {
+  if (Array.isArray(message)) return void run(message)
   switch (message.kind) {
     case 'block':
       history.commit(message.number, message.diff)
@@ -115,9 +98,6 @@ port.on('message', (message: ToWorker) => {
     case 'forget':
       states.delete(message.id)
       envs.delete(message.id)
-      break
-    case 'run':
-      void run(message)
       break
   }
 })
