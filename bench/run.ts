@@ -36,7 +36,7 @@ const env = process.env
 const SECONDS = Number(env.BENCH_SECONDS ?? 5)
 // Three seconds, not one: V8 goes on compiling flashchain's EVM for about two seconds of load. On a fresh server,
 // ERC20 estimates @8 ran at 6.3–6.9k req/s in the first second and 11.7–12.1k in the second (the compiler's threads
-// alone used 26–86 µs per request), then 15–21k from the third on; Hardhat's EVM is native, and it was steady at
+// alone used 30–86 µs per request), then 15–21k from the third on; Hardhat's EVM is native, and it was steady at
 // 16–17k from its second second. A one-second warm-up measured the second second too.
 const WARMUP = Number(env.BENCH_WARMUP ?? 3)
 const CONNECTIONS = (env.BENCH_CONNECTIONS ?? '8,64').split(',').map(Number)
