@@ -166,6 +166,35 @@ describe('createExecutionPool', () => {
   })
 })
 
+describe('createExecutionPool: a worker that fails', () => {
+  test('a run the worker cannot make (a bug, not an answer) rejects with its reason and counts no EVM run', async () => {
+    // The run names an environment the worker was never sent, as a lost message would.
+    let misaddress = false
+    const pool = createExecutionPool({
+      size: 1,
+      init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+      log: () => {},
+      startWorker: (init) => {
+        const worker = startExecutionWorker(init)
+        const post = worker.postMessage.bind(worker)
+        worker.postMessage = (message: unknown) => post(misaddress && Array.isArray(message) ? [...message.slice(0, 3), 999_999, ...message.slice(4)] : message)
+        return worker
+      },
+    })
+    pools.push(pool)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    expect(pool.runs).toBe(1)
+    misaddress = true
+    const failure = await onWorker(pool, 'eth_call', { to: reader }, view).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Error)
+    expect((failure as Error).message).toMatch(/^execution worker: Error: environment 999999 was never sent, or already forgotten/)
+    expect(pool.runs).toBe(1)
+    misaddress = false
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})
+
 describe('createExecutionPool: a worker that exits', () => {
   test('its runs fail with WorkerGoneError, and a new worker takes the next', async () => {
     const pool = createPool()

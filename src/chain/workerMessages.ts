@@ -55,6 +55,11 @@ const REQUEST_FIELDS = [
   'authorizationList',
 ] as const satisfies readonly (keyof CallRequest)[]
 
+/** Fails to compile when CallRequest gains a field that REQUEST_FIELDS does not list, which the worker would lose. */
+type Unlisted = Exclude<keyof CallRequest, (typeof REQUEST_FIELDS)[number]>
+const everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true
+void everyFieldListed
+
 export function runMessage(id: number, method: CallMethod, state: StateRef, env: number, request: CallRequest): RunMessage {
   const message: RunMessage = [id, method, 'block' in state ? state.block : state.id, env]
   let last = -1
