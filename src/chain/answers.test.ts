@@ -3,7 +3,9 @@ import { describe, expect, test } from 'vitest'
 import { RpcError } from '../errors.ts'
 import { useFlashchain } from '../rpc/testing.ts'
 import { createAnswerCache } from './answers.ts'
+import { CALL_REQUEST_FIELDS } from './execution.ts'
 
+import type { CallRequest } from './execution.ts'
 import type { Hex } from './state/types.ts'
 
 describe('createAnswerCache', () => {
@@ -40,6 +42,42 @@ describe('createAnswerCache', () => {
     expect(compute.calls).toBe(6)
     // Each was seen once: none is kept.
     expect(cache.size).toBe(0)
+  })
+
+  test('the key holds every field of the request, whatever order the fields were given in', async () => {
+    const address = '0x00000000000000000000000000000000000000cc' as Hex
+    const full: Required<CallRequest> = {
+      from: address,
+      to: null,
+      data: '0x01',
+      value: 1n,
+      gas: 30_000n,
+      gasPrice: 2n,
+      maxFeePerGas: 3n,
+      maxPriorityFeePerGas: 4n,
+      nonce: 5n,
+      type: 2,
+      accessList: [{ address, storageKeys: [`0x${'00'.repeat(31)}01`] }],
+      maxFeePerBlobGas: 6n,
+      blobVersionedHashes: [`0x01${'00'.repeat(31)}`],
+      authorizationList: [{ chainId: 1n, address, nonce: 7n, yParity: 0, r: 8n, s: 9n }],
+    }
+    expect(Object.keys(full).sort()).toEqual([...CALL_REQUEST_FIELDS].sort())
+    const cache = createAnswerCache()
+    const snapshot = {}
+    const compute = counted(1n)
+    await cache.answer(snapshot, 'eth_call', full, compute)
+    const reversed = Object.fromEntries(Object.entries(full).reverse()) as CallRequest
+    expect((await cache.answer(snapshot, 'eth_call', reversed, compute)).hit).toBe(false)
+    expect((await cache.answer(snapshot, 'eth_call', full, compute)).hit).toBe(true)
+    // Leaving out any one field, or changing a number inside one of the lists, is another request.
+    for (const field of CALL_REQUEST_FIELDS) {
+      const { [field]: _left, ...rest } = full
+      expect((await cache.answer(snapshot, 'eth_call', rest, compute)).hit).toBe(false)
+    }
+    const otherAuthorization = { ...full, authorizationList: [{ ...full.authorizationList[0]!, nonce: 8n }] }
+    expect((await cache.answer(snapshot, 'eth_call', otherAuthorization, compute)).hit).toBe(false)
+    expect(compute.calls).toBe(2 + CALL_REQUEST_FIELDS.length + 1)
   })
 
   test('a failure that is an answer (an RpcError) is kept and thrown again; any other error is not kept', async () => {

@@ -36,6 +36,32 @@ export type CallRequest = {
   blobVersionedHashes?: Hex[]
 }
 
+/**
+ * Every field of a CallRequest, those most often given first (an ERC20 transfer's estimate gives only the first
+ * three). The worker's messages and the answer cache's keys list a request's fields in this order.
+ */
+export const CALL_REQUEST_FIELDS = [
+  'from',
+  'to',
+  'data',
+  'value',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'nonce',
+  'type',
+  'accessList',
+  'maxFeePerBlobGas',
+  'blobVersionedHashes',
+  'authorizationList',
+] as const satisfies readonly (keyof CallRequest)[]
+
+/** Fails to compile when CallRequest gains a field that CALL_REQUEST_FIELDS does not list, which would be lost. */
+type Unlisted = Exclude<keyof CallRequest, (typeof CALL_REQUEST_FIELDS)[number]>
+const everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true
+void everyFieldListed
+
 /** What one EVM run of a call told us. */
 export type CallOutcome =
   | {

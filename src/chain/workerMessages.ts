@@ -1,5 +1,7 @@
 // What the main thread (executionPool.ts) and an execution worker (executionWorker.ts) send each other. One port
 // carries it all in order, so a run never arrives before the state it reads.
+import { CALL_REQUEST_FIELDS } from './execution.ts'
+
 import type { PortableRpcError } from '../errors.ts'
 import type { BlockEnv } from './blocks.ts'
 import type { CallRequest } from './execution.ts'
@@ -22,7 +24,7 @@ export type ToWorker =
  * structured clone of one costs about half what the same fields as nested objects do: a round trip of an ERC20
  * estimate's run and result took 3.4 µs of CPU against 5.1 (both threads, 8 in flight). The state is a sealed
  * block's number (a bigint) or the id of a state sent before (a number); the request's fields follow in
- * REQUEST_FIELDS order, without the undefined ones at the end.
+ * CALL_REQUEST_FIELDS order, without the undefined ones at the end.
  */
 export type RunMessage = [id: number, method: CallMethod, state: bigint | number, env: number, ...request: unknown[]]
 
@@ -37,34 +39,11 @@ export type FromWorker =
 
 export type ResultMessage = [id: number, value: Uint8Array | bigint, runs: number]
 
-/** A call request's fields, most often given first: an ERC20 transfer's estimate sends only the first three. */
-const REQUEST_FIELDS = [
-  'from',
-  'to',
-  'data',
-  'value',
-  'gas',
-  'gasPrice',
-  'maxFeePerGas',
-  'maxPriorityFeePerGas',
-  'nonce',
-  'type',
-  'accessList',
-  'maxFeePerBlobGas',
-  'blobVersionedHashes',
-  'authorizationList',
-] as const satisfies readonly (keyof CallRequest)[]
-
-/** Fails to compile when CallRequest gains a field that REQUEST_FIELDS does not list, which the worker would lose. */
-type Unlisted = Exclude<keyof CallRequest, (typeof REQUEST_FIELDS)[number]>
-const everyFieldListed: [Unlisted] extends [never] ? true : Unlisted = true
-void everyFieldListed
-
 export function runMessage(id: number, method: CallMethod, state: StateRef, env: number, request: CallRequest): RunMessage {
   const message: RunMessage = [id, method, 'block' in state ? state.block : state.id, env]
   let last = -1
-  for (let i = 0; i < REQUEST_FIELDS.length; i++) if (request[REQUEST_FIELDS[i]!] !== undefined) last = i
-  for (let i = 0; i <= last; i++) message.push(request[REQUEST_FIELDS[i]!])
+  for (let i = 0; i < CALL_REQUEST_FIELDS.length; i++) if (request[CALL_REQUEST_FIELDS[i]!] !== undefined) last = i
+  for (let i = 0; i <= last; i++) message.push(request[CALL_REQUEST_FIELDS[i]!])
   return message
 }
 
@@ -73,7 +52,7 @@ export function requestOf(message: RunMessage): CallRequest {
   const request: Record<string, unknown> = {}
   for (let i = 4; i < message.length; i++) {
     const value = message[i]
-    if (value !== undefined) request[REQUEST_FIELDS[i - 4]!] = value
+    if (value !== undefined) request[CALL_REQUEST_FIELDS[i - 4]!] = value
   }
   return request as CallRequest
 }
