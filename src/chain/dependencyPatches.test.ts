@@ -3,7 +3,7 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, createZeroAddress, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, createZeroAddress, hexToBytes, setLengthLeft, setLengthRight, toBytes } from '@ethereumjs/util'
 import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
@@ -65,6 +65,18 @@ describe('@ethereumjs/util', () => {
     expect(address.toString()).toBe('0x00000000000000000000000000000000000000aa')
     expect(address.toString()).toBe(bytesToHex(address.bytes))
     expect(`${address}`).toBe('0x00000000000000000000000000000000000000aa')
+  })
+
+  test('toBytes copies bytes into a new Uint8Array of their own, also from a Buffer or a view into a larger one', () => {
+    const pool = Buffer.from('00aabbccdd00', 'hex')
+    const view = pool.subarray(1, 5)
+    const copy = toBytes(view)
+    expect(copy).toEqual(Uint8Array.of(0xaa, 0xbb, 0xcc, 0xdd))
+    expect(Object.getPrototypeOf(copy)).toBe(Uint8Array.prototype)
+    expect(copy.buffer.byteLength).toBe(4)
+    view[0] = 0
+    expect(copy[0]).toBe(0xaa)
+    expect(toBytes([1, 2, 255])).toEqual(Uint8Array.of(1, 2, 255))
   })
 
   test('hexToBytes pads odd lengths and refuses what is not 0x-prefixed hex', () => {
@@ -371,5 +383,42 @@ describe('@ethereumjs/tx', () => {
     expect(() => create({ maxFeePerGas: 2n ** 256n })).toThrow('maxFeePerGas cannot exceed MAX_INTEGER')
     // At the bounds themselves, and with a field that is not checked for arrays (accessList is one).
     expect(create({ value: 2n ** 256n - 1n, nonce: 2n ** 64n - 2n, accessList: [] }).nonce).toBe(2n ** 64n - 2n)
+  })
+  test('numbers given as bigints, integers, hex or bytes make the same transaction; negative ones are refused', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    const to = '0x00000000000000000000000000000000000000aa'
+    const fields = { nonce: 7n, gasLimit: 100_000n, value: 10n ** 18n, maxFeePerGas: 3n, maxPriorityFeePerGas: 2n, chainId: 1n }
+    const asBigInts = createFeeMarket1559Tx({ to, ...fields }, { common })
+    const convert = (to: (value: bigint) => unknown) => Object.fromEntries(Object.entries(fields).map(([field, value]) => [field, to(value)]))
+    const asHex = createFeeMarket1559Tx({ to, ...convert((value) => `0x${value.toString(16)}`) }, { common })
+    const asBytes = createFeeMarket1559Tx({ to, ...convert(bigIntToBytes) }, { common })
+    const asIntegers = createFeeMarket1559Tx({ to, nonce: 7, gasLimit: 100_000, value: 10n ** 18n, maxFeePerGas: 3, maxPriorityFeePerGas: 2, chainId: 1 }, { common })
+    for (const tx of [asHex, asBytes, asIntegers]) {
+      expect(tx.toJSON()).toEqual(asBigInts.toJSON())
+      expect(tx.getMessageToSign()).toEqual(asBigInts.getMessageToSign())
+    }
+    expect(asBigInts.toJSON()).toMatchObject({ nonce: '0x7', gasLimit: '0x186a0', value: '0xde0b6b3a7640000', maxFeePerGas: '0x3', chainId: '0x1' })
+    expect(typeof asBigInts.nonce).toBe('bigint')
+    expect(() => createFeeMarket1559Tx({ to, ...fields, value: -1n }, { common })).toThrow('Cannot convert negative bigint to Uint8Array')
+    expect(() => createFeeMarket1559Tx({ to, ...fields, nonce: -1 }, { common })).toThrow()
+    expect(() => createFeeMarket1559Tx({ to, ...fields, chainId: 5n }, { common })).toThrow('not matching the derived chain ID')
+  })
+
+  test('an unsigned transaction has no v, r or s; a signed one keeps them, and `to` is one Address', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    const to = '0x00000000000000000000000000000000000000aa'
+    const unsigned = createFeeMarket1559Tx({ to, gasLimit: 21_000n, maxFeePerGas: 1n }, { common })
+    expect([unsigned.v, unsigned.r, unsigned.s]).toEqual([undefined, undefined, undefined])
+    expect(unsigned.isSigned()).toBe(false)
+    expect(unsigned.to?.toString()).toBe(to)
+    const signed = unsigned.sign(hexToBytes(`0x${'11'.repeat(32)}`))
+    // As a transaction decoded from the wire is built: the signature given as bytes.
+    const [v, r, s] = [signed.v!, signed.r!, signed.s!].map((value) => bigIntToBytes(value))
+    const copy = createFeeMarket1559Tx({ to, gasLimit: 21_000n, maxFeePerGas: 1n, v, r, s }, { common })
+    expect([copy.v, copy.r, copy.s]).toEqual([signed.v, signed.r, signed.s])
+    expect(copy.isSigned()).toBe(true)
+    expect(copy.getSenderAddress()).toEqual(signed.getSenderAddress())
+    const empty = createFeeMarket1559Tx({ to, gasLimit: 21_000n, v: '0x', r: new Uint8Array(), s: null } as never, { common })
+    expect([empty.v, empty.r, empty.s]).toEqual([undefined, undefined, undefined])
   })
 })
