@@ -220,6 +220,26 @@ describe('@ethereumjs/evm', () => {
     expect(evm.journal.isWarmedStorage(address, hexToBytes(`0x${'00'.repeat(31)}01`))).toBe(false)
   })
 
+  test('a slot warmed for one always-warm address is warm for that address alone, in this transaction alone', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+    const [a, b, c] = ['aa', 'bb', 'cc'].map((last) => `0x${'00'.repeat(19)}${last}`)
+    const slot = `0x${'00'.repeat(31)}07`
+    const warmSlot = (address: string) => evm.journal.isWarmedStorage(hexToBytes(address as Hex), hexToBytes(slot as Hex))
+    // Warmed without slots first, as runTx warms the precompiles, then one of them gets a slot.
+    for (const address of [a, b, c]) evm.journal.addAlwaysWarmAddress(address!)
+    evm.journal.addAlwaysWarmSlot(b!, slot)
+    expect([a, b, c].map(warmSlot)).toEqual([false, true, false])
+    evm.journal.addAlwaysWarmSlot(b!, `0x${'00'.repeat(31)}08`)
+    evm.journal.addAlwaysWarmAddress(b!)
+    expect(warmSlot(b!)).toBe(true)
+    // The next transaction starts with none of them.
+    evm.journal.cleanJournal()
+    evm.journal.addAlwaysWarmAddress(b!)
+    expect(evm.journal.isWarmedAddress(hexToBytes(b as Hex))).toBe(true)
+    expect(warmSlot(b!)).toBe(false)
+    expect(evm.journal.isWarmedAddress(hexToBytes(a as Hex))).toBe(false)
+  })
+
   // PUSH1 5, JUMP, (INVALID ×2), JUMPDEST; 40 × MSTORE of a word at offsets 0, 32, … (memory grows each time);
   // KECCAK256 of the first 64 bytes, MSTORE it at 0, MLOAD and POP; LOG1 of the first word under topic 7; RETURN it.
   const stores = Array.from({ length: 40 }, (_, i) => `60${(i + 1).toString(16).padStart(2, '0')}61${(i * 32).toString(16).padStart(4, '0')}52`)
