@@ -238,6 +238,12 @@ describe('@ethereumjs/evm', () => {
     expect(evm.journal.isWarmedAddress(hexToBytes(b as Hex))).toBe(true)
     expect(warmSlot(b!)).toBe(false)
     expect(evm.journal.isWarmedAddress(hexToBytes(a as Hex))).toBe(false)
+    // Addresses shared by every transaction (a fork's precompiles) are warm while the set is in place, without slots.
+    evm.journal.sharedWarmAddresses = new Set([a!.slice(2)])
+    expect(evm.journal.isWarmedAddress(hexToBytes(a as Hex))).toBe(true)
+    expect(warmSlot(a!)).toBe(false)
+    evm.journal.sharedWarmAddresses = new Set()
+    expect(evm.journal.isWarmedAddress(hexToBytes(a as Hex))).toBe(false)
   })
 
   // PUSH1 5, JUMP, (INVALID ×2), JUMPDEST; 40 × MSTORE of a word at offsets 0, 32, … (memory grows each time);

@@ -125,3 +125,30 @@ describe('simulateCall answers as runTx does', () => {
     expect(await bothWays(codes.storeOnce, { from: delegatedSender, to: target })).toMatchObject({ kind: 'success' })
   })
 })
+
+// Prague from genesis, Osaka from a later time: P256VERIFY (0x100) is a precompile, and so warm, only in Osaka.
+const forkingGenesis = devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: env.gasLimit, timestamp: 0, alloc: {} })
+const osakaTime = 1_800_000_000n
+const forkingConfig = forkingGenesis.config as Record<string, unknown>
+forkingConfig.osakaTime = Number(osakaTime)
+forkingConfig.blobSchedule = { ...(forkingConfig.blobSchedule as object), osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 } }
+const forking = await createExecutor({ common: parseGethGenesis(forkingGenesis).common, blockHashes: () => undefined })
+
+describe('simulateCall on a chain that changes forks', () => {
+  // PUSH2 0x0100, BALANCE, POP, STOP: 100 gas for BALANCE of a warm address, 2600 of a cold one.
+  const readsP256 = '0x6101003150' as Hex
+
+  test('the precompiles warm in a call are those of its own fork', async () => {
+    const gasIn = async (timestamp: bigint) => {
+      const view: ExecutionView = { env: { ...env, timestamp }, state: stateWith(readsP256) }
+      const request = { from: sender, to: target }
+      const simulated = answer(await forking.call(request, 100_000n, view), sender)
+      expect(simulated).toEqual(answer((await forking.execute(request, 100_000n, view)).outcome, sender))
+      return simulated.kind === 'success' ? simulated.gasUsed : simulated
+    }
+    const [osaka, prague, osakaAgain] = [await gasIn(osakaTime), await gasIn(osakaTime - 1n), await gasIn(osakaTime + 12n)]
+    expect(osaka).toBe(21_000n + 3n + 100n + 2n)
+    expect(prague).toBe(21_000n + 3n + 2_600n + 2n)
+    expect(osakaAgain).toBe(osaka)
+  })
+})
