@@ -376,6 +376,59 @@ describe('@ethereumjs/evm', () => {
     expect(bytesToHex((await other.runCode({ code, gasLimit: 100_000n })).returnValue)).toBe(expected(sha3_256))
   })
 
+  test('STOP, RETURN and REVERT end their frame inline as their handlers do when stepped, also in nested calls', async () => {
+    const children = {
+      // MSTORE 0x2a at 0, then RETURN or REVERT the word; STOP; RETURN of nothing.
+      returns: '0x602a5f5260205ff3',
+      reverts: '0x602a5f5260205ffd',
+      stops: '0x602a5f5200',
+      returnsNothing: '0x5f5ff3',
+    } satisfies Record<string, Hex>
+    const parent = createAddressFromString(`0x${'00'.repeat(19)}99`)
+    const runs = async (listen: boolean) => {
+      const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
+      if (listen) evm.events.on('step', () => {})
+      const answers = []
+      for (const [i, child] of Object.values(children).entries()) {
+        const address = createAddressFromString(`0x${'00'.repeat(18)}c${i}00`)
+        await evm.stateManager.putAccount(address, new Account())
+        await evm.stateManager.putCode(address, hexToBytes(child))
+        // CALL the child with all gas; return the success flag, then what the child returned or reverted with.
+        const calls = `0x5f5f5f5f5f73${address.toString().slice(2)}5af15f523d5f60203e3d6020015ff3` as Hex
+        await evm.stateManager.putAccount(parent, new Account())
+        await evm.stateManager.putCode(parent, hexToBytes(calls))
+        const nested = await evm.runCall({ to: parent, gasLimit: 100_000n })
+        const direct = await evm.runCode({ code: hexToBytes(child), gasLimit: 100_000n })
+        answers.push([nested.execResult, direct].map((result) => ({
+          returnValue: bytesToHex(result.returnValue),
+          executionGasUsed: result.executionGasUsed,
+          error: result.exceptionError?.error,
+        })))
+      }
+      return answers
+    }
+    const inline = await runs(false)
+    expect(inline).toEqual(await runs(true))
+    const word = `${'00'.repeat(31)}2a`
+    expect(inline.map(([nested]) => nested!.returnValue)).toEqual([`0x${'00'.repeat(31)}01${word}`, `0x${'00'.repeat(32)}${word}`, `0x${'00'.repeat(31)}01`, `0x${'00'.repeat(31)}01`])
+    expect(inline.map(([, direct]) => [direct!.returnValue, direct!.error])).toEqual([
+      [`0x${word}`, undefined],
+      [`0x${word}`, 'revert'],
+      ['0x', undefined],
+      ['0x', undefined],
+    ])
+  })
+
+  test('a custom RETURN runs its own handler, inline', async () => {
+    const evm = await createEVM({
+      common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }),
+      customOpcodes: [{ opcode: 0xf3, opcodeName: 'RETURN', baseFee: 1, logicFunction: (runState) => runState.interpreter.finish(Uint8Array.of(7)) }],
+    })
+    const result = await evm.runCode({ code: hexToBytes('0x5f5ff3'), gasLimit: 100_000n })
+    expect(bytesToHex(result.returnValue)).toBe('0x07')
+    expect(result.executionGasUsed).toBe(2n + 2n + 1n)
+  })
+
   test('a fixed-cost opcode that runs out of gas halts as before', async () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
     const result = await evm.runCode({ code, gasLimit: 1000n })
