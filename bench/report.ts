@@ -51,6 +51,7 @@ export function renderTable(report: Report): string {
     }
   }
   lines.push('', 'req/s: answered without error in the measured window; p50/p99: ms per request; µs/req: the server\'s own CPU time (user + system, all threads) per request.')
+  if (report.settings.passes > 1) lines.push(`Read workloads: the fastest of ${report.settings.passes} passes, each on fresh servers, the peers in one order and then the other (results JSON: passes).`)
   lines.push('fc/peer: flashchain ÷ peer, req/s (above 1: flashchain faster) and CPU per request (below 1: flashchain cheaper).')
   return lines.join('\n')
 }
