@@ -1,3 +1,5 @@
+import { MessageChannel } from 'node:worker_threads'
+
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, test } from 'vitest'
 
@@ -52,8 +54,8 @@ function createPool(size = 1, idleMs?: number) {
     idleMs,
     init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
     log: () => {},
-    startWorker: (init) => {
-      const worker = startExecutionWorker(init)
+    startWorker: (init, port) => {
+      const worker = startExecutionWorker(init, port)
       started.push(worker)
       return worker
     },
@@ -174,10 +176,18 @@ describe('createExecutionPool: a worker that fails', () => {
       size: 1,
       init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
       log: () => {},
-      startWorker: (init) => {
-        const worker = startExecutionWorker(init)
-        const post = worker.postMessage.bind(worker)
-        worker.postMessage = (message: unknown) => post(misaddress && Array.isArray(message) ? [...message.slice(0, 3), 999_999, ...message.slice(4)] : message)
+      startWorker: (init, port) => {
+        // Between the pool and the worker, a relay that can change a run on its way.
+        const relay = new MessageChannel()
+        port.on('message', (message: unknown) => {
+          relay.port1.postMessage(misaddress && Array.isArray(message) ? [...message.slice(0, 3), 999_999, ...message.slice(4)] : message)
+        })
+        relay.port1.on('message', (message: unknown) => port.postMessage(message))
+        const worker = startExecutionWorker(init, relay.port2)
+        worker.once('exit', () => {
+          port.close()
+          relay.port1.close()
+        })
         return worker
       },
     })

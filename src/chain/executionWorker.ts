@@ -2,7 +2,9 @@
 // can use a second core. The main thread (executionPool.ts) starts it with a snapshot of the state history, then
 // sends every sealed block, and each pending state and block environment the first time a request needs it
 // (workerMessages.ts).
-import { parentPort, workerData } from 'node:worker_threads'
+import { workerData } from 'node:worker_threads'
+
+import type { MessagePort } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../errors.ts'
 import { startWorkerMemoryTrim } from '../memoryTrim.ts'
@@ -33,8 +35,8 @@ export type WorkerInit = {
   revertCode: number
 }
 
-const init = workerData as WorkerInit
-const port = parentPort!
+const init = workerData as WorkerInit & { port: MessagePort }
+const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
 
 const spec = parseGethGenesis(parseGenesisJsonText(init.genesis), {
