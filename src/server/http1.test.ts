@@ -782,6 +782,25 @@ describe('framing', () => {
     await expectUsable(client)
   })
 
+  test('answers a handler that throws instead of returning a promise with 500 and keeps the connection', async () => {
+    const server = await createHttp1Server({
+      host: '127.0.0.1',
+      port: 0,
+      limits,
+      handle: () => {
+        throw new Error('handler failed')
+      },
+      refuse: (status) => ({ status }),
+    })
+    servers.push(server)
+    const client = await open(server.port)
+    client.write(post('a'))
+    expect((await client.response()).status).toBe(500)
+    client.write(post('b'))
+    expect((await client.response()).status).toBe(500)
+    expect(client.isClosed).toBe(false)
+  })
+
   test('sends no body with a 204, even when the handler gives one', async () => {
     const { port } = await start()
     const client = await open(port)

@@ -194,11 +194,9 @@ class Connection {
   }
 
   #receive(chunk: Buffer): void {
+    if (this.#phase === 'closing') return
     this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk])
     switch (this.#phase) {
-      case 'closing':
-        this.#buffer = EMPTY
-        return
       case 'busy':
       case 'draining':
         // Pipelined bytes wait for the answer in progress; reading more could only pile them up.
@@ -389,9 +387,15 @@ class Connection {
     this.#bodyParts = []
     this.#phase = 'busy'
     this.#deadline = Number.POSITIVE_INFINITY
-    this.#options.handle({ ...head.fields, body }).then(
+    // The handler promises not to throw or reject; if it does anyway, the client still gets an answer.
+    let answer: Promise<Http1Response>
+    try {
+      answer = this.#options.handle({ ...head.fields, body })
+    } catch {
+      answer = Promise.resolve({ status: 500 })
+    }
+    answer.then(
       (response) => this.#respond(response, head),
-      // The handler promises not to reject; if it does anyway, the client still gets an answer.
       () => this.#respond({ status: 500 }, head),
     )
   }
