@@ -36,7 +36,10 @@ export type Http1Request = Http1Head & { body: Buffer }
 
 export type Http1Response = {
   status: number
-  /** Header lines, each ending in CRLF; Date, Content-Type, Content-Length and Connection are added. */
+  /**
+   * Header lines, each ending in CRLF; Date, Content-Type, Content-Length and Connection are added. Written as given:
+   * a value taken from a request must come from a parsed head, which holds no CR or LF.
+   */
   headers?: string | undefined
   /** A JSON text, sent as `application/json`; none for 204. */
   body?: string | undefined
@@ -77,7 +80,6 @@ export type Http1Server = {
 
 export async function createHttp1Server(options: CreateHttp1ServerOptions): Promise<Http1Server> {
   const { limits } = options
-  clock.now = Date.now()
   const connections = new Set<Connection>()
   // allowHalfOpen: a client may end its side after its request and still read the answer.
   const server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
@@ -86,13 +88,6 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
     socket.once('close', () => connections.delete(connection))
   })
 
-  // One clock and one sweep for every connection's deadline, instead of a timer per connection or request.
-  const sweepEvery = Math.max(10, Math.min(1000, limits.keepAliveTimeout / 4, limits.headersTimeout / 4))
-  const sweep = setInterval(() => {
-    clock.now = Date.now()
-    for (const connection of connections) connection.checkDeadline()
-  }, sweepEvery).unref()
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen({ host: options.host, port: options.port }, () => {
@@ -100,6 +95,14 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
       resolve()
     })
   })
+
+  // One sweep for every connection's deadline, instead of a timer per connection or request. A deadline is met at
+  // most one sweep late, never early: a client told `Keep-Alive: timeout=65` may count on 65 s.
+  const sweepEvery = Math.max(10, Math.min(1000, limits.keepAliveTimeout / 4, limits.headersTimeout / 4))
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const connection of connections) connection.checkDeadline(now)
+  }, sweepEvery).unref()
 
   return {
     port: (server.address() as AddressInfo).port,
@@ -116,15 +119,11 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
 // ---------------------------------------------------------------------------------------------------------------
 // Connections
 
-/** A coarse clock, ticked by the sweep: deadlines are whole seconds or more, and reading it costs nothing. */
-const clock = { now: Date.now() }
-
 const CRLF_CRLF = Buffer.from('\r\n\r\n')
 const CRLF = Buffer.from('\r\n')
-const LF_LF = Buffer.from('\n\n')
 const EMPTY = Buffer.alloc(0)
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
-/** How long a closing connection may take to drain before it is dropped, in ms. */
+/** How long a closing connection may stay open once its last response is out, in ms (at most keepAliveTimeout). */
 const closingGrace = 5_000
 /** A chunk-size line (hex size and extensions) longer than this is refused. */
 const maxChunkLineBytes = 4096
@@ -140,7 +139,7 @@ type Phase =
   | 'chunked'
   /** The handler is answering; later bytes wait in the buffer. */
   | 'busy'
-  /** Waiting for the socket to drain before reading the next request. */
+  /** The client has not read the last response yet; nothing more is read until it has. */
   | 'draining'
   /** The last response is written or being written; everything else is ignored. */
   | 'closing'
@@ -152,18 +151,20 @@ class Connection {
   readonly #options: CreateHttp1ServerOptions
   readonly #limits: Http1Limits
   #phase: Phase = 'idle'
-  #deadline: number
+  /** When the phase has lasted too long (Date.now() time). */
+  #deadline = 0
   /** Bytes received and not yet consumed. */
   #buffer: Buffer = EMPTY
   /** Where the search for the end of the head resumes. */
   #headScanned = 0
   #head: ParsedHead | undefined
-  #bodyParts: Buffer[] = []
-  #bodyLength = 0
+  #body = new BodyBytes()
   /** Bytes of a Content-Length body still to come. */
   #bodyLeft = 0
   #chunk: ChunkState = { step: 'size' }
-  /** The request began at this clock time (for requestTimeout). */
+  /** Bytes of the trailer section so far. */
+  #trailerBytes = 0
+  /** When the request in progress began (for requestTimeout). */
   #requestStart = 0
   #peerEnded = false
 
@@ -171,24 +172,57 @@ class Connection {
     this.socket = socket
     this.#options = options
     this.#limits = options.limits
-    this.#deadline = clock.now + this.#limits.keepAliveTimeout
+    this.#enter('idle')
     socket.on('data', (chunk: Buffer) => this.#receive(chunk))
     socket.on('end', () => this.#onPeerEnd())
     // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
     socket.on('error', () => {})
   }
 
-  checkDeadline(): void {
-    if (clock.now < this.#deadline) return
+  /** Moves to `phase` and starts the time it may last. */
+  #enter(phase: Phase): void {
+    const now = Date.now()
+    this.#phase = phase
+    switch (phase) {
+      case 'idle':
+      case 'draining':
+        this.#deadline = now + this.#limits.keepAliveTimeout
+        return
+      case 'head':
+        this.#requestStart = now
+        this.#deadline = now + this.#limits.headersTimeout
+        return
+      case 'body':
+      case 'chunked':
+        this.#deadline = this.#requestStart + this.#limits.requestTimeout
+        return
+      case 'busy':
+        this.#deadline = Number.POSITIVE_INFINITY
+        return
+      case 'closing':
+        this.#deadline = now + this.#closingGrace()
+    }
+  }
+
+  #closingGrace(): number {
+    return Math.min(closingGrace, this.#limits.keepAliveTimeout)
+  }
+
+  checkDeadline(now: number): void {
+    if (now < this.#deadline) return
     switch (this.#phase) {
       case 'head':
       case 'body':
       case 'chunked':
         this.#refuse(408, new InvalidRequestError('the request took too long to arrive'), this.#head)
         return
-      case 'busy':
-        return
       default:
+        // Like node:http, the idle and closing times count from when the last response is out: a client reading a
+        // large answer slowly is not cut off.
+        if (this.socket.writableLength > 0) {
+          this.#deadline = now + (this.#phase === 'closing' ? this.#closingGrace() : this.#limits.keepAliveTimeout)
+          return
+        }
         this.socket.destroy()
     }
   }
@@ -218,29 +252,30 @@ class Connection {
     for (;;) {
       switch (this.#phase) {
         case 'idle':
-          if (this.#buffer.length === 0) return
-          this.#phase = 'head'
-          this.#requestStart = clock.now
-          this.#deadline = clock.now + this.#limits.headersTimeout
+          if (this.#buffer.length === 0) return this.#awaitBytes()
+          this.#enter('head')
           continue
         case 'head':
-          if (!this.#readHead()) return
+          if (!this.#readHead()) return this.#awaitBytes()
           continue
         case 'body':
-          if (!this.#readBody()) return
-          this.#dispatch()
-          return
+          if (!this.#readBody()) return this.#awaitBytes()
+          return this.#dispatch()
         case 'chunked':
-          if (!this.#readChunks()) return
-          this.#dispatch()
-          return
+          if (!this.#readChunks()) return this.#awaitBytes()
+          return this.#dispatch()
         default:
           return
       }
     }
   }
 
-  /** Returns whether the phase moved on (to a body, or to closing after a refusal). */
+  /** More bytes are needed; a client that ended its side will send none. */
+  #awaitBytes(): void {
+    if (this.#peerEnded && this.#phase !== 'closing') this.#close()
+  }
+
+  /** Returns whether the phase moved on (to a body, back to idle, or to closing after a refusal). */
   #readHead(): boolean {
     let buffer = this.#buffer
     // RFC 9112 §2.2: empty lines before a request line are ignored (some clients send CRLF after a body).
@@ -250,15 +285,14 @@ class Connection {
       buffer = this.#buffer = buffer.subarray(start)
       this.#headScanned = 0
       if (buffer.length === 0) {
-        this.#phase = 'idle'
-        this.#deadline = clock.now + this.#limits.keepAliveTimeout
+        this.#enter('idle')
         return true
       }
     }
     const end = buffer.indexOf(CRLF_CRLF, this.#headScanned)
     if (end === -1) {
-      // A head whose lines end in LF alone would never be found; a blank line made of LFs tells it apart.
-      if (buffer.indexOf(LF_LF, Math.max(0, this.#headScanned - 1)) !== -1) {
+      // A head whose lines end in LF alone would never be found; LF LF or LF CRLF (not after a CR) give it away.
+      if (hasBareLineEnd(buffer, Math.max(0, this.#headScanned - 2))) {
         this.#malformed('lines must end with CRLF')
         return true
       }
@@ -281,9 +315,7 @@ class Connection {
     }
     this.#head = head
     this.#buffer = buffer.subarray(end + 4)
-    this.#bodyParts = []
-    this.#bodyLength = 0
-    this.#deadline = this.#requestStart + this.#limits.requestTimeout
+    this.#body.reset()
 
     const { maxBodyBytes } = this.#limits
     if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) {
@@ -292,11 +324,12 @@ class Connection {
       return true
     }
     if (head.chunked) {
-      this.#phase = 'chunked'
       this.#chunk = { step: 'size' }
+      this.#trailerBytes = 0
+      this.#enter('chunked')
     } else {
-      this.#phase = 'body'
       this.#bodyLeft = head.contentLength ?? 0
+      this.#enter('body')
     }
     if (head.expectContinue && this.#buffer.length === 0 && (head.chunked || this.#bodyLeft > 0)) {
       this.socket.write(CONTINUE)
@@ -310,8 +343,7 @@ class Connection {
     if (this.#bodyLeft === 0) return true
     if (buffer.length === 0) return false
     const take = Math.min(this.#bodyLeft, buffer.length)
-    this.#bodyParts.push(take === buffer.length ? buffer : buffer.subarray(0, take))
-    this.#bodyLength += take
+    this.#body.append(take === buffer.length ? buffer : buffer.subarray(0, take))
     this.#bodyLeft -= take
     this.#buffer = take === buffer.length ? EMPTY : buffer.subarray(take)
     return this.#bodyLeft === 0
@@ -326,47 +358,54 @@ class Connection {
         case 'size': {
           const lineEnd = buffer.indexOf(CRLF)
           if (lineEnd > maxChunkLineBytes || (lineEnd === -1 && buffer.length > maxChunkLineBytes)) {
-            return this.#malformed('chunk size line too long')
+            this.#malformed('chunk size line too long')
+            return false
           }
           if (lineEnd === -1) return false
           const size = parseChunkSize(buffer.toString('latin1', 0, lineEnd))
-          if (size === undefined) return this.#malformed('invalid chunk size')
-          this.#buffer = buffer.subarray(lineEnd + 2)
-          if (size === 0) {
-            this.#chunk = { step: 'trailers' }
-          } else if (this.#bodyLength + size > this.#limits.maxBodyBytes) {
+          if (size === undefined) {
+            this.#malformed('invalid chunk size')
+            return false
+          }
+          if (this.#body.length + size > this.#limits.maxBodyBytes) {
             this.#refuse(413, bodyTooLarge(this.#limits.maxBodyBytes), this.#head)
             return false
-          } else {
-            this.#chunk = { step: 'data', left: size }
           }
+          this.#buffer = buffer.subarray(lineEnd + 2)
+          this.#chunk = size === 0 ? { step: 'trailers' } : { step: 'data', left: size }
           continue
         }
         case 'data': {
           if (buffer.length === 0) return false
           const take = Math.min(chunk.left, buffer.length)
-          this.#bodyParts.push(buffer.subarray(0, take))
-          this.#bodyLength += take
+          this.#body.append(buffer.subarray(0, take))
           this.#buffer = buffer.subarray(take)
           this.#chunk = take === chunk.left ? { step: 'data-end' } : { step: 'data', left: chunk.left - take }
           continue
         }
         case 'data-end':
           if (buffer.length < 2) return false
-          if (buffer[0] !== 0x0d || buffer[1] !== 0x0a) return this.#malformed('chunk data not followed by CRLF')
+          if (buffer[0] !== 0x0d || buffer[1] !== 0x0a) {
+            this.#malformed('chunk data not followed by CRLF')
+            return false
+          }
           this.#buffer = buffer.subarray(2)
           this.#chunk = { step: 'size' }
           continue
         case 'trailers': {
-          // Trailer fields are read past, never used; an empty line ends them and the message.
+          // Trailer fields are checked like header fields and counted against the same limit, then dropped. An
+          // empty line ends them and the message.
           const lineEnd = buffer.indexOf(CRLF)
-          if (lineEnd === -1) {
-            if (buffer.length > this.#limits.maxHeaderBytes) return this.#malformed('trailer section too long')
+          if (this.#trailerBytes + (lineEnd === -1 ? buffer.length : lineEnd + 2) > this.#limits.maxHeaderBytes) {
+            this.#refuse(431, new LimitExceededError(`request trailer section exceeds ${this.#limits.maxHeaderBytes} bytes`), this.#head)
             return false
           }
-          if (lineEnd > 0 && !isFieldLine(buffer.toString('latin1', 0, lineEnd))) {
-            return this.#malformed('invalid trailer line')
+          if (lineEnd === -1) return false
+          if (lineEnd > 0 && typeof parseFieldLine(buffer.toString('latin1', 0, lineEnd)) === 'string') {
+            this.#malformed('invalid trailer line')
+            return false
           }
+          this.#trailerBytes += lineEnd + 2
           this.#buffer = buffer.subarray(lineEnd + 2)
           if (lineEnd === 0) return true
           continue
@@ -375,22 +414,18 @@ class Connection {
     }
   }
 
-  #malformed(reason: string): false {
+  #malformed(reason: string): void {
     this.#refuse(400, new InvalidRequestError(`malformed HTTP request: ${reason}`), this.#head)
-    return false
   }
 
   #dispatch(): void {
     const head = this.#head!
-    const parts = this.#bodyParts
-    const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.#bodyLength)
-    this.#bodyParts = []
-    this.#phase = 'busy'
-    this.#deadline = Number.POSITIVE_INFINITY
+    const body = this.#body.take()
+    this.#enter('busy')
     // The handler promises not to throw or reject; if it does anyway, the client still gets an answer.
     let answer: Promise<Http1Response>
     try {
-      answer = this.#options.handle({ ...head.fields, body })
+      answer = Promise.resolve(this.#options.handle({ ...head.fields, body }))
     } catch {
       answer = Promise.resolve({ status: 500 })
     }
@@ -406,22 +441,22 @@ class Connection {
     // A client that ended its side gets the answers to what it sent, then the connection closes.
     const keepAlive = head.keepAlive && response.close !== true && !(this.#peerEnded && this.#buffer.length === 0)
     this.#write(response, keepAlive, head)
-    if (!keepAlive) return this.#close()
     this.#head = undefined
-    this.#phase = 'idle'
-    this.#deadline = clock.now + this.#limits.keepAliveTimeout
-    if (this.#buffer.length === 0) return
-    // A pipelined request is waiting. Go on only once the client has read what it was sent so far.
+    if (!keepAlive) return this.#close()
+    // Read nothing more until the client has read what it was sent: a client that sends and never reads would
+    // otherwise pile up answers in memory.
     if (socket.writableNeedDrain) {
-      this.#phase = 'draining'
+      this.#enter('draining')
+      socket.pause()
       socket.once('drain', () => {
         if (this.#phase !== 'draining') return
-        this.#phase = 'idle'
+        this.#enter('idle')
         this.#continue()
       })
       return
     }
-    this.#continue()
+    this.#enter('idle')
+    if (this.#buffer.length > 0 || this.#peerEnded) this.#continue()
   }
 
   /** Writes the response with one socket write (two, corked, when a header value is not ASCII). */
@@ -439,6 +474,7 @@ class Connection {
     this.socket.uncork()
   }
 
+  /** Reads on: a pipelined request may be waiting, and the socket may have been paused for it. */
   #continue(): void {
     this.socket.resume()
     this.#advance()
@@ -451,15 +487,70 @@ class Connection {
   }
 
   #close(): void {
-    this.#phase = 'closing'
+    this.#enter('closing')
     this.#buffer = EMPTY
-    this.#bodyParts = []
-    this.#deadline = clock.now + closingGrace
+    this.#body.reset()
     // Keep reading (and dropping) what the client still sends: a socket closed with unread bytes is reset, and the
     // reset can destroy the response before the client reads it.
     this.socket.resume()
     this.socket.end()
   }
+}
+
+/**
+ * A body's bytes as they arrive. The first piece is kept as it is (a whole body in one read is never copied); more
+ * pieces are copied into one buffer that doubles as it fills, so a body of many tiny chunks costs its size, not an
+ * object per chunk.
+ */
+class BodyBytes {
+  #bytes: Buffer = EMPTY
+  #length = 0
+  /** Whether #bytes is a buffer of our own, rather than the first piece. */
+  #owned = false
+
+  get length(): number {
+    return this.#length
+  }
+
+  append(piece: Buffer): void {
+    if (this.#length === 0) {
+      this.#bytes = piece
+      this.#length = piece.length
+      this.#owned = false
+      return
+    }
+    const length = this.#length + piece.length
+    if (!this.#owned || length > this.#bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(length, 2 * this.#bytes.length, 1024))
+      this.#bytes.copy(grown, 0, 0, this.#length)
+      this.#bytes = grown
+      this.#owned = true
+    }
+    piece.copy(this.#bytes, this.#length)
+    this.#length = length
+  }
+
+  /** The body so far; the collector starts over. */
+  take(): Buffer {
+    const bytes = this.#length === this.#bytes.length ? this.#bytes : this.#bytes.subarray(0, this.#length)
+    this.reset()
+    return bytes
+  }
+
+  reset(): void {
+    this.#bytes = EMPTY
+    this.#length = 0
+    this.#owned = false
+  }
+}
+
+/** Whether `buffer` holds, from `from` on, a LF that ends a line without a CR: LF LF, or LF CRLF. */
+function hasBareLineEnd(buffer: Buffer, from: number): boolean {
+  for (let at = buffer.indexOf(0x0a, from); at !== -1; at = buffer.indexOf(0x0a, at + 1)) {
+    const next = buffer[at + 1]
+    if (next === 0x0a || (next === 0x0d && buffer[at + 2] === 0x0a)) return true
+  }
+  return false
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -509,14 +600,9 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   let expect: string | undefined
   let hosts = 0
   for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
-    const colon = line.indexOf(':')
-    // A line starting with whitespace is obsolete line folding (RFC 9112 §5.2), refused like node:http does.
-    if (colon <= 0 || line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09) return malformed('invalid header line')
-    const name = line.slice(0, colon)
-    if (!TOKEN.test(name)) return malformed('invalid header name')
-    const value = trimWhitespace(line.slice(colon + 1))
-    if (CONTROL.test(value)) return malformed(`invalid character in the ${name} header`)
+    const field = parseFieldLine(lines[i]!)
+    if (typeof field === 'string') return malformed(field)
+    const { name, value } = field
     switch (name.toLowerCase()) {
       case 'content-length':
         // One decimal length. Two of them, even equal ones, are refused: a proxy might have used the other.
@@ -548,7 +634,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
     }
   }
 
-  const tokens = connection.split(',').map(trimWhitespace)
+  const tokens = connection.split(',').map((token) => trimWhitespace(token))
   const head: ParsedHead = {
     fields,
     keepAlive: minor === 1 ? !tokens.includes('close') : tokens.includes('keep-alive') && !tokens.includes('close'),
@@ -563,7 +649,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   if (transferEncoding !== undefined) {
     // Both framings at once is how requests get smuggled past a proxy (RFC 9112 §6.3); refused outright.
     if (contentLength !== undefined) return malformed('both Content-Length and Transfer-Encoding', head)
-    const codings = transferEncoding.toLowerCase().split(',').map(trimWhitespace)
+    const codings = transferEncoding.toLowerCase().split(',').map((coding) => trimWhitespace(coding))
     if (codings.at(-1) !== 'chunked') return malformed('Transfer-Encoding must end with chunked', head)
     if (codings.length > 1) {
       return { refusal: 501, reason: `Transfer-Encoding ${transferEncoding} is not supported; use chunked`, head }
@@ -578,10 +664,16 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   return head
 }
 
-/** Whether a trailer line is `name: value` with a token name and no control characters. */
-function isFieldLine(line: string): boolean {
+/** A header or trailer line's name and value (trimmed), or what is wrong with it. */
+export function parseFieldLine(line: string): { name: string; value: string } | string {
   const colon = line.indexOf(':')
-  return colon > 0 && TOKEN.test(line.slice(0, colon)) && !CONTROL.test(line)
+  // A line starting with whitespace is obsolete line folding (RFC 9112 §5.2), refused like node:http does.
+  if (colon <= 0 || line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09) return 'invalid header line'
+  const name = line.slice(0, colon)
+  if (!TOKEN.test(name)) return 'invalid header name'
+  const value = trimWhitespace(line.slice(colon + 1))
+  if (CONTROL.test(value)) return `invalid character in the ${name} header`
+  return { name, value }
 }
 
 function malformed(reason: string, head?: ParsedHead): HeadRefusal {
@@ -592,23 +684,17 @@ function malformed(reason: string, head?: ParsedHead): HeadRefusal {
 export function parseChunkSize(line: string): number | undefined {
   // RFC 9112 §7.1: the size is bare hex digits; whitespace may only come before an extension's `;`.
   const semicolon = line.indexOf(';')
-  const hex = semicolon === -1 ? line : trimTrailingWhitespace(line.slice(0, semicolon))
+  const hex = semicolon === -1 ? line : trimWhitespace(line.slice(0, semicolon), 'end')
   // 12 hex digits exceed any body limit while staying exact as a number.
   if (!/^[0-9a-fA-F]{1,12}$/.test(hex) || CONTROL.test(line)) return undefined
   return Number.parseInt(hex, 16)
 }
 
-function trimTrailingWhitespace(text: string): string {
-  let end = text.length
-  while (end > 0 && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
-  return end === text.length ? text : text.slice(0, end)
-}
-
 /** Trims spaces and tabs only: String.prototype.trim would also take latin1's no-break space off a value. */
-function trimWhitespace(text: string): string {
+function trimWhitespace(text: string, sides: 'both' | 'end' = 'both'): string {
   let start = 0
   let end = text.length
-  while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
+  if (sides === 'both') while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
   while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
   return start === 0 && end === text.length ? text : text.slice(start, end)
 }
