@@ -56,7 +56,9 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     if (request.method !== 'POST') {
       return { status: 405, headers: `${cors}Allow: POST, OPTIONS\r\n`, body: bodies.methodNotAllowed }
     }
-    if (!isJsonContentType(request.contentType)) return { status: 415, headers: cors, body: bodies.unsupportedMediaType }
+    if (!isJsonContentType(request.contentType)) {
+      return { status: 415, headers: cors, body: bodies.unsupportedMediaType }
+    }
 
     let parsed: unknown
     try {

@@ -397,7 +397,8 @@ class Connection {
           // empty line ends them and the message.
           const lineEnd = buffer.indexOf(CRLF)
           if (this.#trailerBytes + (lineEnd === -1 ? buffer.length : lineEnd + 2) > this.#limits.maxHeaderBytes) {
-            this.#refuse(431, new LimitExceededError(`request trailer section exceeds ${this.#limits.maxHeaderBytes} bytes`), this.#head)
+            const error = new LimitExceededError(`request trailer section exceeds ${this.#limits.maxHeaderBytes} bytes`)
+            this.#refuse(431, error, this.#head)
             return false
           }
           if (lineEnd === -1) return false
@@ -690,12 +691,17 @@ export function parseChunkSize(line: string): number | undefined {
   return Number.parseInt(hex, 16)
 }
 
+/** A space or a tab. */
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09
+}
+
 /** Trims spaces and tabs only: String.prototype.trim would also take latin1's no-break space off a value. */
 function trimWhitespace(text: string, sides: 'both' | 'end' = 'both'): string {
   let start = 0
   let end = text.length
-  if (sides === 'both') while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++
-  while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--
+  while (sides === 'both' && start < end && isWhitespace(text.charCodeAt(start))) start++
+  while (end > start && isWhitespace(text.charCodeAt(end - 1))) end--
   return start === 0 && end === text.length ? text : text.slice(start, end)
 }
 
