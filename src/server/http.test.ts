@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http'
 
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 
 import { createDispatcher } from '../rpc/dispatch.ts'
@@ -200,11 +200,45 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
   })
 
+  test('sends the caller\'s CORS header on a transport refusal too', async () => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo', params: ['x'.repeat(2000)] }), {
+      Origin: 'http://localhost:3000',
+    })
+    expect(response.status).toBe(413)
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
+    expect(response.headers.get('vary')).toBe('Origin')
+  })
+
   test('sends the CORS header on error responses too', async () => {
     const response = await post(echo, { 'Content-Type': 'text/plain', Origin: 'http://localhost:3000' })
     expect(response.status).toBe(415)
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
   })
+})
+
+test('answers a dispatcher that throws with 500 and -32603, without its message', async () => {
+  const failing = await createHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    dispatch: async () => {
+      throw new Error('secret detail')
+    },
+  })
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+  try {
+    const response = await fetch(failing.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    })
+    expect(response.status).toBe(500)
+    const internalError = { code: -32603, message: 'Internal error' }
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: internalError })
+    expect(logged).toHaveBeenCalledOnce()
+  } finally {
+    logged.mockRestore()
+    await failing.close()
+  }
 })
 
 test('close() stops the server and frees the port', async () => {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 
 import {
   createHttp1Server,
@@ -1306,6 +1306,24 @@ describe('connection management', () => {
     const response = await client.response({ ms: 10_000 })
     expect((bodyOf(response) as { hugePadding: string }).hugePadding.length).toBe(hugePadding.length)
     await expectClosedAfter(client, response)
+  })
+
+  test('rejects when the port is taken, and leaves no sweep timer behind', async () => {
+    const { port } = await start()
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const taken = createHttp1Server({
+        host: '127.0.0.1',
+        port,
+        limits,
+        handle: async () => ({ status: 204 }),
+        refuse: (status) => ({ status }),
+      })
+      await expect(taken).rejects.toMatchObject({ code: 'EADDRINUSE' })
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test('close() resolves with keep-alive connections open, and the port refuses afterwards', async () => {

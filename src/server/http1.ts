@@ -150,6 +150,7 @@ class Connection {
   readonly socket: Socket
   readonly #options: CreateHttp1ServerOptions
   readonly #limits: Http1Limits
+  readonly #closingGrace: number
   #phase: Phase = 'idle'
   /** When the phase has lasted too long (Date.now() time). */
   #deadline = 0
@@ -172,6 +173,7 @@ class Connection {
     this.socket = socket
     this.#options = options
     this.#limits = options.limits
+    this.#closingGrace = Math.min(closingGrace, this.#limits.keepAliveTimeout)
     this.#enter('idle')
     socket.on('data', (chunk: Buffer) => this.#receive(chunk))
     socket.on('end', () => this.#onPeerEnd())
@@ -200,12 +202,8 @@ class Connection {
         this.#deadline = Number.POSITIVE_INFINITY
         return
       case 'closing':
-        this.#deadline = now + this.#closingGrace()
+        this.#deadline = now + this.#closingGrace
     }
-  }
-
-  #closingGrace(): number {
-    return Math.min(closingGrace, this.#limits.keepAliveTimeout)
   }
 
   checkDeadline(now: number): void {
@@ -220,7 +218,7 @@ class Connection {
         // Like node:http, the idle and closing times count from when the last response is out: a client reading a
         // large answer slowly is not cut off.
         if (this.socket.writableLength > 0) {
-          this.#deadline = now + (this.#phase === 'closing' ? this.#closingGrace() : this.#limits.keepAliveTimeout)
+          this.#deadline = now + (this.#phase === 'closing' ? this.#closingGrace : this.#limits.keepAliveTimeout)
           return
         }
         this.socket.destroy()
@@ -457,7 +455,7 @@ class Connection {
       return
     }
     this.#enter('idle')
-    if (this.#buffer.length > 0 || this.#peerEnded) this.#continue()
+    if (this.#buffer.length > 0) this.#continue()
   }
 
   /** Writes the response with one socket write (two, corked, when a header value is not ASCII). */
