@@ -425,7 +425,7 @@ function sample(server: Server, label: string) {
 
 /**
  * Samples a server resting after a load, at each of `at` s after it ended. What it keeps once the load has passed
- * (flashchain gives memory back when quiet, src/memoryTrim.ts, and idle execution workers exit); every peer waits the
+ * (flashchain gives memory back when quiet, src/runtime/memoryTrim.ts, and idle execution workers exit); every peer waits the
  * same.
  */
 async function sampleAtRest(server: Server, load: string, at: number[]) {

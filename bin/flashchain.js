@@ -18,8 +18,8 @@ const major = Number(process.versions.node.split('.')[0])
 // here and the flag changes neither figure; it stays as the bound on workloads that promote more, for 8 % more
 // full-collection time (297 ms against 275 over 40 s of load). Two GC helper threads instead of Node's four: each
 // kept a 5–8 MB malloc arena, and the other two bought nothing measurable.
-// --expose-gc lets the server give memory back once a load has passed (src/memoryTrim.ts). All are settable only
-// at start, and apply to the execution workers too, whose young generation executionPool.ts bounds on its own.
+// --expose-gc lets the server give memory back once a load has passed (src/runtime/memoryTrim.ts). All are settable only
+// at start, and apply to the execution workers too, whose young generation src/chain/execution/workerPool.ts bounds on its own.
 const nodeFlags = ['--max-semi-space-size=16', '--heap-growing-percent=25', '--v8-pool-size=2', '--expose-gc']
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
 const missingFlags = nodeFlags.filter((flag) => !given.some((option) => option.split('=')[0] === flag.split('=')[0]))

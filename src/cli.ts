@@ -3,14 +3,14 @@ import { parseArgs } from 'node:util'
 
 import * as Value from 'ox/Value'
 
-import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/config.ts'
-import { parseGenesisJsonText } from './chain/genesis.ts'
+import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/spec/config.ts'
+import { parseGenesisJsonText } from './chain/spec/genesis.ts'
 import { createFlashchain } from './index.ts'
-import { collectStartUpGarbage, startMemoryTrim } from './memoryTrim.ts'
+import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
-import type { HardforkName, MiningMode } from './chain/config.ts'
+import type { HardforkName, MiningMode } from './chain/spec/config.ts'
 import type { Hex } from './chain/state/types.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { FlashchainOptions } from './index.ts'

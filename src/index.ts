@@ -1,5 +1,5 @@
 import { createChain } from './chain/chain.ts'
-import { openDatabase } from './chain/store.ts'
+import { openDatabase } from './chain/storage/chainStore.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { methods } from './rpc/methods.ts'
@@ -8,7 +8,7 @@ import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
 
 import type { Chain } from './chain/chain.ts'
-import type { ChainOptions } from './chain/config.ts'
+import type { ChainOptions } from './chain/spec/config.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { Wallet } from './wallet/wallet.ts'
 

@@ -2,7 +2,7 @@ import { Capability } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { PendingBlock, SealedBlock } from '../chain/blocks.ts'
+import type { PendingBlock, SealedBlock } from '../chain/blocks/types.ts'
 import type { FoundLog, TransactionLocation } from '../chain/chain.ts'
 import type { Hex } from '../chain/state/types.ts'
 

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 
 import type { BlockSpecifier } from '../chain/chain.ts'
-import type { CallRequest } from '../chain/execution.ts'
-import type { BlockOverrides, StateOverrides } from '../chain/overrides.ts'
+import type { CallRequest } from '../chain/execution/executor.ts'
+import type { BlockOverrides, StateOverrides } from '../chain/execution/overrides.ts'
 import type { Hex } from '../chain/state/types.ts'
 
 /**

@@ -17,7 +17,7 @@ import {
 import { EXECUTOR_ADDRESS, delegateOf, encodeExecute } from './executor.ts'
 
 import type { SequencePlan } from '../chain/chain.ts'
-import type { CallRequest } from '../chain/execution.ts'
+import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../chain/state/types.ts'
 import type { BatchRecord } from './store.ts'
 import type { Caller, WalletCore } from './wallet.ts'

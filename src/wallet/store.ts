@@ -1,4 +1,4 @@
-import { inTransaction } from '../chain/store.ts'
+import { inTransaction } from '../chain/storage/chainStore.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { Hex } from '../chain/state/types.ts'

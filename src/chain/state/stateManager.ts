@@ -6,7 +6,7 @@ import {
   unpadBytes,
 } from '@ethereumjs/util'
 
-import { keccak256 } from '../keccak.ts'
+import { keccak256 } from '../crypto/keccak.ts'
 import { createOverlay } from './overlay.ts'
 import { createStateDiff, mergeDiff } from './types.ts'
 

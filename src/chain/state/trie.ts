@@ -2,8 +2,8 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
 
-import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../eventLoop.ts'
-import { keccak256 } from '../keccak.ts'
+import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
+import { keccak256 } from '../crypto/keccak.ts'
 
 import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
 

@@ -15,7 +15,7 @@ export type AccountRecord = {
 
 /**
  * What a reader is made of, when it is one of the chain's own: a sealed block's state, or a diff over another reader.
- * A thread holding the same history can rebuild the reader from it (see executionPool.ts).
+ * A thread holding the same history can rebuild the reader from it (see execution/workerPool.ts).
  */
 export type StateOrigin = { kind: 'block'; number: bigint } | { kind: 'overlay'; diff: StateDiff; parent: StateReader }
 

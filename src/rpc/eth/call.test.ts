@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
-import { useFlashchain } from '../testing.ts'
+import { useFlashchain } from '../../../test/support/flashchain.ts'
 
 // Runtime code: return sload(0) | return block.number | revert with Error("nope").
 const returnsSlot0 = '0x60005460005260206000f3'

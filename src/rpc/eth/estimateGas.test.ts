@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
-import { useFlashchain } from '../testing.ts'
+import { useFlashchain } from '../../../test/support/flashchain.ts'
 
 const poor = '0x000000000000000000000000000000000000dead'
 const target = '0x00000000000000000000000000000000000c0de2'

@@ -5,7 +5,7 @@ import { defineMethod } from '../method.ts'
 import { toQuantity } from '../format.ts'
 import { block, quantity } from '../schemas.ts'
 
-import type { SealedBlock } from '../../chain/blocks.ts'
+import type { SealedBlock } from '../../chain/blocks/types.ts'
 
 /** geth's cap on blockCount. */
 const MAX_BLOCK_COUNT = 1024n

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
-import { useFlashchain } from '../testing.ts'
+import { useFlashchain } from '../../../test/support/flashchain.ts'
 
 // Runtime code `PUSH1 0x2a PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN`, deployed by an init code that returns it.
 const runtime = '0x602a60005260206000f3'

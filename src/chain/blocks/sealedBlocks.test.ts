@@ -1,0 +1,185 @@
+import { createBlock } from '@ethereumjs/block'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, test } from 'vitest'
+
+import { createChain } from '../chain.ts'
+import { deriveAccounts } from '../spec/config.ts'
+import { createSealedBlocks } from './sealedBlocks.ts'
+import { fundedGenesis } from '../testing/fixtures.ts'
+
+import type { Receipt, SealedBlock } from './types.ts'
+import type { Hex } from '../state/types.ts'
+
+/** Block `number` of a bare chain, with `transactions` receipts (their transactions do not matter here). */
+function sealedBlock(number: number, transactions: number, logs = 0): SealedBlock {
+  const block = createBlock({ header: { number: BigInt(number), extraData: new Uint8Array([number]) } })
+  const receipt: Receipt = { status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs: [], logsBloom: '0x', contractAddress: null, effectiveGasPrice: 1n }
+  const receipts = Array.from({ length: transactions }, (_, i) => ({
+    ...receipt,
+    logs: i < logs ? [{ address: `0x${'11'.repeat(20)}` as Hex, topics: [], data: '0x' as Hex }] : [],
+  }))
+  return { block, hash: bytesToHex(block.hash()) as Hex, number: BigInt(number), senders: [], receipts }
+}
+
+/** Sealed blocks over a store of `count` blocks of `transactions` each, counting the reads from it. */
+function chainOf(count: number, transactions: number, capacity: { whole: number; readBack: number }) {
+  const stored = Array.from({ length: count }, (_, number) => sealedBlock(number, number === 0 ? 0 : transactions))
+  const reads: bigint[] = []
+  const logReads: bigint[] = []
+  const blocks = createSealedBlocks({
+    wholeTransactions: capacity.whole,
+    readBackTransactions: capacity.readBack,
+    load(number, hash) {
+      reads.push(number)
+      const again = sealedBlock(Number(number), number === 0n ? 0 : transactions)
+      expect(again.hash).toBe(hash)
+      return again
+    },
+    loadLogs(number, hash) {
+      logReads.push(number)
+      return { number, hash, timestamp: 0n, receipts: stored[Number(number)]!.receipts, transactionHash: () => hash }
+    },
+  })
+  for (const sealed of stored) blocks.add(sealed)
+  return { blocks, stored, reads, logReads }
+}
+
+describe('createSealedBlocks', () => {
+  test('default: the newest blocks are held whole; older ones are read back once, then held for a while', () => {
+    const { blocks, stored, reads } = chainOf(10, 4, { whole: 12, readBack: 8 })
+    expect(blocks.count).toBe(10)
+    // 12 transactions hold blocks 7 to 9.
+    expect([7n, 8n, 9n].map((n) => blocks.byNumber(n))).toEqual([stored[7], stored[8], stored[9]])
+    expect(reads).toEqual([])
+
+    const older = blocks.byNumber(2n)!
+    expect(older).not.toBe(stored[2])
+    expect(older.hash).toBe(stored[2]!.hash)
+    expect(blocks.byNumber(2n)).toBe(older)
+    expect(blocks.byHash(stored[2]!.hash.toUpperCase().replace('0X', '0x') as Hex)).toBe(older)
+    expect(reads).toEqual([2n])
+
+    // Blocks 3 and 4 overflow the 8 read-back transactions: block 2, the least recently used, is given up.
+    blocks.byNumber(3n)
+    blocks.byNumber(4n)
+    blocks.byNumber(2n)
+    expect(reads).toEqual([2n, 3n, 4n, 2n])
+    // A scan over history never pushes out the newest blocks.
+    expect([7n, 8n, 9n].map((n) => blocks.byNumber(n))).toEqual([stored[7], stored[8], stored[9]])
+    expect(reads).toEqual([2n, 3n, 4n, 2n])
+  })
+
+  test('the head stays whole even when it alone weighs more than the bound', () => {
+    const { blocks, stored, reads } = chainOf(3, 50, { whole: 10, readBack: 10 })
+    expect(blocks.head()).toBe(stored[2])
+    expect(blocks.byNumber(2n)).toBe(stored[2])
+    blocks.byNumber(1n)
+    expect(blocks.head()).toBe(stored[2])
+    expect(blocks.byNumber(2n)).toBe(stored[2])
+    expect(reads).toEqual([1n])
+  })
+
+  test('logs come from a block held whole, else from the store without holding the block', () => {
+    const { blocks, stored, reads, logReads } = chainOf(5, 2, { whole: 2, readBack: 2 })
+    const held = blocks.logs(4n)!
+    expect(held).toMatchObject({ number: 4n, hash: stored[4]!.hash, timestamp: stored[4]!.block.header.timestamp })
+    expect(held.receipts).toBe(stored[4]!.receipts)
+    expect(logReads).toEqual([])
+
+    expect(blocks.logs(1n)!.hash).toBe(stored[1]!.hash)
+    expect(logReads).toEqual([1n])
+    expect(reads).toEqual([])
+    blocks.byNumber(1n)
+    expect(reads).toEqual([1n])
+    expect(blocks.logs(5n)).toBeUndefined()
+  })
+
+  test('hashes, numbers, and the blooms of the blocks that logged, are known without reading a block back', () => {
+    const refuse = () => {
+      throw new Error('read back')
+    }
+    const blocks = createSealedBlocks({ wholeTransactions: 1, readBackTransactions: 1, load: refuse, loadLogs: refuse })
+    const stored = [sealedBlock(0, 0), sealedBlock(1, 2, 1), sealedBlock(2, 2)]
+    for (const sealed of stored) blocks.add(sealed)
+    expect(blocks.hash(1n)).toEqual(hexToBytes(stored[1]!.hash))
+    expect(blocks.hash(3n)).toBeUndefined()
+    expect(blocks.numberOf(stored[1]!.hash)).toBe(1n)
+    expect(blocks.numberOf(`0x${'00'.repeat(32)}`)).toBeUndefined()
+    expect(blocks.hashes().map((hash) => bytesToHex(hash))).toEqual(stored.map((sealed) => sealed.hash))
+    expect([0n, 1n, 2n, 3n].map((n) => blocks.logsBloom(n) !== undefined)).toEqual([false, true, false, false])
+    // A copy of the header's bloom: a view would keep the block's whole encoding alive.
+    expect(blocks.logsBloom(1n)).toEqual(stored[1]!.block.header.logsBloom)
+    expect(blocks.logsBloom(1n)!.buffer).not.toBe(stored[1]!.block.header.logsBloom.buffer)
+    expect(blocks.byNumber(3n)).toBeUndefined()
+    expect(blocks.byHash(`0x${'00'.repeat(32)}`)).toBeUndefined()
+  })
+
+  test('error: a block out of order is refused', () => {
+    const blocks = createSealedBlocks({ load: () => sealedBlock(0, 0), loadLogs: () => { throw new Error('unused') } })
+    blocks.add(sealedBlock(0, 0))
+    expect(() => blocks.add(sealedBlock(2, 0))).toThrow('block 2 added after block 0')
+  })
+})
+
+const accounts = deriveAccounts('test test test test test test test test test test test junk', 2)
+const genesis = fundedGenesis(accounts)
+// PUSH1 0 CALLDATALOAD PUSH1 0 PUSH1 0 LOG1 STOP: logs no data under topic calldata word 0. Init code returns it.
+const runtime = '60003560006000a100'
+const initCode = `0x68${runtime}60005260096017f3` as Hex
+const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+
+describe('a chain whose old blocks are read back from its store', () => {
+  test('answers for them as it did when they were new: block, transactions, receipts and logs', async () => {
+    const chain = await createChain({ genesis, mining: 'manual', workers: 0, wholeTransactions: 2 })
+    const signer = privateKeyToAccount(accounts[0]!.privateKey)
+    let nonce = 0
+    const send = async (fields: { to?: Hex; data?: Hex; gas: bigint }, type: 'eip1559' | 'legacy' = 'eip1559') => {
+      const fees = type === 'legacy' ? { gasPrice: 10n ** 10n } : { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n }
+      const raw = await signer.signTransaction({ chainId: 31337, type, nonce: nonce++, value: 0n, ...fees, ...fields } as never)
+      await chain.sendRawTransaction(hexToBytes(raw))
+    }
+    try {
+      await send({ data: initCode, gas: 100_000n })
+      const first = await chain.mine()
+      const contract = first.receipts[0]!.contractAddress!
+      // A legacy transaction logs: a block body holds it as an RLP list, not as its encoding.
+      await send({ to: contract, data: word(7), gas: 50_000n }, 'legacy')
+      await send({ to: accounts[1]!.address, gas: 21_000n })
+      const second = await chain.mine()
+      const logsBefore = chain.getLogs({ fromBlock: 0n, toBlock: 2n })
+      expect(logsBefore).toMatchObject([{ address: contract, topics: [word(7)], blockNumber: 2n, transactionIndex: 0, logIndex: 0 }])
+      expect(logsBefore[0]!.transactionHash).toBe(bytesToHex(second.block.transactions[0]!.hash()))
+      expect(logsBefore[0]!.blockTimestamp).toBe(second.block.header.timestamp)
+
+      // Three more blocks of transfers push blocks 1 and 2 out of memory.
+      for (let i = 0; i < 3; i++) {
+        await send({ to: accounts[1]!.address, gas: 21_000n })
+        await chain.mine()
+      }
+      // Read from the store without decoding the block, then filtered by the blocks' blooms first.
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n })).toEqual(logsBefore)
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [contract] })).toEqual(logsBefore)
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [] })).toEqual(logsBefore)
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, topics: [[word(8), word(7)]] })).toEqual(logsBefore)
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, addresses: [accounts[1]!.address.toLowerCase() as Hex] })).toEqual([])
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, topics: [word(8)] })).toEqual([])
+      // As in geth, a filter with more positions than the log has topics does not match it, even with null there.
+      expect(chain.getLogs({ fromBlock: 0n, toBlock: 5n, topics: [word(7), null] })).toEqual([])
+
+      const again = chain.blockByNumber(2n)!
+      expect(again).not.toBe(second)
+      expect(again.hash).toBe(second.hash)
+      expect(bytesToHex(again.block.serialize())).toBe(bytesToHex(second.block.serialize()))
+      expect(again.senders).toEqual(second.senders)
+      expect(again.receipts).toEqual(second.receipts)
+      expect(chain.blockByHash(first.hash)!.receipts).toEqual(first.receipts)
+      expect(chain.numberOf({ blockHash: first.hash })).toBe(1n)
+
+      const found = chain.findTransaction(bytesToHex(second.block.transactions[1]!.hash()) as Hex)
+      expect(found).toMatchObject({ kind: 'sealed', index: 1, sender: signer.address.toLowerCase(), receipt: second.receipts[1] })
+    } finally {
+      await chain.close()
+    }
+  })
+})

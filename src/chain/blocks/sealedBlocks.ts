@@ -1,0 +1,169 @@
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+
+import type { Receipt, SealedBlock } from './types.ts'
+import type { Hex } from '../state/types.ts'
+
+/**
+ * Transactions the newest blocks may hold whole between them (the head is always held). A decoded transaction with
+ * its receipt and sender costs about 2.5 kB of heap, so holding every block made the heap grow by 16 MB per 6400
+ * transactions, for as long as the chain ran. 4096 is two full 30M-gas blocks of transfers, far more than the
+ * blocks the pending tag, receipt polls and the answer cache touch.
+ */
+export const WHOLE_TRANSACTIONS = 4096
+/**
+ * Transactions the older blocks read back from the store may hold whole between them, the least recently used
+ * given up first. They are kept apart from the newest, so that a scan over history does not push those out.
+ */
+export const READ_BACK_TRANSACTIONS = 1024
+
+/** What eth_getLogs needs of a sealed block: less than the whole block, and cheaper to read back. */
+export type BlockLogs = {
+  number: bigint
+  hash: Hex
+  timestamp: bigint
+  receipts: Receipt[]
+  /** The hash of transaction `index`. */
+  transactionHash(index: number): Hex
+}
+
+/**
+ * The sealed chain. Every block's hash (and its logs bloom, if it logged) stays in memory; the newest blocks are held
+ * whole, and an older one is decoded again from the store when a request names it, then held for a while.
+ */
+export type SealedBlocks = {
+  /** Blocks on the chain, genesis included. */
+  readonly count: number
+  head(): SealedBlock
+  /** Appends the next block. It must be in the store already, since it may be read back from there. */
+  add(sealed: SealedBlock): void
+  byNumber(number: bigint): SealedBlock | undefined
+  byHash(hash: Hex): SealedBlock | undefined
+  /** The number of the block with this hash, without reading the block. */
+  numberOf(hash: Hex): bigint | undefined
+  /** The hash of block `number`, for BLOCKHASH; undefined past the head. */
+  hash(number: bigint): Uint8Array | undefined
+  /**
+   * The block's logs bloom, or undefined when none of its transactions logged: eth_getLogs reads only the blocks
+   * whose bloom may hold what it looks for.
+   */
+  logsBloom(number: bigint): Uint8Array | undefined
+  /** The receipts of block `number` and what locates them; a block not held whole is read back without keeping it. */
+  logs(number: bigint): BlockLogs | undefined
+  /** Every block's hash, genesis first. */
+  hashes(): Uint8Array[]
+}
+
+export type SealedBlocksOptions = {
+  /** Decodes block `number` from the store. */
+  load: (number: bigint, hash: Hex) => SealedBlock
+  /** Reads block `number`'s receipts from the store, without decoding its transactions. */
+  loadLogs: (number: bigint, hash: Hex) => BlockLogs
+  /** See WHOLE_TRANSACTIONS. */
+  wholeTransactions?: number
+  /** See READ_BACK_TRANSACTIONS. */
+  readBackTransactions?: number
+}
+
+/** Blocks held whole up to a total weight (their transactions, at least 1 each), oldest entry given up first. */
+function createHeld(capacity: number) {
+  const held = new Map<number, SealedBlock>()
+  let weight = 0
+  const weightOf = (sealed: SealedBlock) => Math.max(1, sealed.receipts.length)
+  return {
+    get: (number: number) => held.get(number),
+    /** Moves a held block to the back of the queue. */
+    touch(number: number, sealed: SealedBlock) {
+      held.delete(number)
+      held.set(number, sealed)
+    },
+    /** Adds a block, then gives up the oldest until the weight fits, except `keep`. */
+    add(number: number, sealed: SealedBlock, keep: SealedBlock) {
+      held.set(number, sealed)
+      weight += weightOf(sealed)
+      for (const [oldest, block] of held) {
+        if (weight <= capacity) break
+        if (block === keep) continue
+        held.delete(oldest)
+        weight -= weightOf(block)
+      }
+    },
+  }
+}
+
+export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
+  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS } = options
+  const hashes: Hex[] = []
+  const hashBytes: Uint8Array[] = []
+  /** Blooms of the blocks that logged (256 bytes each); the others hold undefined. */
+  const blooms: (Uint8Array | undefined)[] = []
+  const numbers = new Map<Hex, number>()
+  /** The newest blocks, in the order they were sealed. */
+  const newest = createHeld(wholeTransactions)
+  /** Older blocks read back, least recently used first. */
+  const readBack = createHeld(readBackTransactions)
+  /** Never given up, so read without touching either queue. */
+  let head: SealedBlock | undefined
+
+  function held(at: number): SealedBlock | undefined {
+    const sealed = readBack.get(at)
+    if (sealed !== undefined) readBack.touch(at, sealed)
+    return sealed ?? newest.get(at)
+  }
+
+  function byNumber(number: bigint): SealedBlock | undefined {
+    if (number < 0n || number >= hashes.length) return undefined
+    const at = Number(number)
+    const found = held(at)
+    if (found !== undefined) return found
+    const sealed = load(number, hashes[at]!)
+    readBack.add(at, sealed, sealed)
+    return sealed
+  }
+
+  return {
+    get count() {
+      return hashes.length
+    },
+    head() {
+      if (head === undefined) throw new Error('no block yet')
+      return head
+    },
+    add(sealed) {
+      const at = Number(sealed.number)
+      if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${hashes.length - 1}`)
+      hashes.push(sealed.hash)
+      hashBytes.push(hexToBytes(sealed.hash))
+      // A copy: the header's bloom may be a view into the whole block's encoding.
+      blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
+      numbers.set(sealed.hash, at)
+      head = sealed
+      newest.add(at, sealed, sealed)
+    },
+    byNumber,
+    byHash(hash) {
+      const at = numbers.get(hash.toLowerCase() as Hex)
+      return at === undefined ? undefined : byNumber(BigInt(at))
+    },
+    numberOf(hash) {
+      const at = numbers.get(hash.toLowerCase() as Hex)
+      return at === undefined ? undefined : BigInt(at)
+    },
+    hash: (number) => (number >= 0n && number < hashBytes.length ? hashBytes[Number(number)] : undefined),
+    logsBloom: (number) => (number >= 0n && number < blooms.length ? blooms[Number(number)] : undefined),
+    logs(number) {
+      if (number < 0n || number >= hashes.length) return undefined
+      const at = Number(number)
+      const sealed = held(at)
+      if (sealed === undefined) return loadLogs(number, hashes[at]!)
+      const { transactions } = sealed.block
+      return {
+        number,
+        hash: sealed.hash,
+        timestamp: sealed.block.header.timestamp,
+        receipts: sealed.receipts,
+        transactionHash: (index) => bytesToHex(transactions[index]!.hash()) as Hex,
+      }
+    },
+    hashes: () => [...hashBytes],
+  }
+}

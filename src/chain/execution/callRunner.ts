@@ -1,0 +1,120 @@
+import { getMinimumGasLimit } from '@ethereumjs/tx'
+import { KECCAK256_NULL, bytesToHex, equalsBytes } from '@ethereumjs/util'
+
+import { txErrors } from '../../errors.ts'
+import { createForks } from '../spec/forks.ts'
+import { gasUpperBound, searchGas } from './estimate.ts'
+import { createCallTransaction, createExecutor, invalidCallError } from './executor.ts'
+import { revertError } from './revert.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { Estimate } from './estimate.ts'
+import type { BlockHashes, CallRequest, ExecutionView, Executor } from './executor.ts'
+import type { Hex, StateReader } from '../state/types.ts'
+
+export type CallRunnerOptions = {
+  common: Common
+  blockHashes: BlockHashes
+  /** geth's RPCGasCap. */
+  rpcGasCap: bigint
+  /** Error code of "execution reverted". */
+  revertCode: number
+}
+
+/** eth_call and eth_estimateGas on one state view, as geth answers them. */
+export type CallRunner = {
+  call(request: CallRequest, view: ExecutionView): Promise<Uint8Array>
+  estimate(request: CallRequest, view: ExecutionView): Promise<Estimate>
+  /** The highest gas limit an estimate may try: what the block, the caller, the protocol and the balance allow. */
+  ceiling(request: CallRequest, view: ExecutionView): bigint
+  readonly executor: Executor
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
+const EMPTY = new Uint8Array(0)
+
+export async function createCallRunner(options: CallRunnerOptions): Promise<CallRunner> {
+  const { rpcGasCap, revertCode } = options
+  const executor = await createExecutor({ common: options.common, blockHashes: options.blockHashes })
+  const forks = createForks(options.common)
+
+  function callGasLimit(request: CallRequest, view: ExecutionView): bigint {
+    let gas = request.gas ?? (rpcGasCap < view.env.gasLimit ? rpcGasCap : view.env.gasLimit)
+    if (gas > rpcGasCap) gas = rpcGasCap
+    const cap = forks.txGasCap(view.env)
+    return cap !== undefined && gas > cap ? cap : gas
+  }
+
+  function ceiling(request: CallRequest, view: ExecutionView): bigint {
+    const from = request.from ?? ZERO_ADDRESS
+    return gasUpperBound({
+      blockGasLimit: view.env.gasLimit,
+      gas: request.gas,
+      txGasCap: forks.txGasCap(view.env),
+      rpcGasCap,
+      feeCap: request.gasPrice ?? request.maxFeePerGas ?? 0n,
+      balance: view.state.account(from)?.balance ?? 0n,
+      value: request.value ?? 0n,
+      from,
+    })
+  }
+
+  return {
+    executor,
+    ceiling,
+
+    async call(request, view) {
+      requireValueCovered(view.state, request)
+      const outcome = await executor.call(request, callGasLimit(request, view), view)
+      switch (outcome.kind) {
+        case 'success':
+          return outcome.returnValue
+        case 'revert':
+          throw revertError(outcome.returnValue, revertCode)
+        case 'halt':
+          throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
+        case 'invalid':
+          throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
+      }
+    },
+
+    async estimate(request, view) {
+      const hi = ceiling(request, view)
+      // Built once: it tells the least gas limit, and most estimates then run it once at the ceiling.
+      const atCeiling = createCallTransaction(request, hi, forks.at(view.env))
+      return searchGas({
+        run: (gas) => executor.call(request, gas, view, gas === hi ? atCeiling : undefined),
+        lowest: getMinimumGasLimit(atCeiling),
+        hi,
+        isTransfer: isTransfer(request, view.state),
+        revertCode,
+        from: request.from ?? ZERO_ADDRESS,
+      })
+    },
+  }
+}
+
+/** A plain value transfer to an account without code, which one run at the intrinsic gas decides. */
+function isTransfer(request: CallRequest, state: StateReader): boolean {
+  const to = request.to ?? undefined
+  return (
+    to !== undefined &&
+    codeOf(state, to).length === 0 &&
+    (request.data === undefined || request.data === '0x') &&
+    request.authorizationList === undefined
+  )
+}
+
+/** geth refuses a call whose value the sender cannot pay, even when gas is free. */
+function requireValueCovered(state: StateReader, request: CallRequest) {
+  const from = request.from ?? ZERO_ADDRESS
+  const balance = state.account(from)?.balance ?? 0n
+  const value = request.value ?? 0n
+  if (value > balance) throw txErrors.insufficientFunds(from, balance, value)
+}
+
+function codeOf(state: StateReader, address: Hex): Uint8Array {
+  const account = state.account(address.toLowerCase() as Hex)
+  if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY
+  return state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
+}

@@ -1,0 +1,108 @@
+// A worker thread that answers eth_call and eth_estimateGas from a replica of the chain's state, so that EVM work
+// can use a second core. The main thread (workerPool.ts) starts it with a snapshot of the state history, then
+// sends every sealed block, and each pending state and block environment the first time a request needs it
+// (workerMessages.ts).
+import { workerData } from 'node:worker_threads'
+
+import type { MessagePort } from 'node:worker_threads'
+
+import { RpcError, toPortable } from '../../errors.ts'
+import { startWorkerMemoryTrim } from '../../runtime/memoryTrim.ts'
+import { createCallRunner } from './callRunner.ts'
+import { mergeParamsOnce } from '../spec/forks.ts'
+import { WORKER_IDLE_MS } from './workerPool.ts'
+import { parseGenesisJsonText, parseGethGenesis } from '../spec/genesis.ts'
+import { cacheJumpAnalysis } from './jumpAnalysis.ts'
+import { keccak256 } from '../crypto/keccak.ts'
+import { createLazyKZG } from '../crypto/kzg.ts'
+import { nativeEcrecover } from '../crypto/secp256k1.ts'
+import { createStateHistory } from '../state/history.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { requestOf, stateRefOf } from './workerMessages.ts'
+
+import type { BlockEnv } from '../blocks/types.ts'
+import type { HistorySnapshot } from '../state/history.ts'
+import type { StateReader } from '../state/types.ts'
+import type { FromWorker, RunMessage, StateRef, ToWorker } from './workerMessages.ts'
+
+export type WorkerInit = {
+  /** The genesis JSON the chain was created from, as stored. */
+  genesis: string
+  history: HistorySnapshot
+  /** Block hashes by number, for BLOCKHASH. */
+  blockHashes: Uint8Array[]
+  rpcGasCap: bigint
+  revertCode: number
+}
+
+const init = workerData as WorkerInit & { port: MessagePort }
+const port = init.port
+const post = (message: FromWorker) => port.postMessage(message)
+
+const spec = parseGethGenesis(parseGenesisJsonText(init.genesis), {
+  customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), keccak256 },
+})
+const common = mergeParamsOnce(spec.common)
+await cacheJumpAnalysis()
+const history = createStateHistory(init.history)
+const blockHashes = init.blockHashes
+const runner = await createCallRunner({
+  common,
+  blockHashes: (number) => blockHashes[Number(number)],
+  rpcGasCap: init.rpcGasCap,
+  revertCode: init.revertCode,
+})
+
+const states = new Map<number, StateReader>()
+const envs = new Map<number, BlockEnv>()
+
+function stateOf(ref: StateRef): StateReader {
+  if ('block' in ref) return history.at(ref.block)
+  const state = states.get(ref.id)
+  if (state === undefined) throw new Error(`state ${ref.id} was never sent, or already forgotten`)
+  return state
+}
+
+async function run(message: RunMessage) {
+  const [id, method, , envId] = message
+  let runs = 1
+  try {
+    const env = envs.get(envId)
+    if (env === undefined) throw new Error(`environment ${envId} was never sent, or already forgotten`)
+    const view = { env, state: stateOf(stateRefOf(message)) }
+    const request = requestOf(message)
+    if (method === 'eth_call') {
+      post([id, await runner.call(request, view), runs])
+    } else {
+      const estimate = await runner.estimate(request, view)
+      runs = estimate.runs
+      post([id, estimate.gas, runs])
+    }
+  } catch (error) {
+    if (error instanceof RpcError) post({ kind: 'error', id, error: toPortable(error), runs })
+    else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  if (Array.isArray(message)) return void run(message)
+  switch (message.kind) {
+    case 'block':
+      history.commit(message.number, message.diff)
+      blockHashes[Number(message.number)] = message.hash
+      break
+    case 'state':
+      states.set(message.id, createOverlay(message.diff, stateOf(message.parent)))
+      break
+    case 'env':
+      envs.set(message.id, message.env)
+      break
+    case 'forget':
+      states.delete(message.id)
+      envs.delete(message.id)
+      break
+  }
+})
+// Gives back what a load grew this thread's heap to, a few seconds after its runs stop (memoryTrim.ts).
+startWorkerMemoryTrim(WORKER_IDLE_MS)
+post({ kind: 'ready' })

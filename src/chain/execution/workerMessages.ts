@@ -1,0 +1,63 @@
+// What the main thread (workerPool.ts) and an execution worker (worker.ts) send each other. One port
+// carries it all in order, so a run never arrives before the state it reads.
+import { CALL_REQUEST_FIELDS } from './executor.ts'
+
+import type { PortableRpcError } from '../../errors.ts'
+import type { BlockEnv } from '../blocks/types.ts'
+import type { CallRequest } from './executor.ts'
+import type { StateDiff } from '../state/types.ts'
+
+/** A state a request reads: a sealed block's, or one the worker was sent. */
+export type StateRef = { block: bigint } | { id: number }
+
+export type CallMethod = 'eth_call' | 'eth_estimateGas'
+
+export type ToWorker =
+  | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
+  | { kind: 'state'; id: number; parent: StateRef; diff: StateDiff }
+  | { kind: 'env'; id: number; env: BlockEnv }
+  | { kind: 'forget'; id: number }
+  | RunMessage
+
+/**
+ * One eth_call or eth_estimateGas, sent for every such request. It is a flat array of primitives because the
+ * structured clone of one costs about half what the same fields as nested objects do: a round trip of an ERC20
+ * estimate's run and result took 3.4 µs of CPU against 5.1 (both threads, 8 in flight). The state is a sealed
+ * block's number (a bigint) or the id of a state sent before (a number); the request's fields follow in
+ * CALL_REQUEST_FIELDS order, without the undefined ones at the end.
+ */
+export type RunMessage = [id: number, method: CallMethod, state: bigint | number, env: number, ...request: unknown[]]
+
+export type FromWorker =
+  | { kind: 'ready' }
+  /** A run's answer, flat like the run (RunMessage). */
+  | ResultMessage
+  /** An answer that is an error (a revert, insufficient funds …): the RpcError's wire form. */
+  | { kind: 'error'; id: number; error: PortableRpcError; runs: number }
+  /** Anything else thrown: a bug, reported as an internal error. */
+  | { kind: 'failure'; id: number; message: string }
+
+export type ResultMessage = [id: number, value: Uint8Array | bigint, runs: number]
+
+export function runMessage(id: number, method: CallMethod, state: StateRef, env: number, request: CallRequest): RunMessage {
+  const message: RunMessage = [id, method, 'block' in state ? state.block : state.id, env]
+  let last = -1
+  for (let i = 0; i < CALL_REQUEST_FIELDS.length; i++) if (request[CALL_REQUEST_FIELDS[i]!] !== undefined) last = i
+  for (let i = 0; i <= last; i++) message.push(request[CALL_REQUEST_FIELDS[i]!])
+  return message
+}
+
+/** The request a RunMessage carries: the fields it was given, and no others (`to: null` stays null). */
+export function requestOf(message: RunMessage): CallRequest {
+  const request: Record<string, unknown> = {}
+  for (let i = 4; i < message.length; i++) {
+    const value = message[i]
+    if (value !== undefined) request[CALL_REQUEST_FIELDS[i - 4]!] = value
+  }
+  return request as CallRequest
+}
+
+export function stateRefOf(message: RunMessage): StateRef {
+  const state = message[2]
+  return typeof state === 'bigint' ? { block: state } : { id: state }
+}

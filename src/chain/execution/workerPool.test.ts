@@ -1,0 +1,257 @@
+import { MessageChannel } from 'node:worker_threads'
+
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { afterAll, describe, expect, test } from 'vitest'
+
+import { ExecutionRevertedError } from '../../errors.ts'
+import { createCallRunner } from './callRunner.ts'
+import { devGenesis } from '../spec/config.ts'
+import { createExecutionPool, QUEUED_PER_WORKER, startExecutionWorker, WorkerGoneError } from './workerPool.ts'
+import { parseGethGenesis } from '../spec/genesis.ts'
+import { createStateHistory } from '../state/history.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { createStateDiff } from '../state/types.ts'
+import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
+
+import type { Worker } from 'node:worker_threads'
+import type { ExecutionPool } from './workerPool.ts'
+import type { Hex, StateDiff, StateReader } from '../state/types.ts'
+
+const sender = '0x00000000000000000000000000000000000000a1' as Hex
+const reader = '0x00000000000000000000000000000000000000c0' as Hex
+const reverter = '0x00000000000000000000000000000000000000c1' as Hex
+const slot0 = `0x${'00'.repeat(32)}` as Hex
+// PUSH0, SLOAD, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN: returns storage slot 0.
+const returnsSlot0 = hexToBytes('0x5f545f5260205ff3')
+// PUSH0, PUSH0, REVERT
+const revertsEmpty = hexToBytes('0x5f5ffd')
+
+const genesisJSON = devGenesis({ chainId: 1337n, hardfork: 'prague', gasLimit: 30_000_000n, timestamp: 0, alloc: {} })
+const genesis = JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))
+const { common } = parseGethGenesis(genesisJSON)
+
+function slotDiff(value: number): StateDiff {
+  const diff = createStateDiff()
+  diff.storage.set(reader, { cleared: false, slots: new Map([[slot0, Uint8Array.of(value)]]) })
+  return diff
+}
+
+/** Block 0: the reader contract with slot 0 = 1, the reverter, and a funded sender. */
+const history = createStateHistory()
+const block0 = slotDiff(1)
+putAccount(block0, reader, { code: returnsSlot0 })
+putAccount(block0, reverter, { code: revertsEmpty })
+putAccount(block0, sender, { balance: 10n ** 18n, nonce: 0n })
+history.commit(0n, block0)
+
+const env = testBlockEnv({ baseFeePerGas: 7n })
+
+const started: Worker[] = []
+const pools: ExecutionPool[] = []
+function createPool(size = 1, idleMs?: number) {
+  const pool = createExecutionPool({
+    size,
+    idleMs,
+    init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+    log: () => {},
+    startWorker: (init, port) => {
+      const worker = startExecutionWorker(init, port)
+      started.push(worker)
+      return worker
+    },
+  })
+  pools.push(pool)
+  return pool
+}
+afterAll(() => Promise.all(pools.map((pool) => pool.close())))
+
+/** Runs on the pool once a worker is ready (it loads for a moment after it starts). */
+async function onWorker(pool: ExecutionPool, ...args: Parameters<ExecutionPool['run']>) {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const answer = pool.run(...args)
+    if (answer !== undefined) return answer
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('no worker became ready within 5 s')
+}
+
+const word = (value: number) => bytesToHex(Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? value : 0)))
+
+describe('createExecutionPool', () => {
+  const pool = createPool()
+
+  test('default: a worker answers eth_call and eth_estimateGas on a sealed block as this thread does', async () => {
+    const local = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 50_000_000n, revertCode: -32000 })
+    const view = { env, state: history.at(0n) }
+    const call = await onWorker(pool, 'eth_call', { to: reader }, view)
+    expect(bytesToHex(call.value as Uint8Array)).toBe(word(1))
+    expect(call.runs).toBe(1)
+    const estimate = await onWorker(pool, 'eth_estimateGas', { from: sender, to: reader }, view)
+    expect(estimate.value).toBe((await local.estimate({ from: sender, to: reader }, view)).gas)
+    expect(pool.runs).toBe(2)
+  })
+
+  test("every field of the request reaches the worker: fees, value, nonce, gas and an access list change the answer as here", async () => {
+    const local = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 50_000_000n, revertCode: -32000 })
+    const view = { env, state: history.at(0n) }
+    const request = {
+      from: sender,
+      to: reader,
+      data: '0x01' as Hex,
+      value: 5n,
+      gas: 100_000n,
+      maxFeePerGas: 10n,
+      maxPriorityFeePerGas: 1n,
+      nonce: 0n,
+      type: 2,
+      accessList: [{ address: reader, storageKeys: [slot0] }],
+    }
+    const here = (await local.estimate(request, view)).gas
+    // Without its access list the same call costs less: a worker that lost the field would answer that.
+    expect((await local.estimate({ ...request, accessList: undefined }, view)).gas).toBeLessThan(here)
+    expect((await onWorker(pool, 'eth_estimateGas', request, view)).value).toBe(here)
+    // A gas limit below what the call needs is refused there as here.
+    const refused = await onWorker(pool, 'eth_estimateGas', { ...request, gas: 21_500n }, view).catch((error: unknown) => error)
+    const refusedHere = await local.estimate({ ...request, gas: 21_500n }, view).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(Error)
+    expect(refused).toMatchObject({ message: (refusedHere as Error).message, code: (refusedHere as { code: number }).code })
+  })
+
+  test('a pending state is sent with every parent the worker lacks, and found again later', async () => {
+    const first = createOverlay(slotDiff(5), history.at(0n))
+    const second = createOverlay(slotDiff(7), first)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: second })).value as Uint8Array)).toBe(word(7))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: first })).value as Uint8Array)).toBe(word(5))
+  })
+
+  test('states forgotten to bound the worker are sent again when needed', async () => {
+    const states: StateReader[] = []
+    let state = history.at(0n)
+    for (let i = 0; i < 300; i++) states.push((state = createOverlay(slotDiff(i % 200), state)))
+    for (const [i, each] of states.entries()) {
+      expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: each })).value as Uint8Array)).toBe(word(i % 200))
+    }
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: states[3]! })).value as Uint8Array)).toBe(word(3))
+  })
+
+  test('a block sealed after the worker started is readable once committed', async () => {
+    history.commit(1n, slotDiff(9))
+    pool.commitBlock(1n, new Uint8Array(32).fill(1), slotDiff(9))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(1n) })).value as Uint8Array)).toBe(word(9))
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })).value as Uint8Array)).toBe(word(1))
+  })
+
+  test('error: a revert arrives as the same class, code and data', async () => {
+    const failure = await onWorker(pool, 'eth_call', { to: reverter }, { env, state: history.at(0n) }).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ExecutionRevertedError)
+    expect(failure).toMatchObject({ code: -32000, message: 'execution reverted', data: '0x' })
+  })
+
+  test('a view that is not built from the chain stays on the calling thread', () => {
+    const foreign: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
+    expect(pool.run('eth_call', { to: reader }, { env, state: foreign })).toBeUndefined()
+  })
+
+  test('the worker takes every run, however many it has queued, up to a bound; beyond it the run is left to the caller', async () => {
+    await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
+    const view = { env, state: history.at(0n) }
+    const taken: Promise<unknown>[] = []
+    let refused = false
+    for (let i = 0; i < 2 * QUEUED_PER_WORKER && !refused; i++) {
+      const answer = pool.run('eth_call', { to: reader }, view)
+      if (answer === undefined) refused = true
+      else taken.push(answer)
+    }
+    expect(refused).toBe(true)
+    expect(taken).toHaveLength(QUEUED_PER_WORKER)
+    await Promise.all(taken)
+  })
+})
+
+describe('createExecutionPool: a worker that fails', () => {
+  test('a run the worker cannot make (a bug, not an answer) rejects with its reason and counts no EVM run', async () => {
+    // The run names an environment the worker was never sent, as a lost message would.
+    let misaddress = false
+    const pool = createExecutionPool({
+      size: 1,
+      init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+      log: () => {},
+      startWorker: (init, port) => {
+        // Between the pool and the worker, a relay that can change a run on its way.
+        const relay = new MessageChannel()
+        port.on('message', (message: unknown) => {
+          relay.port1.postMessage(misaddress && Array.isArray(message) ? [...message.slice(0, 3), 999_999, ...message.slice(4)] : message)
+        })
+        relay.port1.on('message', (message: unknown) => port.postMessage(message))
+        const worker = startExecutionWorker(init, relay.port2)
+        worker.once('exit', () => {
+          port.close()
+          relay.port1.close()
+        })
+        return worker
+      },
+    })
+    pools.push(pool)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    expect(pool.runs).toBe(1)
+    misaddress = true
+    const failure = await onWorker(pool, 'eth_call', { to: reader }, view).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Error)
+    expect((failure as Error).message).toMatch(/^execution worker: Error: environment 999999 was never sent, or already forgotten/)
+    expect(pool.runs).toBe(1)
+    misaddress = false
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})
+
+describe('createExecutionPool: a worker that exits', () => {
+  test('its runs fail with WorkerGoneError, and a new worker takes the next', async () => {
+    const pool = createPool()
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    // Stopped before the run is posted, so it can never answer it.
+    const stopping = worker.terminate()
+    const running = pool.run('eth_call', { to: reader }, view)!
+    await stopping
+    await expect(running).rejects.toBeInstanceOf(WorkerGoneError)
+    expect(started.at(-1)).not.toBe(worker)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})
+
+describe('createExecutionPool: idle workers', () => {
+  test('a worker with no run for idleMs exits without a replacement; the next run starts one, which answers', async () => {
+    const pool = createPool(1, 200)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    const exited = new Promise((resolve) => worker.once('exit', resolve))
+    // Checked every idleMs / 2: gone within 1.5 idleMs of its last run, and nothing started in its place.
+    await exited
+    expect(pool.size).toBe(0)
+    expect(started.at(-1)).toBe(worker)
+    // The first run after idleness starts a worker and falls to the caller while it loads.
+    expect(pool.run('eth_call', { to: reader }, view)).toBeUndefined()
+    expect(pool.size).toBe(1)
+    expect(started.at(-1)).not.toBe(worker)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+    expect(started.length).toBe(started.indexOf(worker) + 2)
+  })
+
+  test('a worker kept busy stays', async () => {
+    const pool = createPool(1, 300)
+    const view = { env, state: history.at(0n) }
+    await onWorker(pool, 'eth_call', { to: reader }, view)
+    const worker = started.at(-1)!
+    let exited = false
+    worker.once('exit', () => (exited = true))
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      await onWorker(pool, 'eth_call', { to: reader }, view)
+    }
+    expect(exited).toBe(false)
+    expect(started.at(-1)).toBe(worker)
+  })
+})

@@ -1,0 +1,120 @@
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { hexToBytes } from '@ethereumjs/util'
+import { privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, test, vi } from 'vitest'
+
+import { createChain } from '../chain.ts'
+import { deriveAccounts } from '../spec/config.ts'
+import { TRIE_WRITES_PER_TURN } from '../../runtime/eventLoop.ts'
+import { fundedGenesis } from '../testing/fixtures.ts'
+
+import type { Hex } from '../state/types.ts'
+
+const accounts = deriveAccounts('test test test test test test test test test test test junk', 3)
+const genesis = fundedGenesis(accounts)
+// A contract that stores calldata word 0 at slot 0 and logs it:
+// PUSH1 0 CALLDATALOAD DUP1 PUSH1 0 SSTORE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 LOG0 STOP (16 bytes), and the init code
+// PUSH16 <runtime> PUSH1 0 MSTORE PUSH1 16 PUSH1 16 RETURN that returns it.
+const runtime = '6000358060005560005260206000a000'
+const initCode = `0x6f${runtime}60005260106010f3` as Hex
+
+describe('producer', () => {
+  test('sealed blocks re-execute to their headers: an independent import of them agrees on every root', async () => {
+    const producer = await createChain({ genesis, mining: 'manual' })
+    const sign = (from: number, nonce: number, fields: { to?: Hex; value?: bigint; data?: Hex; gas?: bigint }) =>
+      privateKeyToAccount(accounts[from]!.privateKey).signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        nonce,
+        gas: fields.gas ?? 21_000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n + BigInt(from),
+        to: fields.to,
+        value: fields.value ?? 0n,
+        data: fields.data,
+      })
+    try {
+      // Block 1: a deployment and transfers from three senders, over two flashblocks.
+      await producer.sendRawTransaction(hexToBytes(await sign(0, 0, { data: initCode, gas: 200_000n })))
+      for (let nonce = 0; nonce < 5; nonce++) {
+        await producer.sendRawTransaction(hexToBytes(await sign(1, nonce, { to: accounts[2]!.address, value: BigInt(nonce + 1) })))
+      }
+      await producer.preconfirm()
+      for (let nonce = 0; nonce < 3; nonce++) {
+        await producer.sendRawTransaction(hexToBytes(await sign(2, nonce, { to: accounts[0]!.address, value: 7n })))
+      }
+      const first = await producer.mine()
+      expect(first.block.transactions).toHaveLength(9)
+      // Ordered by tip across senders: the deployment (lowest tip) is not first.
+      const contract = first.receipts.find((receipt) => receipt.contractAddress !== null)!.contractAddress!
+
+      // Block 2: calls that write storage and log.
+      for (let nonce = 1; nonce < 4; nonce++) {
+        await producer.sendRawTransaction(hexToBytes(await sign(0, nonce, { to: contract, data: `0x${nonce.toString(16).padStart(64, '0')}`, gas: 100_000n })))
+      }
+      const second = await producer.mine()
+      expect(second.block.transactions).toHaveLength(3)
+      expect(second.receipts.map((receipt) => [receipt.status, receipt.logs.length])).toEqual([[1, 1], [1, 1], [1, 1]])
+      expect(first.receipts.map((receipt) => receipt.status)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1])
+
+      const importer = await createChain({
+        genesis,
+        mining: 'manual',
+        importBlocks: Uint8Array.from([...first.block.serialize(), ...second.block.serialize()]),
+      })
+      try {
+        expect(importer.head().hash).toBe(second.hash)
+        expect(importer.blockByNumber(1n)!.hash).toBe(first.hash)
+        expect(importer.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(second.receipts.map((receipt) => receipt.cumulativeGasUsed))
+      } finally {
+        await importer.close()
+      }
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('a seal gives the event loop turns: no stretch of trie writes longer than two turns\' worth runs without one', async () => {
+    const chain = await createChain({ genesis, mining: 'manual' })
+    const put = MerklePatriciaTrie.prototype.put
+    let writes = 0
+    const spy = vi.spyOn(MerklePatriciaTrie.prototype, 'put').mockImplementation(function (this: MerklePatriciaTrie, ...args) {
+      writes++
+      return put.apply(this, args)
+    })
+    try {
+      const sender = privateKeyToAccount(accounts[1]!.privateKey)
+      // 200 transfers to 200 new accounts: 200 entries in each of the block's three tries.
+      for (let nonce = 0; nonce < 200; nonce++) {
+        const to = `0x${(0xa000 + nonce).toString(16).padStart(40, '0')}` as Hex
+        const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, to, value: 1n })
+        await chain.sendRawTransaction(hexToBytes(raw))
+      }
+      await chain.preconfirm()
+      // What an incoming request needs is a turn of the event loop: count the trie writes between turns.
+      let done = false
+      let turns = 0
+      let longest = 0
+      const turn = () => {
+        longest = Math.max(longest, writes)
+        writes = 0
+        if (done) return
+        turns++
+        setImmediate(turn)
+      }
+      writes = 0
+      setImmediate(turn)
+      const block = await chain.mine()
+      done = true
+      turn()
+      expect(block.block.transactions).toHaveLength(200)
+      expect(turns).toBeGreaterThan(6)
+      // The end of one trie and the start of the next share a turn; a trie written in one piece would be 200.
+      expect(longest).toBeGreaterThan(0)
+      expect(longest).toBeLessThanOrEqual(2 * TRIE_WRITES_PER_TURN)
+    } finally {
+      spy.mockRestore()
+      await chain.close()
+    }
+  })
+})

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { afterEach, describe, expect, test } from 'vitest'
+
+import { EMPTY_BLOOM } from '../blocks/types.ts'
+import { openChainStore, openDatabase } from './chainStore.ts'
+
+import type { Receipt } from '../blocks/types.ts'
+import type { Hex } from '../state/types.ts'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'flashchain-store-'))
+  dirs.push(dir)
+  return dir
+}
+
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+const raw = (n: number) => new Uint8Array([n])
+
+describe('the pool table', () => {
+  test('gives transactions back in arrival order, a re-sent one in its first place', () => {
+    const store = openChainStore(openDatabase({}))
+    for (const n of [3, 1, 2]) store.addPoolTransaction(hash(n), raw(n))
+    store.addPoolTransaction(hash(3), raw(3))
+    expect(store.poolTransactions()).toEqual([raw(3), raw(1), raw(2)])
+  })
+
+  test('after a restart, new arrivals queue behind the ones kept, and removed ones stay gone', () => {
+    const dir = dataDir()
+    const first = openDatabase({ dataDir: dir })
+    const before = openChainStore(first)
+    for (const n of [1, 2, 3]) before.addPoolTransaction(hash(n), raw(n))
+    before.removePoolTransactions([hash(2)])
+    first.close()
+
+    const second = openDatabase({ dataDir: dir })
+    const after = openChainStore(second)
+    after.addPoolTransaction(hash(4), raw(4))
+    expect(after.poolTransactions()).toEqual([raw(1), raw(3), raw(4)])
+    second.close()
+  })
+})
+
+describe('the blocks table', () => {
+  const transfer: Receipt = { status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs: [], logsBloom: EMPTY_BLOOM, contractAddress: null, effectiveGasPrice: 7n }
+  const logged: Receipt = {
+    ...transfer,
+    cumulativeGasUsed: 60_000n,
+    gasUsed: 39_000n,
+    logs: [{ address: `0x${'aa'.repeat(20)}`, topics: [hash(1)], data: '0x01' }],
+    logsBloom: `0x${'00'.repeat(100)}ff${'00'.repeat(155)}`,
+  }
+  const emptyDiff = () => ({ accounts: new Map(), storage: new Map(), code: new Map() })
+
+  test('a block reads back as written; an empty logs bloom is not stored', () => {
+    const db = openDatabase({})
+    const store = openChainStore(db)
+    const block = { number: 1n, hash: hash(9), rlp: new Uint8Array([0xc0]), receipts: [transfer, logged], senders: [`0x${'11'.repeat(20)}` as Hex, `0x${'22'.repeat(20)}` as Hex] }
+    store.writeBlock({ ...block, transactionHashes: [] }, emptyDiff())
+    const { hash: _hash, ...stored } = block
+    expect(store.block(1n)).toEqual(stored)
+    expect(store.block(1n)!.receipts[0]!.logsBloom).toBe(EMPTY_BLOOM)
+    expect(store.block(2n)).toBeUndefined()
+    expect(store.blockReceipts(1n)).toEqual({ rlp: block.rlp, receipts: block.receipts })
+    expect(store.blockReceipts(2n)).toBeUndefined()
+    const { receipts } = db.prepare('SELECT receipts FROM blocks WHERE number = 1').get() as { receipts: string }
+    // Only the logged receipt's bloom is stored: 920 characters, against 1434 with both.
+    expect(receipts.split('logsBloom')).toHaveLength(2)
+    expect(receipts.length).toBeLessThan(1000)
+  })
+
+  test('a receipt stored with its empty bloom, as before, reads back with the shared one', () => {
+    const db = openDatabase({})
+    const store = openChainStore(db)
+    db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)').run(
+      3,
+      new Uint8Array(32),
+      new Uint8Array([0xc0]),
+      JSON.stringify([{ ...transfer, cumulativeGasUsed: '0x5208', gasUsed: '0x5208', effectiveGasPrice: '0x7', logsBloom: `0x${'00'.repeat(256)}` }]),
+      new Uint8Array(20),
+    )
+    expect(store.block(3n)!.receipts).toEqual([transfer])
+  })
+})
