@@ -11,7 +11,7 @@ import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
 import { approvalDecisions } from './wallet/approvals.ts'
 
 import type { HardforkName, MiningMode } from './chain/spec/config.ts'
-import type { Hex } from './chain/state/types.ts'
+import type { Hex } from './hex.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { FlashchainOptions } from './index.ts'
 

@@ -1,5 +1,5 @@
 import { createChain } from './chain/chain.ts'
-import { openDatabase } from './chain/storage/chainStore.ts'
+import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { methods } from './rpc/methods.ts'

@@ -10,12 +10,14 @@ const request: RequestContext = { origin: undefined, authorization: undefined }
 function setup(options: { maxBatchLength?: number } = {}) {
   const log: string[] = []
   const onInternalError = vi.fn()
-  const methods = {
-    echo: defineMethod({
+  const methods = [
+    defineMethod({
+      name: 'echo',
       params: z.tuple([z.string(), z.number().optional()]),
       handler: ([text, times]) => text.repeat(times ?? 1),
     }),
-    record: defineMethod({
+    defineMethod({
+      name: 'record',
       params: z.tuple([z.string()]),
       handler: async ([entry]) => {
         // Yield first, so a dispatcher that ran batch elements concurrently would reorder the log.
@@ -24,28 +26,33 @@ function setup(options: { maxBatchLength?: number } = {}) {
         return log.length
       },
     }),
-    nothing: defineMethod({ params: z.tuple([]), handler: () => undefined }),
-    sendCalls: defineMethod({
+    defineMethod({
+      name: 'nothing', params: z.tuple([]), handler: () => undefined }),
+    defineMethod({
+      name: 'sendCalls',
       params: z.tuple([z.object({ calls: z.array(z.object({ to: z.string() })) })]),
       handler: ([{ calls }]) => calls.length,
     }),
-    watchAsset: defineMethod({
+    defineMethod({
+      name: 'watchAsset',
       params: z.object({ type: z.literal('ERC20'), options: z.object({ address: z.string() }) }),
       handler: ({ options }) => options.address,
     }),
-    rejects: defineMethod({
+    defineMethod({
+      name: 'rejects',
       params: z.tuple([]),
       handler: () => {
         throw new RpcError('execution reverted', { code: 3, data: '0xdeadbeef' })
       },
     }),
-    crashes: defineMethod({
+    defineMethod({
+      name: 'crashes',
       params: z.tuple([]),
       handler: () => {
         throw new Error('secret internal detail')
       },
     }),
-  }
+  ]
   const dispatch = createDispatcher({
     methods,
     context: () => ({}) as MethodContext,
@@ -323,9 +330,7 @@ describe('batches', () => {
 test('builds the method context once per body from the request', async () => {
   const context = vi.fn((request: RequestContext) => ({ request }) as MethodContext)
   const dispatch = createDispatcher({
-    methods: {
-      origin: defineMethod({ params: z.tuple([]), handler: (_, { request }) => request.origin }),
-    },
+    methods: [defineMethod({ name: 'origin', params: z.tuple([]), handler: (_, { request }) => request.origin })],
     context,
     maxBatchLength: 10,
   })

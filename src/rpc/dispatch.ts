@@ -9,6 +9,8 @@ import {
   type RpcErrorShape,
   toRpcError,
 } from '../errors.ts'
+import { createRegistry } from './method.ts'
+
 import type { Method, MethodContext, RequestContext } from './method.ts'
 
 export type RpcId = string | number | null
@@ -24,7 +26,7 @@ export type RpcResponse =
 export type Dispatcher = (body: unknown, request: RequestContext) => Promise<RpcResponse | RpcResponse[] | undefined>
 
 export type CreateDispatcherOptions = {
-  methods: Record<string, Method>
+  methods: readonly Method[]
   /** Builds what handlers receive; called once per body, so a batch shares one context. */
   context: (request: RequestContext) => MethodContext
   maxBatchLength: number
@@ -33,8 +35,7 @@ export type CreateDispatcherOptions = {
 }
 
 export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
-  // A Map, so that names like `constructor` or `__proto__` never resolve to Object.prototype members.
-  const methods = new Map(Object.entries(options.methods))
+  const methods = createRegistry(options.methods)
   const { maxBatchLength, onInternalError = logInternalError } = options
 
   async function handle(request: unknown, context: MethodContext): Promise<RpcResponse | undefined> {

@@ -19,14 +19,31 @@ export type MethodContext = {
 }
 
 /**
- * One JSON-RPC method: the schema that turns wire params into typed values, and the handler that receives only
- * valid input. A schema failure becomes -32602 naming the bad argument.
+ * One JSON-RPC method: its wire name, the schema that turns wire params into typed values, and the handler, which
+ * receives only valid input and declares the result it answers with. A schema failure becomes -32602 naming the
+ * bad argument. A handler maps JSON to the chain or the wallet and back; the logic lives there.
  */
-export type Method<TSchema extends z.ZodType = z.ZodType> = {
-  params: TSchema
-  handler: (params: z.output<TSchema>, context: MethodContext) => unknown
+export type Method<Name extends string = string, Params extends z.ZodType = z.ZodType, Result = unknown> = {
+  name: Name
+  params: Params
+  handler: (params: z.output<Params>, context: MethodContext) => Result | Promise<Result>
 }
 
-export function defineMethod<TSchema extends z.ZodType>(method: Method<TSchema>): Method<TSchema> {
+export function defineMethod<const Name extends string, Params extends z.ZodType, Result>(
+  method: Method<Name, Params, Result>,
+): Method<Name, Params, Result> {
   return method
 }
+
+/** The registry: each method by its wire name. A Map, so `constructor` or `__proto__` never resolve to Object members. */
+export function createRegistry(list: readonly Method[]): Map<string, Method> {
+  const registry = new Map<string, Method>()
+  for (const method of list) {
+    if (registry.has(method.name)) throw new Error(`${method.name} is defined twice`)
+    registry.set(method.name, method)
+  }
+  return registry
+}
+
+/** The wire params a method accepts and the result it answers with, as viem's EIP-1193 schemas type them. */
+export type MethodSchema<M> = M extends Method<string, infer Params, infer Result> ? { params: z.input<Params>; result: Result } : never

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 
-import type { BlockSpecifier } from '../chain/chain.ts'
+import type { BlockSpecifier } from '../chain/types.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { BlockOverrides, StateOverrides } from '../chain/execution/overrides.ts'
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 
 /**
  * Wire primitives, each turning JSON into the typed value handlers use. Messages follow geth's where it has one,

@@ -13,10 +13,10 @@ let server: HttpServer
 
 beforeAll(async () => {
   const dispatch = createDispatcher({
-    methods: {
-      echo: defineMethod({ params: z.tuple([z.string()]), handler: ([text]) => text }),
-      whoami: defineMethod({ params: z.tuple([]), handler: (_, { request }) => request }),
-    },
+    methods: [
+      defineMethod({ name: 'echo', params: z.tuple([z.string()]), handler: ([text]) => text }),
+      defineMethod({ name: 'whoami', params: z.tuple([]), handler: (_, { request }) => request }),
+    ],
     context: (request) => ({ request }) as MethodContext,
     maxBatchLength: 10,
   })

@@ -3,7 +3,7 @@ import { toString as hexToString } from 'ox/Hex'
 
 import { ExecutionRevertedError, InvalidParamsError, UnauthorizedError } from '../errors.ts'
 
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './wallet.ts'
 
 /** wallet_watchAsset's parameters after the schema (EIP-747, method reference §2.5). */
@@ -41,7 +41,7 @@ export async function watchAsset(core: WalletCore, caller: Caller, asset: AssetR
   if (account === undefined) throw new UnauthorizedError()
   core.authorize(caller, account)
   const { address, symbol, decimals, image } = asset.options
-  if (core.codeAt(address) === '0x') throw new InvalidParamsError(`invalid params: options.address: no contract code at ${address}`)
+  if (core.chain.code(address, 'pending') === '0x') throw new InvalidParamsError(`invalid params: options.address: no contract code at ${address}`)
 
   const actualSymbol = await read(core, address, SYMBOL).then((data) => (data === undefined ? undefined : decodeSymbol(data)))
   if (actualSymbol !== undefined && actualSymbol !== symbol) {

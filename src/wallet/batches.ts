@@ -14,11 +14,13 @@ import {
   UnsupportedNonOptionalCapabilityError,
   VersionNotSupportedError,
 } from '../errors.ts'
-import { EXECUTOR_ADDRESS, delegateOf, encodeExecute } from './executor.ts'
+import { delegateOf } from '../chain/spec/eip7702.ts'
+import { toQuantity } from '../hex.ts'
+import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 
-import type { SequencePlan } from '../chain/chain.ts'
+import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 import type { BatchRecord } from './store.ts'
 import type { Caller, WalletCore } from './wallet.ts'
 
@@ -53,8 +55,13 @@ export type CallsStatus = {
   }[]
 }
 
+/** wallet_sendCalls' answer: `id` for viem, `batchId` and `status` as the method reference shows them. */
+export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
+
+type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
+
 export type Batches = {
-  send(caller: Caller, request: SendCallsRequest): Promise<{ id: string; batchId: string; status: 'pending' }>
+  send(caller: Caller, request: SendCallsRequest): Promise<SendCallsResult>
   status(caller: Caller, id: string): CallsStatus
   /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
   show(caller: Caller, id: string): null
@@ -80,8 +87,6 @@ function mintId(): Hex {
     if (!id.endsWith(VIEM_FALLBACK_MARKER)) return id
   }
 }
-
-const toQuantity = (value: bigint | number): Hex => `0x${value.toString(16)}`
 
 export function createBatches(core: WalletCore): Batches {
   const { chain, store } = core
@@ -133,8 +138,8 @@ export function createBatches(core: WalletCore): Batches {
       request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
     if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
 
-    const pending = chain.resolve('pending')
-    const blockGasLimit = pending.kind === 'pending' ? pending.block.env.gasLimit : 0n
+    const pending = chain.block('pending')
+    const blockGasLimit = pending?.kind === 'pending' ? pending.env.gasLimit : 0n
     const limits = gasLimits(request, blockGasLimit)
     if (request.calls.length > core.maxBatchSize) {
       throw new BundleTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
@@ -149,7 +154,7 @@ export function createBatches(core: WalletCore): Batches {
       }
     }
     const status = core.atomicStatus(request.from)
-    const delegate = delegateOf(core.codeAt(request.from))
+    const delegate = delegateOf(chain.code(request.from, 'pending'))
     const needsUpgrade = status === 'ready'
 
     let plans: SequencePlan[] = []
@@ -176,7 +181,7 @@ export function createBatches(core: WalletCore): Batches {
     if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
 
     if (atomic && status === 'unsupported') {
-      if (!chain.isActive(7702) || core.codeAt(EXECUTOR_ADDRESS) === '0x') throw new UnsupportedChainIdError()
+      if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
     if (atomic && needsUpgrade && !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))) {
@@ -190,7 +195,8 @@ export function createBatches(core: WalletCore): Batches {
       const nonce = chain.nextNonce(request.from)
       const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
       const signer = await core.signer(request.from)
-      const fees = core.fees()
+      const { maxFeePerGas, maxPriorityFeePerGas } = chain.suggestedFees()
+      const fees = { maxFeePerGas, maxPriorityFeePerGas }
       const chainId = Number(chain.chainId)
       let serialized: Hex[]
       if (atomic) {
@@ -257,8 +263,8 @@ export function createBatches(core: WalletCore): Batches {
 
   function status(caller: Caller, id: string): CallsStatus {
     const batch = find(caller, id)
-    const locations = batch.transactions.map((hash) => chain.findTransaction(hash))
-    const sealed = locations.filter((location) => location?.kind === 'sealed')
+    const locations = batch.transactions.map((hash) => chain.transaction(hash))
+    const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
     const reverted = sealed.filter((location) => location.receipt.status === 0).length
     let code: CallsStatus['status']
@@ -276,10 +282,10 @@ export function createBatches(core: WalletCore): Batches {
       receipts: sealed.map((location) => ({
         logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
         status: location.receipt.status === 1 ? '0x1' : '0x0',
-        blockHash: location.block.hash,
+        blockHash: location.block.hash!,
         blockNumber: toQuantity(location.block.number),
         gasUsed: toQuantity(location.receipt.gasUsed),
-        transactionHash: `0x${Buffer.from(location.tx.hash()).toString('hex')}` as Hex,
+        transactionHash: location.transaction.hash,
       })),
     }
   }

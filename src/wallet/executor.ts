@@ -3,7 +3,7 @@ import * as AbiParameters from 'ox/AbiParameters'
 
 import artifact from '../../contracts/BatchExecutor.json' with { type: 'json' }
 
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 
 /**
  * The ERC-7821 batch executor that wallet accounts delegate to (EIP-7702) for atomic batches. It is in every dev
@@ -11,15 +11,6 @@ import type { Hex } from '../chain/state/types.ts'
  */
 export const EXECUTOR_ADDRESS = '0x7821000000000000000000000000000000007821' as Hex
 export const executorCode = artifact.deployedBytecode as Hex
-
-/** EIP-7702's delegation designator: 0xef0100 ‖ address. */
-export const delegationTo = (address: Hex): Hex => `0xef0100${address.slice(2).toLowerCase()}`
-
-/** The delegate of an account whose code is a designator, `undefined` for no code, `null` for other code. */
-export function delegateOf(code: Hex): Hex | undefined | null {
-  if (code === '0x') return undefined
-  return code.length === 48 && code.startsWith('0xef0100') ? (`0x${code.slice(8)}` as Hex) : null
-}
 
 // ERC-7821 modes: byte 0 = 0x01 (batch), byte 1 = 0x00 (revert on failure), bytes 6..9 = 0x78210001 (opData).
 const BATCH_MODE = '0x0100000000000000000000000000000000000000000000000000000000000000'

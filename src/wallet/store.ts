@@ -1,7 +1,7 @@
-import { inTransaction } from '../chain/storage/chainStore.ts'
+import { inTransaction } from '../chain/storage/database.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 
 export type BatchRecord = {
   sender: Hex

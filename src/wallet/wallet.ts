@@ -1,18 +1,19 @@
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { hexToBytes } from '@ethereumjs/util'
 
 import { UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
 import { createApprovals } from './approvals.ts'
 import { createBatches } from './batches.ts'
 import { watchAsset, type AssetRequest } from './assets.ts'
-import { EXECUTOR_ADDRESS, delegateOf } from './executor.ts'
+import { delegateOf } from '../chain/spec/eip7702.ts'
+import { EXECUTOR_ADDRESS } from './executor.ts'
 import { openWalletStore } from './store.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Chain } from '../chain/chain.ts'
-import type { DevAccount } from '../chain/spec/config.ts'
+import type { DevAccount } from '../chain/spec/accounts.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
-import type { Hex } from '../chain/state/types.ts'
+import type { Hex } from '../hex.ts'
 import type { ApprovalDecision, ApprovalKey, Approvals } from './approvals.ts'
 import type { Batches } from './batches.ts'
 import type { WalletStore, WatchedAsset } from './store.ts'
@@ -20,7 +21,19 @@ import type { WalletStore, WatchedAsset } from './store.ts'
 /** What the wallet needs of a chain. It could front a remote node one day; today it is this process's chain. */
 export type WalletChain = Pick<
   Chain,
-  'chainId' | 'resolve' | 'stateAt' | 'nextNonce' | 'call' | 'estimateGas' | 'estimateSequence' | 'sendRawTransaction' | 'findTransaction' | 'isActive' | 'txGasCap'
+  | 'chainId'
+  | 'block'
+  | 'stateAt'
+  | 'code'
+  | 'nextNonce'
+  | 'call'
+  | 'estimateGas'
+  | 'estimateSequence'
+  | 'suggestedFees'
+  | 'sendRawTransaction'
+  | 'transaction'
+  | 'isActive'
+  | 'txGasCap'
 >
 
 /** Who is asking: a browser dApp carries an Origin; scripts and tests on the loopback bind do not. */
@@ -40,6 +53,9 @@ export type WalletOptions = {
   maxBatchSize: number
   log: (line: string) => void
 }
+
+/** wallet_getCapabilities' answer: per chain id, what the wallet can do for the account there (EIP-5792). */
+export type Capabilities = Record<Hex, { atomic: { status: 'supported' | 'ready' | 'unsupported' }; gasLimitOverride: { supported: boolean } }>
 
 export type Permission = {
   parentCapability: 'eth_accounts'
@@ -61,12 +77,8 @@ export type WalletCore = {
   permittedAccounts(caller: Caller): Hex[]
   /** Asks the user; a rejection or timeout is 4001. */
   approve(key: ApprovalKey, caller: Caller, method: string, params: unknown): Promise<void>
-  /** Fee fields for a transaction in the pending block. */
-  fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
   /** What EIP-5792 calls the account's atomic status on this chain. */
   atomicStatus(address: Hex): 'supported' | 'ready' | 'unsupported'
-  /** The account's code in the pending state, `0x` for none. */
-  codeAt(address: Hex): Hex
   /** Runs signing-and-sending steps one at a time, so two of them never take the same nonce. */
   serially<T>(work: () => Promise<T>): Promise<T>
 }
@@ -78,7 +90,7 @@ export type Wallet = {
   getPermissions(caller: Caller): Permission[]
   revokePermissions(caller: Caller): void
   sendTransaction(caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex>
-  capabilities(caller: Caller, address: Hex, chainIds: Hex[] | undefined): Record<Hex, unknown>
+  capabilities(caller: Caller, address: Hex, chainIds: Hex[] | undefined): Capabilities
   batches: Batches
   watchAsset(caller: Caller, asset: AssetRequest): Promise<true>
   watchedAssets(caller: Caller, account: Hex | undefined): WatchedAsset[]
@@ -94,9 +106,6 @@ export type Wallet = {
  */
 let accountsModule: Promise<typeof import('viem/accounts')> | undefined
 const loadAccounts = () => (accountsModule ??= import('viem/accounts'))
-
-/** What eth_sendTransaction tips when the caller names no fee (anvil's default too). */
-const DEFAULT_PRIORITY_FEE = 1_000_000_000n
 
 export function createWallet(options: WalletOptions): Wallet {
   const { chain } = options
@@ -144,23 +153,9 @@ export function createWallet(options: WalletOptions): Wallet {
     if (!(await approvals.ask(key, { method, params, origin: caller.origin }))) throw new UserRejectedRequestError()
   }
 
-  function fees() {
-    const pending = chain.resolve('pending')
-    const baseFee = pending.kind === 'pending' ? (pending.block.env.baseFeePerGas ?? 0n) : 0n
-    return { maxFeePerGas: baseFee * 2n + DEFAULT_PRIORITY_FEE, maxPriorityFeePerGas: DEFAULT_PRIORITY_FEE }
-  }
-
-  function codeAt(address: Hex): Hex {
-    const state = chain.stateAt('pending')
-    const account = state.account(address)
-    if (account === undefined) return '0x'
-    const code = state.code(bytesToHex(account.codeHash) as Hex)
-    return code === undefined ? '0x' : (bytesToHex(code) as Hex)
-  }
-
   function atomicStatus(address: Hex): 'supported' | 'ready' | 'unsupported' {
-    if (!chain.isActive(7702) || codeAt(EXECUTOR_ADDRESS) === '0x') return 'unsupported'
-    const delegate = delegateOf(codeAt(address))
+    if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') return 'unsupported'
+    const delegate = delegateOf(chain.code(address, 'pending'))
     if (delegate === EXECUTOR_ADDRESS) return 'supported'
     return delegate === undefined ? 'ready' : 'unsupported'
   }
@@ -182,9 +177,7 @@ export function createWallet(options: WalletOptions): Wallet {
     authorize,
     permittedAccounts,
     approve,
-    fees,
     atomicStatus,
-    codeAt,
     serially,
   }
 
@@ -238,7 +231,7 @@ export function createWallet(options: WalletOptions): Wallet {
         // As geth and anvil: a transaction that would revert is refused with the revert, not sent.
         const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
         const legacy = request.gasPrice !== undefined
-        const suggested = fees()
+        const suggested = chain.suggestedFees()
         const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
         const base = {
           chainId: Number(chain.chainId),

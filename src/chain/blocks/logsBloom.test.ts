@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest'
 
 import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
 
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const token = `0x${'aa'.repeat(20)}` as Hex
 const other = `0x${'bb'.repeat(20)}` as Hex

@@ -1,7 +1,7 @@
 import { hexToBytes } from '@ethereumjs/util'
 
 import type { Bloom } from '@ethereumjs/vm'
-import type { LogFilter } from '../chain.ts'
+import type { LogFilter } from '../types.ts'
 
 /** A log filter's addresses and topics as bytes, as a logs bloom is checked for them; an empty list constrains nothing. */
 export type BloomQuery = { addresses: Uint8Array[] | undefined; topics: Uint8Array[][] }

@@ -1,7 +1,8 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import type { Receipt, SealedBlock } from './types.ts'
-import type { Hex } from '../state/types.ts'
+import type { SealedBlock } from './types.ts'
+import type { Hex } from '../../hex.ts'
+import type { Receipt } from '../types.ts'
 
 /**
  * Transactions the newest blocks may hold whole between them (the head is always held). A decoded transaction with
@@ -51,6 +52,8 @@ export type SealedBlocks = {
   logs(number: bigint): BlockLogs | undefined
   /** Every block's hash, genesis first. */
   hashes(): Uint8Array[]
+  /** Where a sealed transaction is, by its hash. */
+  locate(hash: Hex): { number: bigint; index: number } | undefined
 }
 
 export type SealedBlocksOptions = {
@@ -97,6 +100,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   /** Blooms of the blocks that logged (256 bytes each); the others hold undefined. */
   const blooms: (Uint8Array | undefined)[] = []
   const numbers = new Map<Hex, number>()
+  /** Every sealed transaction's block and position, by hash. */
+  const transactions = new Map<Hex, { number: bigint; index: number }>()
   /** The newest blocks, in the order they were sealed. */
   const newest = createHeld(wholeTransactions)
   /** Older blocks read back, least recently used first. */
@@ -136,6 +141,9 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       // A copy: the header's bloom may be a view into the whole block's encoding.
       blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
       numbers.set(sealed.hash, at)
+      for (const [index, tx] of sealed.block.transactions.entries()) {
+        transactions.set(bytesToHex(tx.hash()) as Hex, { number: sealed.number, index })
+      }
       head = sealed
       newest.add(at, sealed, sealed)
     },
@@ -165,5 +173,6 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       }
     },
     hashes: () => [...hashBytes],
+    locate: (hash) => transactions.get(hash.toLowerCase() as Hex),
   }
 }

@@ -6,7 +6,7 @@ import { createAnswerCache } from './answers.ts'
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
 import type { CallRequest } from './executor.ts'
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 describe('createAnswerCache', () => {
   const request = { to: '0x00000000000000000000000000000000000000aa' as Hex, data: '0x01' as Hex, value: 5n }

@@ -1,16 +1,18 @@
 import { getMinimumGasLimit } from '@ethereumjs/tx'
-import { KECCAK256_NULL, bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { txErrors } from '../../errors.ts'
 import { createForks } from '../spec/forks.ts'
 import { gasUpperBound, searchGas } from './estimate.ts'
-import { createCallTransaction, createExecutor, invalidCallError } from './executor.ts'
+import { invalidCallError } from '../gethErrors.ts'
+import { createCallTransaction, createExecutor } from './executor.ts'
 import { revertError } from './revert.ts'
+import { codeOf } from '../state/code.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { Estimate } from './estimate.ts'
 import type { BlockHashes, CallRequest, ExecutionView, Executor } from './executor.ts'
-import type { Hex, StateReader } from '../state/types.ts'
+import type { StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 export type CallRunnerOptions = {
   common: Common
@@ -31,7 +33,6 @@ export type CallRunner = {
 }
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
-const EMPTY = new Uint8Array(0)
 
 export async function createCallRunner(options: CallRunnerOptions): Promise<CallRunner> {
   const { rpcGasCap, revertCode } = options
@@ -111,10 +112,4 @@ function requireValueCovered(state: StateReader, request: CallRequest) {
   const balance = state.account(from)?.balance ?? 0n
   const value = request.value ?? 0n
   if (value > balance) throw txErrors.insufficientFunds(from, balance, value)
-}
-
-function codeOf(state: StateReader, address: Hex): Uint8Array {
-  const account = state.account(address.toLowerCase() as Hex)
-  if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY
-  return state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
 }

@@ -1,5 +1,5 @@
 import { ExecutionError, GasAllowanceError, txErrors } from '../../errors.ts'
-import { invalidCallError } from './executor.ts'
+import { invalidCallError } from '../gethErrors.ts'
 import { revertError } from './revert.ts'
 
 import type { CallOutcome } from './executor.ts'

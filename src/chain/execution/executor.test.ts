@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
-import { devGenesis } from '../spec/config.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
 import { createCallTransaction } from './executor.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 

@@ -3,20 +3,19 @@ import { createTx } from '@ethereumjs/tx'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { Address, createZeroAddress, hexToBytes } from '@ethereumjs/util'
 
-import { ExecutionError, txErrors } from '../../errors.ts'
 import { attachGasProbe } from './gasProbe.ts'
 import { canSimulate, simulateCall } from './simulate.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
-import type { RpcError } from '../../errors.ts'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
-import type { BlockEnv } from '../blocks/types.ts'
+import type { BlockEnv } from '../types.ts'
 import type { GasProbe } from './gasProbe.ts'
-import type { Hex, StateDiff, StateReader } from '../state/types.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /** A transaction as eth_call and eth_estimateGas receive it, already validated and typed. */
 export type CallRequest = {
@@ -298,25 +297,4 @@ export function createEnvBlock(env: BlockEnv, common: Common, baseFeePerGas: big
     },
     { common, skipConsensusFormatValidation: true },
   )
-}
-
-
-/** ethereumjs words a transaction it refuses to run in its own way; clients match on geth's (see errors.ts). */
-export function invalidCallError(message: string, from: string): RpcError {
-  const detail = message.replace(/ \(.*$/s, '')
-  let match: RegExpMatchArray | null
-  if ((match = detail.match(/upfront cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
-  }
-  if ((match = detail.match(/max cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
-  }
-  if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
-    return txErrors.feeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
-  }
-  if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
-    return txErrors.intrinsicGasTooLow(BigInt(match[1]!), BigInt(match[2]!))
-  }
-  if (/address is not EOA/.test(detail)) return txErrors.senderNotEOA(from)
-  return new ExecutionError(detail)
 }

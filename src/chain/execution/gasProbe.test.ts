@@ -3,7 +3,7 @@ import { createEVM } from '@ethereumjs/evm'
 import { Account, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
-import { devGenesis } from '../spec/config.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
 import { createExecutor } from './executor.ts'
 import { attachGasProbe } from './gasProbe.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
@@ -12,7 +12,8 @@ import { createStateDiff } from '../state/types.ts'
 import { emptyState, putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
 import type { CallOutcome, ExecutionView } from './executor.ts'
-import type { Hex, StateReader } from '../state/types.ts'
+import type { StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const sender = '0x00000000000000000000000000000000000000a1' as Hex
 const contract = '0x00000000000000000000000000000000000000c0' as Hex

@@ -5,9 +5,9 @@ import { keccak256 } from '../crypto/keccak.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff } from '../state/types.ts'
 
-import type { BlockEnv } from '../blocks/types.ts'
+import type { BlockEnv } from '../types.ts'
 import type { ExecutionView } from './executor.ts'
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /** geth's state override set: per account, fields to replace for one call or estimate. */
 export type StateOverrides = Record<

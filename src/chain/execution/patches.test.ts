@@ -8,13 +8,14 @@ import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
 
-import { devGenesis } from '../spec/config.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
 
-import type { Hex, StateReader } from '../state/types.ts'
+import type { StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 describe('@ethereumjs/util', () => {
   test('setLengthLeft and setLengthRight pad with zeros, keep equal lengths and refuse to truncate', () => {

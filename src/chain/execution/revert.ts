@@ -2,7 +2,7 @@ import * as AbiParameters from 'ox/AbiParameters'
 
 import { ExecutionRevertedError } from '../../errors.ts'
 
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /** geth's wording for Solidity's Panic(uint256) codes (see the Solidity docs, "Panic via assert"). */
 const panicReasons: Record<string, string> = {

@@ -3,15 +3,17 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
-import { devGenesis } from '../spec/config.ts'
-import { createExecutor, invalidCallError } from './executor.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
+import { invalidCallError } from '../gethErrors.ts'
+import { createExecutor } from './executor.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff } from '../state/types.ts'
 import { emptyState, putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
 import type { CallOutcome, CallRequest, ExecutionView } from './executor.ts'
-import type { Hex, StateReader } from '../state/types.ts'
+import type { StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const sender = '0x00000000000000000000000000000000000000a1' as Hex
 const target = '0x00000000000000000000000000000000000000c0' as Hex

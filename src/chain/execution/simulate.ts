@@ -1,6 +1,8 @@
 import { Capability, getCalldataFloorGas } from '@ethereumjs/tx'
 import { Account, KECCAK256_NULL, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
 
+import { isDelegation } from '../spec/eip7702.ts'
+
 import type { Block } from '@ethereumjs/block'
 import type { ExecResult } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -8,9 +10,6 @@ import type { VM } from '@ethereumjs/vm'
 
 /** EIPs whose transaction-level rules simulateCall does not apply; with any of them active, calls go through runTx. */
 const UNSUPPORTED_EIPS = [4762, 6800, 7864, 7928, 8037]
-
-/** EIP-7702's delegation designator: a sender whose code starts so is still an EOA (EIP-3607 as amended). */
-const DELEGATION = Uint8Array.of(0xef, 0x01, 0x00)
 
 const NO_ADDRESSES: ReadonlySet<string> = new Set()
 /** The addresses of each precompile map the EVM made (one per fork it was moved to). */
@@ -24,6 +23,14 @@ function precompileAddresses(precompiles: Map<string, unknown>): ReadonlySet<str
   let addresses = precompileSets.get(precompiles)
   if (addresses === undefined) precompileSets.set(precompiles, (addresses = new Set(precompiles.keys())))
   return addresses
+}
+
+/**
+ * Whether the journal reads a set of shared warm addresses: a feature of the patched @ethereumjs/evm (patches/). The
+ * published package lacks it, and would ignore the set.
+ */
+export function sharesWarmAddresses(journal: object): boolean {
+  return 'sharedWarmAddresses' in journal
 }
 
 /**
@@ -65,9 +72,11 @@ export async function simulateCall(vm: VM, tx: TypedTransaction, block: Block): 
         for (const slot of slots) journal.addAlwaysWarmSlot(hex, bytesToUnprefixedHex(slot), true)
       }
     }
-    // EIP-2929: precompiles, the sender and the recipient start warm; EIP-3651: the coinbase too. The precompiles are
-    // one set per fork, which the journal reads beside the addresses warmed for this call.
-    journal.sharedWarmAddresses = precompileAddresses(evm.precompiles)
+    // EIP-2929: precompiles, the sender and the recipient start warm; EIP-3651: the coinbase too. The patched journal
+    // reads the precompiles as one set per fork beside the addresses warmed for this call; the published one is
+    // given each of them.
+    if (sharesWarmAddresses(journal)) journal.sharedWarmAddresses = precompileAddresses(evm.precompiles)
+    else for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address)
     journal.addAlwaysWarmAddress(caller.toString())
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes))
     if (vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes))
@@ -82,7 +91,8 @@ export async function simulateCall(vm: VM, tx: TypedTransaction, block: Block): 
     const sender = (await vm.stateManager.getAccount(caller)) ?? new Account()
     if (!equalsBytes(sender.codeHash, KECCAK256_NULL)) {
       const code = await vm.stateManager.getCode(caller)
-      if (!vm.common.isActivatedEIP(7702) || !equalsBytes(code.subarray(0, 3), DELEGATION)) {
+      // EIP-3607, relaxed by EIP-7702 for delegated accounts.
+      if (!vm.common.isActivatedEIP(7702) || !isDelegation(code)) {
         throw new Error('invalid sender address, address is not EOA (EIP-3607)')
       }
     }
@@ -119,7 +129,7 @@ export async function simulateCall(vm: VM, tx: TypedTransaction, block: Block): 
     if (vm.common.isActivatedEIP(7623) && totalGasSpent < floorCost) totalGasSpent = floorCost
     return { execResult, totalGasSpent }
   } finally {
-    journal.sharedWarmAddresses = NO_ADDRESSES
+    if (sharesWarmAddresses(journal)) journal.sharedWarmAddresses = NO_ADDRESSES
     journal.cleanJournal()
     vm.stateManager.originalStorageCache.clear()
   }

@@ -20,7 +20,7 @@ import { createStateHistory } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { requestOf, stateRefOf } from './workerMessages.ts'
 
-import type { BlockEnv } from '../blocks/types.ts'
+import type { BlockEnv } from '../types.ts'
 import type { HistorySnapshot } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
 import type { FromWorker, RunMessage, StateRef, ToWorker } from './workerMessages.ts'

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { requestOf, runMessage, stateRefOf } from './workerMessages.ts'
 
 import type { CallRequest } from './executor.ts'
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const from = '0x00000000000000000000000000000000000000a1' as Hex
 const to = '0x00000000000000000000000000000000000000c0' as Hex

@@ -3,7 +3,7 @@
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
 import type { PortableRpcError } from '../../errors.ts'
-import type { BlockEnv } from '../blocks/types.ts'
+import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
 import type { StateDiff } from '../state/types.ts'
 

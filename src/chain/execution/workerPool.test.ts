@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 
 import { ExecutionRevertedError } from '../../errors.ts'
 import { createCallRunner } from './callRunner.ts'
-import { devGenesis } from '../spec/config.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
 import { createExecutionPool, QUEUED_PER_WORKER, startExecutionWorker, WorkerGoneError } from './workerPool.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
@@ -15,7 +15,8 @@ import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
 import type { Worker } from 'node:worker_threads'
 import type { ExecutionPool } from './workerPool.ts'
-import type { Hex, StateDiff, StateReader } from '../state/types.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const sender = '0x00000000000000000000000000000000000000a1' as Hex
 const reader = '0x00000000000000000000000000000000000000c0' as Hex

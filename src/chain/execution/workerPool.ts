@@ -5,7 +5,7 @@ import type { MessagePort } from 'node:worker_threads'
 import { fromPortable } from '../../errors.ts'
 import { runMessage } from './workerMessages.ts'
 
-import type { BlockEnv } from '../blocks/types.ts'
+import type { BlockEnv } from '../types.ts'
 import type { CallRequest, ExecutionView } from './executor.ts'
 import type { WorkerInit } from './worker.ts'
 import type { CallMethod, FromWorker, StateRef, ToWorker } from './workerMessages.ts'

@@ -31,10 +31,10 @@ describe('import', () => {
   test('imports the execution-apis chain; head, safe and finalized are its last block', async () => {
     const chain = await createChain({ genesis, importBlocks: chainRlp, mining: 'manual' })
     try {
-      expect(chain.head().number).toBe(54n)
+      expect(chain.head().header.number).toBe(54n)
       expect(chain.head().hash).toBe('0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7')
-      expect(chain.resolve('safe')).toMatchObject({ kind: 'sealed', block: { number: 54n } })
-      expect(chain.resolve('finalized')).toMatchObject({ kind: 'sealed', block: { number: 54n } })
+      expect(chain.block('safe')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
+      expect(chain.block('finalized')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
       expect(chain.chainId).toBe(3503995874084926n)
     } finally {
       await chain.close()

@@ -4,11 +4,11 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test, vi } from 'vitest'
 
 import { createChain } from '../chain.ts'
-import { deriveAccounts } from '../spec/config.ts'
+import { deriveAccounts } from '../spec/accounts.ts'
 import { TRIE_WRITES_PER_TURN } from '../../runtime/eventLoop.ts'
 import { fundedGenesis } from '../testing/fixtures.ts'
 
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const accounts = deriveAccounts('test test test test test test test test test test test junk', 3)
 const genesis = fundedGenesis(accounts)
@@ -44,7 +44,7 @@ describe('producer', () => {
         await producer.sendRawTransaction(hexToBytes(await sign(2, nonce, { to: accounts[0]!.address, value: 7n })))
       }
       const first = await producer.mine()
-      expect(first.block.transactions).toHaveLength(9)
+      expect(first.transactions).toHaveLength(9)
       // Ordered by tip across senders: the deployment (lowest tip) is not first.
       const contract = first.receipts.find((receipt) => receipt.contractAddress !== null)!.contractAddress!
 
@@ -53,18 +53,18 @@ describe('producer', () => {
         await producer.sendRawTransaction(hexToBytes(await sign(0, nonce, { to: contract, data: `0x${nonce.toString(16).padStart(64, '0')}`, gas: 100_000n })))
       }
       const second = await producer.mine()
-      expect(second.block.transactions).toHaveLength(3)
+      expect(second.transactions).toHaveLength(3)
       expect(second.receipts.map((receipt) => [receipt.status, receipt.logs.length])).toEqual([[1, 1], [1, 1], [1, 1]])
       expect(first.receipts.map((receipt) => receipt.status)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1])
 
       const importer = await createChain({
         genesis,
         mining: 'manual',
-        importBlocks: Uint8Array.from([...first.block.serialize(), ...second.block.serialize()]),
+        importBlocks: Uint8Array.from([...producer.rawBlock(1n)!, ...producer.rawBlock(2n)!]),
       })
       try {
         expect(importer.head().hash).toBe(second.hash)
-        expect(importer.blockByNumber(1n)!.hash).toBe(first.hash)
+        expect(importer.block(1n)!).toEqual(first)
         expect(importer.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(second.receipts.map((receipt) => receipt.cumulativeGasUsed))
       } finally {
         await importer.close()
@@ -107,7 +107,7 @@ describe('producer', () => {
       const block = await chain.mine()
       done = true
       turn()
-      expect(block.block.transactions).toHaveLength(200)
+      expect(block.transactions).toHaveLength(200)
       expect(turns).toBeGreaterThan(6)
       // The end of one trie and the start of the next share a turn; a trie written in one piece would be 200.
       expect(longest).toBeGreaterThan(0)

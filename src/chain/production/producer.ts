@@ -2,11 +2,12 @@ import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/t
 import { buildBlock, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
-import { EMPTY_BLOOM, pendingPosition } from '../blocks/types.ts'
+import { headerEnv, nextEnv } from '../blocks/env.ts'
+import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { keccak256 } from '../crypto/keccak.ts'
 import { orderedTrieRoot } from './orderedTrie.ts'
+import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
@@ -14,84 +15,14 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
-import type { BlockEnv, PendingBlock, Receipt, SealedBlock } from '../blocks/types.ts'
+import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { Hex, StateDiff, StateReader } from '../state/types.ts'
-
-const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
-const ZERO_ADDRESS = `0x${'00'.repeat(20)}` as Hex
-
-/** The environment of the block after `parent`, as a proposer would choose it at `now` (ms). */
-export function nextEnv(parent: Block, common: Common, now: number, gasLimit: bigint): BlockEnv {
-  const header = parent.header
-  const seconds = BigInt(Math.floor(now / 1000))
-  const timestamp = seconds > header.timestamp ? seconds : header.timestamp + 1n
-  const number = header.number + 1n
-  const child = common.copy()
-  child.setHardforkBy({ blockNumber: number, timestamp })
-  return {
-    number,
-    timestamp,
-    gasLimit,
-    baseFeePerGas: child.isActivatedEIP(1559)
-      ? header.baseFeePerGas === undefined
-        ? child.param('initialBaseFee')
-        : header.calcNextBaseFee()
-      : undefined,
-    coinbase: ZERO_ADDRESS,
-    // A dev chain has no beacon chain; a hash of the parent is as unpredictable as it needs to be.
-    prevRandao: bytesToHex(keccak256(parent.hash())) as Hex,
-    excessBlobGas: child.isActivatedEIP(4844) ? (header.excessBlobGas === undefined ? 0n : header.calcNextExcessBlobGas(child)) : undefined,
-    parentHash: bytesToHex(parent.hash()) as Hex,
-    parentBeaconBlockRoot: child.isActivatedEIP(4788) ? ZERO_HASH : undefined,
-  }
-}
-
-export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockEnv): Receipt {
-  const receipt = result.receipt as RunTxResult['receipt'] & { status?: 0 | 1; stateRoot?: Uint8Array; blobGasPrice?: bigint }
-  const baseFee = env.baseFeePerGas ?? 0n
-  let effectiveGasPrice: bigint
-  if ('maxFeePerGas' in tx) {
-    const withTip = baseFee + tx.maxPriorityFeePerGas
-    effectiveGasPrice = withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas
-  } else {
-    effectiveGasPrice = (tx as { gasPrice: bigint }).gasPrice
-  }
-  const logs = result.execResult.logs ?? []
-  return {
-    ...(receipt.stateRoot === undefined ? { status: receipt.status } : { root: bytesToHex(receipt.stateRoot) as Hex }),
-    cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
-    gasUsed: result.totalGasSpent,
-    logs: logs.map(([address, topics, data]) => ({
-      address: bytesToHex(address) as Hex,
-      topics: topics.map((topic) => bytesToHex(topic) as Hex),
-      data: bytesToHex(data) as Hex,
-    })),
-    logsBloom: logs.length === 0 ? EMPTY_BLOOM : (bytesToHex(result.bloom.bitvector) as Hex),
-    contractAddress: result.createdAddress === undefined ? null : (result.createdAddress.toString() as Hex),
-    effectiveGasPrice,
-    ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
-  }
-}
-
-/** The environment a block header states. */
-export function headerEnv(block: Block): BlockEnv {
-  const header = block.header
-  return {
-    number: header.number,
-    timestamp: header.timestamp,
-    gasLimit: header.gasLimit,
-    baseFeePerGas: header.baseFeePerGas,
-    coinbase: header.coinbase.toString() as Hex,
-    prevRandao: bytesToHex(header.mixHash) as Hex,
-    excessBlobGas: header.excessBlobGas,
-    parentHash: bytesToHex(header.parentHash) as Hex,
-    parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : (bytesToHex(header.parentBeaconBlockRoot) as Hex),
-  }
-}
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { BlockEnv, Receipt } from '../types.ts'
 
 /** Sealed account records carry their exact storage roots, as the trie computed them. */
 function withStorageRoots(diff: StateDiff, after: StateReader, storageRoots: Map<Hex, Uint8Array>) {
@@ -163,9 +94,9 @@ const retryLater = [/higher gas limit than the remaining gas in the block/, /is 
  */
 export type Producer = {
   /** The pending block as of the newest flashblock (or the idle N+1 view when nothing is being built). */
-  pending(): PendingBlock
+  pending(): PendingSnapshot
   /** Executes what the pool holds and publishes one flashblock. */
-  preconfirm(): Promise<PendingBlock>
+  preconfirm(): Promise<PendingSnapshot>
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
@@ -184,14 +115,14 @@ export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
   let building: Building | undefined
   // Computed on first use: before an import, the head's successor may not be a valid block of the chain yet.
-  let published: PendingBlock | undefined
+  let published: PendingSnapshot | undefined
   let sealing = false
   let queue: Promise<unknown> = Promise.resolve()
   let timer: NodeJS.Timeout | undefined
   const waiters = new Map<Hex, Set<() => void>>()
   let storageRoots = new Map<Hex, Uint8Array>()
 
-  function idlePending(): PendingBlock {
+  function idlePending(): PendingSnapshot {
     const head = host.head()
     return {
       env: nextEnv(head.block, host.common, Date.now(), host.blockGasLimit()),
@@ -263,7 +194,7 @@ export function createProducer(host: ProducerHost): Producer {
     return building
   }
 
-  function publish(block: Building): PendingBlock {
+  function publish(block: Building): PendingSnapshot {
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
     block.flashblockIndex++
@@ -319,7 +250,7 @@ export function createProducer(host: ProducerHost): Producer {
     }
   }
 
-  async function preconfirm(): Promise<PendingBlock> {
+  async function preconfirm(): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
     if (pool.size > 0) {
       // The journal is empty between flashblocks, so the base holds every nonce the block has used so far.
@@ -400,7 +331,7 @@ export function createProducer(host: ProducerHost): Producer {
     seal: (options = {}) => serially(() => seal(options.timestamp)),
 
     waitForPreconfirmation(hash, timeoutMs) {
-      if (published !== undefined && pendingPosition(published, hash) !== undefined) return Promise.resolve(true)
+      if (published !== undefined && pendingIndexOf(published, hash) !== undefined) return Promise.resolve(true)
       return new Promise((resolve) => {
         let resolvers = waiters.get(hash)
         if (resolvers === undefined) waiters.set(hash, (resolvers = new Set()))

@@ -1,7 +1,7 @@
 import { txErrors } from '../../errors.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 export type PoolTransaction = {
   tx: TypedTransaction

@@ -1,14 +1,8 @@
-import { pbkdf2Sync } from 'node:crypto'
 import { availableParallelism } from 'node:os'
-
-import { HDKey } from '@scure/bip32'
-import { validateMnemonic } from '@scure/bip39'
-import { wordlist } from '@scure/bip39/wordlists/english.js'
-import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 
 import type { DatabaseSync } from 'node:sqlite'
 
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
 export type HardforkName = (typeof hardforks)[number]
@@ -75,84 +69,3 @@ export const defaults = {
   /** One per core beyond the main thread's, up to 3 (each keeps its own copy of the state). */
   workers: Math.min(3, availableParallelism() - 1),
 } as const
-
-export type DevAccount = { address: Hex; privateKey: Hex }
-
-export function keyAccount(privateKey: Hex): DevAccount {
-  return { address: bytesToHex(privateToAddress(hexToBytes(privateKey))) as Hex, privateKey }
-}
-
-/** BIP-44 accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
-export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
-  if (!validateMnemonic(mnemonic, wordlist)) throw new Error('the mnemonic is not a valid English BIP-39 mnemonic')
-  // BIP-39's seed, with Node's native PBKDF2: the same bytes as @scure/bip39's, in a fraction of the start-up time.
-  const seed = pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')
-  const parent = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0")
-  return Array.from({ length: count }, (_, index) => {
-    return keyAccount(bytesToHex(parent.deriveChild(index).privateKey!) as Hex)
-  })
-}
-
-const blobSchedules = {
-  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-}
-
-/** The dev chain as a geth-style genesis, so dev and imported chains take one path. */
-export function devGenesis(options: {
-  chainId: bigint
-  hardfork: HardforkName
-  gasLimit: bigint
-  timestamp: number
-  alloc: Record<Hex, { balance: bigint; code?: Hex; nonce?: bigint; storage?: Record<Hex, Hex> }>
-}): Record<string, unknown> {
-  const order = hardforks.indexOf(options.hardfork)
-  const atTime = (fork: HardforkName) => (hardforks.indexOf(fork) <= order ? 0 : undefined)
-  const config: Record<string, unknown> = {
-    chainId: options.chainId,
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    berlinBlock: 0,
-    londonBlock: 0,
-    // A dev chain is proof-of-stake from genesis: no difficulty, prevRandao in mixHash.
-    mergeNetsplitBlock: 0,
-    terminalTotalDifficulty: 0,
-  }
-  if (atTime('shanghai') !== undefined) config.shanghaiTime = 0
-  const blobSchedule: Record<string, unknown> = {}
-  for (const fork of ['cancun', 'prague', 'osaka'] as const) {
-    if (atTime(fork) === undefined) continue
-    config[`${fork}Time`] = 0
-    blobSchedule[fork] = blobSchedules[fork]
-  }
-  if (Object.keys(blobSchedule).length > 0) config.blobSchedule = blobSchedule
-
-  const alloc: Record<string, unknown> = {}
-  for (const [address, account] of Object.entries(options.alloc)) {
-    alloc[address] = {
-      balance: `0x${account.balance.toString(16)}`,
-      ...(account.code === undefined ? {} : { code: account.code }),
-      ...(account.nonce === undefined ? {} : { nonce: `0x${account.nonce.toString(16)}` }),
-      ...(account.storage === undefined ? {} : { storage: account.storage }),
-    }
-  }
-  return {
-    config,
-    nonce: '0x0',
-    timestamp: `0x${options.timestamp.toString(16)}`,
-    extraData: '0x',
-    gasLimit: `0x${options.gasLimit.toString(16)}`,
-    difficulty: '0x0',
-    mixHash: `0x${'00'.repeat(32)}`,
-    coinbase: `0x${'00'.repeat(20)}`,
-    baseFeePerGas: '0x3b9aca00',
-    alloc,
-  }
-}

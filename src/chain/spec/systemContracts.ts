@@ -1,4 +1,4 @@
-import type { Hex } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /**
  * The system contracts of Cancun and Prague, as their EIPs publish them. The chain calls them at every block, so a

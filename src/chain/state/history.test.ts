@@ -6,7 +6,7 @@ import { createStateHistory } from './history.ts'
 import { createOverlay } from './overlay.ts'
 import { createStateDiff } from './types.ts'
 
-import type { Hex } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 const alice = '0x00000000000000000000000000000000000a11ce' as Hex
 const slot = `0x${'00'.repeat(31)}01` as Hex

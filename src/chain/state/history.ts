@@ -1,4 +1,5 @@
-import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
+import type { AccountRecord, StateDiff, StateReader } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 const EMPTY = new Uint8Array(0)
 

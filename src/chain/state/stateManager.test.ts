@@ -5,7 +5,8 @@ import { createOverlay } from './overlay.ts'
 import { FlatStateManager } from './stateManager.ts'
 import { createStateDiff } from './types.ts'
 
-import type { Hex, StateReader } from './types.ts'
+import type { StateReader } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 const alice = createAddressFromString('0x00000000000000000000000000000000000000a1')
 const bob = createAddressFromString('0x00000000000000000000000000000000000000b0')

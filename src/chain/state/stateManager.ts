@@ -12,7 +12,8 @@ import { createStateDiff, mergeDiff } from './types.ts'
 
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
 import type { Address } from '@ethereumjs/util'
-import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
+import type { AccountRecord, StateDiff, StateReader } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 const EMPTY = new Uint8Array(0)
 

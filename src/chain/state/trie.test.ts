@@ -8,7 +8,8 @@ import { createStateHistory } from './history.ts'
 import { encodeAccount, createStateTrie } from './trie.ts'
 import { createStateDiff } from './types.ts'
 
-import type { AccountRecord, Hex } from './types.ts'
+import type { AccountRecord } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 const a = '0x000000000000000000000000000000000000000a' as Hex
 const b = '0x000000000000000000000000000000000000000b' as Hex

@@ -5,7 +5,8 @@ import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/ut
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 
-import type { AccountRecord, Hex, StateDiff, StateReader } from './types.ts'
+import type { AccountRecord, StateDiff, StateReader } from './types.ts'
+import type { Hex } from '../../hex.ts'
 
 export type StateRoots = {
   root: Uint8Array

@@ -2,8 +2,7 @@
  * Flat state: accounts, storage slots and code as plain maps, keyed by lowercase 0x-hex strings. Merkle tries
  * exist only to compute a sealed block's state root (see trie.ts); execution never reads them.
  */
-
-export type Hex = `0x${string}`
+import type { Hex } from '../../hex.ts'
 
 export type AccountRecord = {
   readonly nonce: bigint

@@ -5,10 +5,11 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
-import { openChainStore, openDatabase } from './chainStore.ts'
+import { openChainStore } from './chainStore.ts'
+import { openDatabase } from './database.ts'
 
-import type { Receipt } from '../blocks/types.ts'
-import type { Hex } from '../state/types.ts'
+import type { Receipt } from '../types.ts'
+import type { Hex } from '../../hex.ts'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -1,15 +1,14 @@
-import { mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
+import { inTransaction } from './database.ts'
 
-import type { Receipt } from '../blocks/types.ts'
+import type { DatabaseSync } from 'node:sqlite'
+import type { Receipt } from '../types.ts'
 import type { StateHistory } from '../state/history.ts'
-import type { AccountRecord, Hex, StateDiff } from '../state/types.ts'
+import type { AccountRecord, StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
 
@@ -79,31 +78,6 @@ function decodeReceipts(json: string): Receipt[] {
     if (receipt.logsBloom === undefined || receipt.logsBloom === EMPTY_BLOOM) receipt.logsBloom = EMPTY_BLOOM
   }
   return receipts as Receipt[]
-}
-
-/** The one database of a data dir, shared by the chain and the wallet; in memory without a data dir. */
-export function openDatabase(options: { dataDir?: string; fresh?: boolean }): DatabaseSync {
-  let path = ':memory:'
-  if (options.dataDir !== undefined) {
-    if (options.fresh === true) rmSync(options.dataDir, { recursive: true, force: true })
-    mkdirSync(options.dataDir, { recursive: true })
-    path = join(options.dataDir, 'chain.sqlite')
-  }
-  const db = new DatabaseSync(path)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
-  return db
-}
-
-/** Runs `work` in one SQLite transaction. */
-export function inTransaction(db: DatabaseSync, work: () => void): void {
-  db.exec('BEGIN')
-  try {
-    work()
-    db.exec('COMMIT')
-  } catch (error) {
-    db.exec('ROLLBACK')
-    throw error
-  }
 }
 
 type BlockRow = { number: number; rlp: Uint8Array; receipts: string; senders: Uint8Array }

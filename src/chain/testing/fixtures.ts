@@ -2,13 +2,15 @@
 // tests that start a chain.
 import { KECCAK256_NULL, bytesToHex } from '@ethereumjs/util'
 
-import { devGenesis } from '../spec/config.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { systemContracts } from '../spec/systemContracts.ts'
 
-import type { BlockEnv } from '../blocks/types.ts'
-import type { DevAccount } from '../spec/config.ts'
-import type { Hex, StateDiff, StateReader } from '../state/types.ts'
+import type { BlockEnv } from '../types.ts'
+import {  } from '../spec/accounts.ts'
+import type { DevAccount } from '../spec/accounts.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 const zeroWord = `0x${'00'.repeat(32)}` as Hex
 

@@ -1,9 +1,13 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 
+import type { Hex } from '../../hex.ts'
+
+/** The newest sealed block's number; the pending block is one past it. */
 export const blockNumber = defineMethod({
+  name: 'eth_blockNumber',
   params: z.tuple([]),
-  handler: (_params, { chain }) => toQuantity(chain.head().number),
+  handler: (_params, { chain }): Hex => toQuantity(chain.head().header.number),
 })

@@ -4,7 +4,12 @@ import { z } from 'zod'
 import { defineMethod } from '../method.ts'
 import { block, blockOverrides, callRequest, stateOverrides } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
+/** `(tx, block = latest, stateOverrides?, blockOverrides?)`, as geth: the call's return data. */
 export const call = defineMethod({
+  name: 'eth_call',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, at = 'latest', state, env], { chain }) => bytesToHex(await chain.call(request, at, { state, block: env })),
+  handler: async ([request, at = 'latest', state, env], { chain }): Promise<Hex> =>
+    bytesToHex(await chain.call(request, at, { state, block: env })) as Hex,
 })

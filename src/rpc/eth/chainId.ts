@@ -1,9 +1,12 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
+
+import type { Hex } from '../../hex.ts'
 
 export const chainId = defineMethod({
+  name: 'eth_chainId',
   params: z.tuple([]),
-  handler: (_params, { chain }) => toQuantity(chain.chainId),
+  handler: (_params, { chain }): Hex => toQuantity(chain.chainId),
 })

@@ -1,14 +1,18 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 import { block, blockOverrides, callRequest, stateOverrides } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
 /**
- * `(tx, block = latest, stateOverrides?, blockOverrides?)`; `pending` estimates against the pre-confirmed state
- * (method reference §4.2).
+ * `(tx, block = latest, stateOverrides?, blockOverrides?)`: the least gas limit at which the transaction succeeds;
+ * `pending` estimates against the pre-confirmed state (method reference §4.2).
  */
 export const estimateGas = defineMethod({
+  name: 'eth_estimateGas',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, at = 'latest', state, env], { chain }) => toQuantity(await chain.estimateGas(request, at, { state, block: env })),
+  handler: async ([request, at = 'latest', state, env], { chain }): Promise<Hex> =>
+    toQuantity(await chain.estimateGas(request, at, { state, block: env })),
 })

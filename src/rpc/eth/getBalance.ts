@@ -1,10 +1,13 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 import { address, block } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
 export const getBalance = defineMethod({
+  name: 'eth_getBalance',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }) => toQuantity(chain.stateAt(at).account(account)?.balance ?? 0n),
+  handler: ([account, at = 'latest'], { chain }): Hex => toQuantity(chain.stateAt(at).account(account)?.balance ?? 0n),
 })

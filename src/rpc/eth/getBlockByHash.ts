@@ -1,13 +1,17 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { formatBlock } from '../format.ts'
+import { formatAnyBlock } from '../format.ts'
 import { hash } from '../schemas.ts'
 
+import type { BlockJSON } from '../format.ts'
+
+/** `(hash, fullTransactions = false)`; null for an unknown block, as geth. */
 export const getBlockByHash = defineMethod({
+  name: 'eth_getBlockByHash',
   params: z.tuple([hash, z.boolean().optional()]),
-  handler: ([blockHash, full = false], { chain }) => {
-    const sealed = chain.blockByHash(blockHash)
-    return sealed === undefined ? null : formatBlock(sealed, full)
+  handler: ([blockHash, full = false], { chain }): BlockJSON | null => {
+    const found = chain.block({ blockHash })
+    return found === undefined ? null : formatAnyBlock(found, full)
   },
 })

@@ -1,13 +1,16 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 import { hash } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
 export const getBlockTransactionCountByHash = defineMethod({
+  name: 'eth_getBlockTransactionCountByHash',
   params: z.tuple([hash]),
-  handler: ([blockHash], { chain }) => {
-    const sealed = chain.blockByHash(blockHash)
-    return sealed === undefined ? null : toQuantity(sealed.block.transactions.length)
+  handler: ([blockHash], { chain }): Hex | null => {
+    const found = chain.block({ blockHash })
+    return found === undefined ? null : toQuantity(found.transactions.length)
   },
 })

@@ -1,19 +1,16 @@
 import { z } from 'zod'
 
-import { BlockNotFoundError } from '../../errors.ts'
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 import { block } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
 export const getBlockTransactionCountByNumber = defineMethod({
+  name: 'eth_getBlockTransactionCountByNumber',
   params: z.tuple([block]),
-  handler: ([at], { chain }) => {
-    try {
-      const resolved = chain.resolve(at)
-      return toQuantity(resolved.kind === 'pending' ? resolved.block.transactions.length : resolved.block.block.transactions.length)
-    } catch (error) {
-      if (error instanceof BlockNotFoundError) return null
-      throw error
-    }
+  handler: ([at], { chain }): Hex | null => {
+    const found = chain.block(at)
+    return found === undefined ? null : toQuantity(found.transactions.length)
   },
 })

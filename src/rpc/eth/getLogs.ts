@@ -5,7 +5,8 @@ import { defineMethod } from '../method.ts'
 import { formatLog } from '../format.ts'
 import { address, block, hash } from '../schemas.ts'
 
-import type { Hex } from '../../chain/state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { LogJSON } from '../format.ts'
 
 /** geth's default cap on the blocks one eth_getLogs may scan. */
 const MAX_BLOCK_RANGE = 10_000n
@@ -21,9 +22,11 @@ const filter = z.object({
   topics: z.array(topic).max(4).optional(),
 })
 
+/** `(filter)`: the logs of a block range or of one block by hash, as geth filters them. */
 export const getLogs = defineMethod({
+  name: 'eth_getLogs',
   params: z.tuple([filter]),
-  handler: ([query], { chain }) => {
+  handler: ([query], { chain }): LogJSON[] => {
     let fromBlock: bigint
     let toBlock: bigint
     if (query.blockHash !== undefined) {
@@ -37,7 +40,7 @@ export const getLogs = defineMethod({
       if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
       if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
     }
-    const found = chain.getLogs({
+    const found = chain.logs({
       fromBlock,
       toBlock,
       addresses: query.address === undefined ? undefined : [query.address].flat(),

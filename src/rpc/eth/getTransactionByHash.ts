@@ -4,10 +4,14 @@ import { defineMethod } from '../method.ts'
 import { formatLocatedTransaction } from '../format.ts'
 import { hash } from '../schemas.ts'
 
+import type { TransactionJSON } from '../format.ts'
+
+/** A sealed, pre-confirmed or pooled transaction; null for an unknown hash. */
 export const getTransactionByHash = defineMethod({
+  name: 'eth_getTransactionByHash',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }) => {
-    const location = chain.findTransaction(txHash)
+  handler: ([txHash], { chain }): TransactionJSON | null => {
+    const location = chain.transaction(txHash)
     return location === undefined ? null : formatLocatedTransaction(location)
   },
 })

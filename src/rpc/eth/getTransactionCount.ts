@@ -1,12 +1,15 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 import { address, block } from '../schemas.ts'
 
-/** With `pending`, the nonce after the pre-confirmed state and the sender's queued pool transactions. */
+import type { Hex } from '../../hex.ts'
+
+/** `(address, block = latest)`; with `pending`, also past the sender's queued pool transactions. */
 export const getTransactionCount = defineMethod({
+  name: 'eth_getTransactionCount',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }) =>
+  handler: ([account, at = 'latest'], { chain }): Hex =>
     toQuantity(at === 'pending' ? chain.nextNonce(account) : (chain.stateAt(at).account(account)?.nonce ?? 0n)),
 })

@@ -4,11 +4,14 @@ import { defineMethod } from '../method.ts'
 import { formatReceipt } from '../format.ts'
 import { hash } from '../schemas.ts'
 
+import type { ReceiptJSON } from '../format.ts'
+
 /** Pre-confirmed transactions have receipts before their block seals (with blockHash null until then). */
 export const getTransactionReceipt = defineMethod({
+  name: 'eth_getTransactionReceipt',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }) => {
-    const location = chain.findTransaction(txHash)
+  handler: ([txHash], { chain }): ReceiptJSON | null => {
+    const location = chain.transaction(txHash)
     return location === undefined || location.kind === 'pool' ? null : formatReceipt(location)
   },
 })

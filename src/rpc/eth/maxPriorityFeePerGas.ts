@@ -1,12 +1,12 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
 
-/** 1 gwei, as anvil and Hardhat suggest: on a local chain any tip is taken. */
-export const SUGGESTED_TIP = 1_000_000_000n
+import type { Hex } from '../../hex.ts'
 
 export const maxPriorityFeePerGas = defineMethod({
+  name: 'eth_maxPriorityFeePerGas',
   params: z.tuple([]),
-  handler: () => toQuantity(SUGGESTED_TIP),
+  handler: (_params, { chain }): Hex => toQuantity(chain.suggestedFees().maxPriorityFeePerGas),
 })

@@ -4,7 +4,11 @@ import { z } from 'zod'
 import { defineMethod } from '../method.ts'
 import { data } from '../schemas.ts'
 
+import type { Hex } from '../../hex.ts'
+
+/** Checks a signed transaction against the pending state and pools it; its hash once it is durable. */
 export const sendRawTransaction = defineMethod({
+  name: 'eth_sendRawTransaction',
   params: z.tuple([data]),
-  handler: ([raw], { chain }) => chain.sendRawTransaction(hexToBytes(raw)),
+  handler: ([raw], { chain }): Promise<Hex> => chain.sendRawTransaction(hexToBytes(raw)),
 })

@@ -4,6 +4,7 @@ import { defineMethod } from '../method.ts'
 
 /** A local chain produces its own blocks: it is never syncing. */
 export const syncing = defineMethod({
+  name: 'eth_syncing',
   params: z.tuple([]),
-  handler: () => false,
+  handler: (): false => false,
 })

@@ -3,9 +3,12 @@ import { z } from 'zod'
 import { defineMethod } from '../method.ts'
 import { address } from '../schemas.ts'
 
+import type { WatchedAsset } from '../../wallet/store.ts'
+
 export const getWatchedAssets = defineMethod({
+  name: 'flashchain_getWatchedAssets',
   params: z.tuple([address.optional()]),
-  handler: ([account], { wallet, request: caller }) => {
+  handler: ([account], { wallet, request: caller }): WatchedAsset[] => {
     wallet.requireOwner(caller)
     return wallet.watchedAssets(caller, account)
   },

@@ -1,17 +1,22 @@
 import { z } from 'zod'
 
+import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { toQuantity } from '../format.ts'
+
+import type { Hex } from '../../hex.ts'
+
+export type PreconfirmResult = { blockNumber: Hex; flashblockIndex: number; transactions: Hex[] }
 
 /** Publishes one flashblock now: executes the pool's executable transactions on the pending block. */
 export const preconfirm = defineMethod({
+  name: 'flashchain_preconfirm',
   params: z.tuple([]),
-  handler: async (_params, { chain }) => {
+  handler: async (_params, { chain }): Promise<PreconfirmResult> => {
     const pending = await chain.preconfirm()
     return {
       blockNumber: toQuantity(pending.env.number),
       flashblockIndex: pending.flashblockIndex,
-      transactions: pending.transactions.map((tx) => `0x${Buffer.from(tx.hash()).toString('hex')}`),
+      transactions: pending.transactions.map((tx) => tx.hash),
     }
   },
 })

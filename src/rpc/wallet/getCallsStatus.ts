@@ -2,7 +2,10 @@ import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
 
+import type { CallsStatus } from '../../wallet/batches.ts'
+
 export const getCallsStatus = defineMethod({
+  name: 'wallet_getCallsStatus',
   params: z.tuple([z.string()]),
-  handler: ([id], { wallet, request: caller }) => wallet.batches.status(caller, id),
+  handler: ([id], { wallet, request: caller }): CallsStatus => wallet.batches.status(caller, id),
 })

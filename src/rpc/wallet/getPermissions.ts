@@ -2,7 +2,10 @@ import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
 
+import type { Permission } from '../../wallet/wallet.ts'
+
 export const getPermissions = defineMethod({
+  name: 'wallet_getPermissions',
   params: z.tuple([]),
-  handler: (_params, { wallet, request: caller }) => wallet.getPermissions(caller),
+  handler: (_params, { wallet, request: caller }): Permission[] => wallet.getPermissions(caller),
 })

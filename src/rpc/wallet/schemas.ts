@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { approvalDecisions, approvalKeys } from '../../wallet/approvals.ts'
 import { data, quantity } from '../schemas.ts'
 
-import type { Hex } from '../../chain/state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /** Method reference §2.3: `from` must match `^0x[0-9a-fA-F]{40}$`. */
 const accountAddress = z

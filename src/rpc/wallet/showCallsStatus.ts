@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { defineMethod } from '../method.ts'
 
 export const showCallsStatus = defineMethod({
+  name: 'wallet_showCallsStatus',
   params: z.tuple([z.string()]),
-  handler: ([id], { wallet, request: caller }) => wallet.batches.show(caller, id),
+  handler: ([id], { wallet, request: caller }): null => wallet.batches.show(caller, id),
 })

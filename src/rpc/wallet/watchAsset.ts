@@ -3,6 +3,7 @@ import { watchAssetParams } from './schemas.ts'
 
 /** EIP-747: add a token to the selected account's list, after checking it on chain. */
 export const watchAsset = defineMethod({
+  name: 'wallet_watchAsset',
   params: watchAssetParams,
-  handler: (asset, { wallet, request: caller }) => wallet.watchAsset(caller, asset),
+  handler: (asset, { wallet, request: caller }): Promise<true> => wallet.watchAsset(caller, asset),
 })

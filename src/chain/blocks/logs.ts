@@ -1,0 +1,66 @@
+import { bytesToHex } from '@ethereumjs/util'
+import { Bloom } from '@ethereumjs/vm'
+
+import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { Hex } from '../../hex.ts'
+import type { FoundLog, LogFilter } from '../types.ts'
+import type { BlockLogs, SealedBlocks } from './sealedBlocks.ts'
+import type { PendingSnapshot } from './types.ts'
+
+/**
+ * eth_getLogs over sealed blocks, and the pending block when asked: only the blocks whose logs bloom may hold what
+ * the filter looks for are read, so a scan of old blocks reads back only the receipts it needs.
+ */
+export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pending: () => PendingSnapshot; common: Common }): FoundLog[] {
+  const { blocks } = chain
+  const found: FoundLog[] = []
+  const head = blocks.head().number
+  const last = filter.toBlock < head ? filter.toBlock : head
+  const query = bloomQuery(filter)
+  for (let number = filter.fromBlock; number <= last; number++) {
+    const bloom = blocks.logsBloom(number)
+    if (bloom === undefined || !bloomMayMatch(new Bloom(bloom, chain.common), query)) continue
+    collectLogs(blocks.logs(number)!, filter, found)
+  }
+  if (filter.includePending === true) {
+    const { env, transactions, receipts } = chain.pending()
+    const transactionHash = (index: number) => bytesToHex(transactions[index]!.hash()) as Hex
+    collectLogs({ number: env.number, hash: null, timestamp: env.timestamp, receipts, transactionHash }, filter, found)
+  }
+  return found
+}
+
+/** geth's rule: a log has at least as many topics as the filter has positions; null and [] there match any topic. */
+export function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boolean {
+  if (filter === undefined) return true
+  if (filter.length > topics.length) return false
+  return filter.every((wanted, i) => {
+    if (wanted === null) return true
+    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(topics[i]!) : wanted === topics[i]
+  })
+}
+
+function collectLogs(block: Omit<BlockLogs, 'hash'> & { hash: Hex | null }, filter: LogFilter, found: FoundLog[]) {
+  let logIndex = 0
+  for (const [i, receipt] of block.receipts.entries()) {
+    for (const entry of receipt.logs) {
+      const matches =
+        (filter.addresses === undefined || filter.addresses.length === 0 || filter.addresses.includes(entry.address)) &&
+        matchesTopics(entry.topics, filter.topics)
+      if (matches) {
+        found.push({
+          ...entry,
+          blockNumber: block.number,
+          blockHash: block.hash,
+          blockTimestamp: block.timestamp,
+          transactionHash: block.transactionHash(i),
+          transactionIndex: i,
+          logIndex,
+        })
+      }
+      logIndex++
+    }
+  }
+}

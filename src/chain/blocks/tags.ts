@@ -1,0 +1,70 @@
+import { BlockNotFoundError } from '../../errors.ts'
+
+import type { BlockSpecifier } from '../types.ts'
+import type { SealedBlocks } from './sealedBlocks.ts'
+import type { PendingSnapshot, SealedBlock } from './types.ts'
+
+/** How far `safe` and `finalized` trail the head on a dev chain, as anvil has them. */
+const CONFIRMATION_DEPTH = { safe: 32n, finalized: 64n }
+
+export type ResolvedBlock = { kind: 'sealed'; block: SealedBlock } | { kind: 'pending'; block: PendingSnapshot }
+
+export type BlockResolver = {
+  /** The block a specifier names; BlockNotFoundError when there is none. */
+  resolve(block: BlockSpecifier): ResolvedBlock
+  /** The number a specifier names, without reading a sealed block back from the store. */
+  numberOf(block: BlockSpecifier): bigint
+}
+
+/**
+ * Block tags, as docs/chain.md sets them: `latest` is the last sealed block, `pending` the block
+ * being built as of its newest flashblock, `safe` and `finalized` trail the head by 32 and 64 blocks (floored at
+ * genesis), or are the head itself after an import, which no consensus layer can dispute.
+ */
+export function createBlockResolver(chain: { blocks: SealedBlocks; pending: () => PendingSnapshot; finalizedAtHead: () => boolean }): BlockResolver {
+  const { blocks } = chain
+
+  function resolve(specifier: BlockSpecifier): ResolvedBlock {
+    if (typeof specifier === 'bigint') {
+      const block = blocks.byNumber(specifier)
+      if (block === undefined) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
+      return { kind: 'sealed', block }
+    }
+    if (typeof specifier === 'object') {
+      const block = blocks.byHash(specifier.blockHash)
+      if (block === undefined) throw new BlockNotFoundError(specifier.blockHash)
+      return { kind: 'sealed', block }
+    }
+    switch (specifier) {
+      case 'pending':
+        return { kind: 'pending', block: chain.pending() }
+      case 'latest':
+        return { kind: 'sealed', block: blocks.head() }
+      case 'earliest':
+        return { kind: 'sealed', block: blocks.byNumber(0n)! }
+      case 'safe':
+      case 'finalized': {
+        const head = blocks.head().number
+        const number = chain.finalizedAtHead() ? head : head - CONFIRMATION_DEPTH[specifier]
+        return { kind: 'sealed', block: blocks.byNumber(number > 0n ? number : 0n)! }
+      }
+    }
+  }
+
+  return {
+    resolve,
+    numberOf(specifier) {
+      if (typeof specifier === 'bigint') {
+        if (specifier >= BigInt(blocks.count)) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
+        return specifier
+      }
+      if (typeof specifier === 'object') {
+        const number = blocks.numberOf(specifier.blockHash)
+        if (number === undefined) throw new BlockNotFoundError(specifier.blockHash)
+        return number
+      }
+      const resolved = resolve(specifier)
+      return resolved.kind === 'pending' ? resolved.block.env.number : resolved.block.number
+    },
+  }
+}

@@ -1,0 +1,141 @@
+import { Capability } from '@ethereumjs/tx'
+import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Hex } from '../../hex.ts'
+import type { Block, BlockPosition, PendingBlock, Transaction } from '../types.ts'
+import type { PendingSnapshot, SealedBlock } from './types.ts'
+
+/**
+ * The plain data of the engine's blocks and transactions, made on first request and kept as long as the engine's
+ * object lives: a block that nobody asks about costs nothing, and one asked about again costs a lookup.
+ */
+const transactions = new WeakMap<TypedTransaction, Transaction>()
+const sealedBlocks = new WeakMap<SealedBlock, Block>()
+const pendingBlocks = new WeakMap<PendingSnapshot, PendingBlock>()
+
+const hex = (bytes: Uint8Array): Hex => bytesToHex(bytes) as Hex
+
+export function transactionOf(tx: TypedTransaction, sender: Hex): Transaction {
+  let view = transactions.get(tx)
+  if (view === undefined) transactions.set(tx, (view = toTransaction(tx, sender)))
+  return view
+}
+
+function toTransaction(tx: TypedTransaction, sender: Hex): Transaction {
+  const fields = tx as unknown as Partial<{
+    gasPrice: bigint
+    maxFeePerGas: bigint
+    maxPriorityFeePerGas: bigint
+    maxFeePerBlobGas: bigint
+    blobVersionedHashes: Hex[]
+    accessList: [Uint8Array, Uint8Array[]][]
+    authorizationList: Uint8Array[][]
+  }>
+  const replayProtected = tx.type !== 0 || tx.supports(Capability.EIP155ReplayProtection)
+  return {
+    hash: hex(tx.hash()),
+    type: tx.type,
+    chainId: replayProtected ? tx.common.chainId() : undefined,
+    nonce: tx.nonce,
+    from: sender,
+    to: tx.to === undefined ? null : (tx.to.toString() as Hex),
+    value: tx.value,
+    input: hex(tx.data),
+    gas: tx.gasLimit,
+    gasPrice: fields.gasPrice,
+    maxFeePerGas: fields.maxFeePerGas,
+    maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+    maxFeePerBlobGas: fields.maxFeePerBlobGas,
+    blobVersionedHashes: fields.blobVersionedHashes,
+    accessList: tx.supports(Capability.EIP2930AccessLists)
+      ? fields.accessList!.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) }))
+      : undefined,
+    authorizationList: tx.supports(Capability.EIP7702EOACode)
+      ? fields.authorizationList!.map(([chainId, address, nonce, yParity, r, s]) => ({
+          chainId: bytesToBigInt(chainId!),
+          address: hex(address!),
+          nonce: bytesToBigInt(nonce!),
+          yParity: Number(bytesToBigInt(yParity!)),
+          r: bytesToBigInt(r!),
+          s: bytesToBigInt(s!),
+        }))
+      : undefined,
+    v: tx.v ?? 0n,
+    r: tx.r ?? 0n,
+    s: tx.s ?? 0n,
+  }
+}
+
+export function sealedBlockOf(sealed: SealedBlock): Block {
+  let view = sealedBlocks.get(sealed)
+  if (view === undefined) sealedBlocks.set(sealed, (view = toBlock(sealed)))
+  return view
+}
+
+function toBlock(sealed: SealedBlock): Block {
+  const { block } = sealed
+  const { header } = block
+  return {
+    kind: 'sealed',
+    hash: sealed.hash,
+    header: {
+      number: header.number,
+      parentHash: hex(header.parentHash),
+      sha3Uncles: hex(header.uncleHash),
+      miner: header.coinbase.toString() as Hex,
+      stateRoot: hex(header.stateRoot),
+      transactionsRoot: hex(header.transactionsTrie),
+      receiptsRoot: hex(header.receiptTrie),
+      logsBloom: hex(header.logsBloom),
+      difficulty: header.difficulty,
+      gasLimit: header.gasLimit,
+      gasUsed: header.gasUsed,
+      timestamp: header.timestamp,
+      extraData: hex(header.extraData),
+      mixHash: hex(header.mixHash),
+      nonce: hex(header.nonce),
+      baseFeePerGas: header.baseFeePerGas,
+      withdrawalsRoot: header.withdrawalsRoot === undefined ? undefined : hex(header.withdrawalsRoot),
+      blobGasUsed: header.blobGasUsed,
+      excessBlobGas: header.excessBlobGas,
+      parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : hex(header.parentBeaconBlockRoot),
+      requestsHash: header.requestsHash === undefined ? undefined : hex(header.requestsHash),
+    },
+    size: BigInt(block.serialize().length),
+    transactions: block.transactions.map((tx, i) => transactionOf(tx, sealed.senders[i]!)),
+    receipts: sealed.receipts,
+    withdrawals: block.withdrawals?.map((withdrawal) => ({
+      index: withdrawal.index,
+      validatorIndex: withdrawal.validatorIndex,
+      address: withdrawal.address.toString() as Hex,
+      amount: withdrawal.amount,
+    })),
+    uncles: block.uncleHeaders.map((uncle) => hex(uncle.hash())),
+  }
+}
+
+export function pendingBlockOf(pending: PendingSnapshot): PendingBlock {
+  let view = pendingBlocks.get(pending)
+  if (view === undefined) {
+    view = {
+      kind: 'pending',
+      env: pending.env,
+      flashblockIndex: pending.flashblockIndex,
+      transactions: pending.transactions.map((tx, i) => transactionOf(tx, pending.senders[i]!)),
+      receipts: pending.receipts,
+    }
+    pendingBlocks.set(pending, view)
+  }
+  return view
+}
+
+export function sealedBlockPosition(sealed: SealedBlock): BlockPosition {
+  const { header } = sealed.block
+  return { hash: sealed.hash, number: sealed.number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+}
+
+export function pendingBlockPosition(pending: PendingSnapshot): BlockPosition {
+  const { env } = pending
+  return { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+}

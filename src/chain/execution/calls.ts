@@ -1,0 +1,149 @@
+import { ExecutionRevertedError } from '../../errors.ts'
+import { headerEnv } from '../blocks/env.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { createAnswerCache } from './answers.ts'
+import { createCallRunner } from './callRunner.ts'
+import { CALL_STIPEND } from './estimate.ts'
+import { withOverrides } from './overrides.ts'
+import { WorkerGoneError, createExecutionPool } from './workerPool.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { ResolvedBlock } from '../blocks/tags.ts'
+import type { SealedBlock } from '../blocks/types.ts'
+import type { StateHistory } from '../state/history.ts'
+import type { StateDiff } from '../state/types.ts'
+import type { BlockEnv, SequencePlan } from '../types.ts'
+import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
+import type { Overrides } from './overrides.ts'
+import type { WorkerInit } from './worker.ts'
+import type { ExecutionPool } from './workerPool.ts'
+import type { CallMethod } from './workerMessages.ts'
+
+export type CallsOptions = {
+  common: Common
+  history: StateHistory
+  blockHashes: BlockHashes
+  rpcGasCap: bigint
+  revertCode: number
+  debug?: (line: string) => void
+}
+
+/**
+ * eth_call, eth_estimateGas and the wallet's sequence estimates, on any block's state: answered from the answer
+ * cache when the same request was answered on the same snapshot, else run on an execution worker when one is free,
+ * else on this thread.
+ */
+export type Calls = {
+  call(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<Uint8Array>
+  estimateGas(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<bigint>
+  /**
+   * Gas for transactions to be sent one after the other: each is estimated on the state the previous ones leave.
+   * One that will revert gets the gas its failing run consumed, and is marked.
+   */
+  estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: ResolvedBlock): Promise<SequencePlan[]>
+  /** Starts `size` worker threads, each from what `init` gives it then. */
+  startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void): void
+  /** Replicates a sealed block to the workers; call it before anything can read the block. */
+  commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
+  /** EVM runs made by calls and estimates so far (a debug figure). */
+  readonly runs: number
+  close(): Promise<void>
+}
+
+export async function createCalls(options: CallsOptions): Promise<Calls> {
+  const { history, debug } = options
+  const runner = await createCallRunner(options)
+  const { executor } = runner
+  const answers = createAnswerCache()
+  let workers: ExecutionPool | undefined
+
+  // One environment object per sealed block, so the executor's per-environment caches hit across requests.
+  const envs = new WeakMap<SealedBlock, BlockEnv>()
+  function viewOf(resolved: ResolvedBlock): ExecutionView {
+    if (resolved.kind === 'pending') return { env: resolved.block.env, state: resolved.block.state }
+    let env = envs.get(resolved.block)
+    if (env === undefined) envs.set(resolved.block, (env = headerEnv(resolved.block.block)))
+    return { env, state: history.at(resolved.block.number) }
+  }
+
+  /** On an idle worker if there is one, else here; a worker that dies mid-run leaves the run to this thread. */
+  async function onWorker(method: CallMethod, request: CallRequest, view: ExecutionView) {
+    const remote = workers?.run(method, request, view)
+    if (remote === undefined) return undefined
+    try {
+      return await remote
+    } catch (error) {
+      if (error instanceof WorkerGoneError) return undefined
+      throw error
+    }
+  }
+
+  async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
+    const remote = await onWorker('eth_call', request, view)
+    return remote === undefined ? runner.call(request, view) : (remote.value as Uint8Array)
+  }
+
+  async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
+    const remote = await onWorker('eth_estimateGas', request, view)
+    const estimate = remote === undefined ? await runner.estimate(request, view) : { gas: remote.value as bigint, runs: remote.runs }
+    debug?.(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
+    return estimate.gas
+  }
+
+  return {
+    async call(request, resolved, overrides) {
+      if (hasOverrides(overrides)) return runner.call(request, withOverrides(viewOf(resolved), overrides))
+      return (await answers.answer(resolved.block, 'eth_call', request, () => callOn(request, viewOf(resolved)))).value
+    },
+
+    async estimateGas(request, resolved, overrides) {
+      if (hasOverrides(overrides)) return estimateOn(request, withOverrides(viewOf(resolved), overrides))
+      const { value, hit } = await answers.answer(resolved.block, 'eth_estimateGas', request, () => estimateOn(request, viewOf(resolved)))
+      if (hit) debug?.(`eth_estimateGas: ${value} from the answer cache`)
+      return value
+    },
+
+    async estimateSequence(steps, resolved) {
+      let view = viewOf(resolved)
+      const plans: SequencePlan[] = []
+      for (const { request, gas } of steps) {
+        let plan: SequencePlan
+        try {
+          plan = gas !== undefined ? { gas, reverts: false } : { gas: await estimateOn(request, view), reverts: false }
+        } catch (error) {
+          if (!(error instanceof ExecutionRevertedError)) throw error
+          // It will revert whatever its gas: give it what its failing run consumed, with the 1/64 it may forward.
+          const hi = runner.ceiling(request, view)
+          const { outcome } = await executor.execute(request, hi, view)
+          const consumed = outcome.kind === 'invalid' ? hi : ((outcome.gasConsumed + CALL_STIPEND) * 64n) / 63n
+          plan = { gas: consumed < hi ? consumed : hi, reverts: true }
+        }
+        const { outcome, writes } = await executor.execute(request, plan.gas, view)
+        if (outcome.kind !== 'success') plan.reverts = true
+        plans.push(plan)
+        view = { env: view.env, state: createOverlay(writes, view.state) }
+      }
+      return plans
+    },
+
+    startWorkers(size, init, log) {
+      if (size > 0) workers = createExecutionPool({ size, init, log })
+    },
+
+    commitBlock(number, hash, diff) {
+      workers?.commitBlock(number, hash, diff)
+    },
+
+    get runs() {
+      return executor.runs + (workers?.runs ?? 0)
+    },
+
+    async close() {
+      await workers?.close()
+    },
+  }
+}
+
+function hasOverrides(overrides: Overrides): boolean {
+  return overrides.state !== undefined || overrides.block !== undefined
+}

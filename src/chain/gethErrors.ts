@@ -1,0 +1,54 @@
+/**
+ * ethereumjs words the transactions it refuses in its own way; clients (viem's `src/errors/node.ts`, ethers) classify
+ * node errors by geth's words. This is the one place that turns the first into the second.
+ */
+import { ExecutionError, TransactionRejectedError, txErrors } from '../errors.ts'
+import { EIP7825_TX_GAS_CAP } from './spec/forks.ts'
+
+import type { RpcError } from '../errors.ts'
+
+/** The first line of an ethereumjs message, without the context it appends in parentheses. */
+function detailOf(message: string): string {
+  return message.split('\n')[0]!.replace(/ \(.*$/s, '')
+}
+
+/** A transaction that could not be decoded, or that decoding refused (chain id, type, EIP-7825 cap). */
+export function decodeError(message: string, context: { chainId: bigint; blockGasLimit: bigint }): RpcError {
+  let match: RegExpMatchArray | null
+  if ((match = message.match(/not matching the derived chain ID (\d+)/)) !== null) return txErrors.invalidChainId(context.chainId, BigInt(match[1]!))
+  if ((match = message.match(/Incompatible EIP155-based V (\d+)/)) !== null) {
+    return txErrors.invalidChainId(context.chainId, (BigInt(match[1]!) - 35n) / 2n)
+  }
+  if ((match = message.match(/Transaction gas limit (\d+) exceeds the maximum allowed by EIP-7825/)) !== null) {
+    const gas = BigInt(match[1]!)
+    return gas > context.blockGasLimit ? txErrors.exceedsBlockGasLimit() : txErrors.gasLimitTooHigh(EIP7825_TX_GAS_CAP, gas)
+  }
+  if (/not activated|not supported|Unknown tx type|TypedTransaction with ID \d+ unknown/i.test(message)) return txErrors.typeNotSupported()
+  // Anything else is malformed input; its first line says what.
+  return new TransactionRejectedError(`invalid transaction: ${detailOf(message)}`)
+}
+
+/** A call or estimate that the EVM refused to start (or that halted), from `from`. */
+export function invalidCallError(message: string, from: string): RpcError {
+  const detail = detailOf(message)
+  let match: RegExpMatchArray | null
+  if ((match = detail.match(/upfront cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
+    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
+  }
+  if ((match = detail.match(/max cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
+    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
+  }
+  if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
+    return txErrors.feeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
+  }
+  if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
+    return txErrors.intrinsicGasTooLow(BigInt(match[1]!), BigInt(match[2]!))
+  }
+  if (/address is not EOA/.test(detail)) return txErrors.senderNotEOA(from)
+  return new ExecutionError(detail)
+}
+
+/** The reason a pool transaction failed when its turn came, for the log. */
+export function dropReason(message: string): string {
+  return message.replace(/ \(.*$/s, '')
+}

@@ -1,0 +1,138 @@
+import { RLP } from '@ethereumjs/rlp'
+import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
+import { KECCAK256_NULL, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
+
+import { txErrors } from '../../errors.ts'
+import { decodeError } from '../gethErrors.ts'
+import { isDelegation } from '../spec/eip7702.ts'
+import { pendingIndexOf } from '../blocks/types.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Hex } from '../../hex.ts'
+import type { ChainStore } from '../storage/chainStore.ts'
+import type { Forks } from '../spec/forks.ts'
+import type { BlockEnv } from '../types.ts'
+import type { PendingSnapshot } from '../blocks/types.ts'
+import type { Pool } from './txpool.ts'
+
+const EMPTY = new Uint8Array(0)
+
+export type AdmissionOptions = {
+  chainId: bigint
+  forks: Forks
+  /** The chain's Common, copied once per hardfork to decode transactions of the pending block. */
+  common: Common
+  pool: Pool
+  store: ChainStore
+  pending: () => PendingSnapshot
+  /** Whether a transaction with this hash is sealed already. */
+  isSealed: (hash: Hex) => boolean
+}
+
+/**
+ * The door of the pool: decodes a raw transaction and checks it against the pending state as geth's txpool does,
+ * with geth's words, before it is kept. A transaction whose hash was returned is in the store's pool table.
+ */
+export type Admission = {
+  decode(raw: Uint8Array): TypedTransaction
+  admit(tx: TypedTransaction, raw: Uint8Array): Hex
+  /** The sender's next nonce: the pending state's, then past its queued pool transactions. */
+  nextNonce(address: Hex): bigint
+}
+
+export function createAdmission(options: AdmissionOptions): Admission {
+  const { chainId, forks, pool, store } = options
+
+  /** One frozen-in-time Common per hardfork, for decoding transactions of a given block. */
+  const commons = new Map<string, Common>()
+  function commonAt(env: BlockEnv): Common {
+    const hardfork = forks.at(env).hardfork()
+    let fork = commons.get(hardfork)
+    if (fork === undefined) {
+      fork = options.common.copy()
+      fork.setHardfork(hardfork)
+      commons.set(hardfork, fork)
+    }
+    return fork
+  }
+
+  function decode(raw: Uint8Array): TypedTransaction {
+    const { env } = options.pending()
+    try {
+      const decodeOptions = { common: commonAt(env), allowUnlimitedInitCodeSize: false }
+      // A blob transaction arrives in its network form, with blobs, commitments and proofs (EIP-4844, EIP-7594).
+      if (raw[0] === 3 && Array.isArray(RLP.decode(raw.subarray(1))[0])) return createBlob4844TxFromSerializedNetworkWrapper(raw, decodeOptions)
+      return createTxFromRLP(raw, decodeOptions)
+    } catch (error) {
+      throw decodeError(error instanceof Error ? error.message : String(error), { chainId, blockGasLimit: env.gasLimit })
+    }
+  }
+
+  /** EIP-7702: each valid authorization the sender signs for itself bumps its nonce once more. */
+  function nonceAfter(tx: TypedTransaction, sender: Hex): bigint {
+    let next = tx.nonce + 1n
+    if (!tx.supports(Capability.EIP7702EOACode)) return next
+    for (const authorization of (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList) {
+      const [authChainId, , nonce] = authorization
+      const chainMatches = authChainId!.length === 0 || bytesToBigInt(authChainId!) === chainId
+      if (!chainMatches || bytesToBigInt(nonce!) !== next) continue
+      try {
+        if (eoaCode7702RecoverAuthority(authorization as never).toString() === sender) next++
+      } catch {
+        // An authorization that does not recover is skipped by execution too.
+      }
+    }
+    return next
+  }
+
+  function admit(tx: TypedTransaction, raw: Uint8Array): Hex {
+    const hash = bytesToHex(tx.hash()) as Hex
+    const pending = options.pending()
+    if (options.isSealed(hash) || pool.get(hash) !== undefined || pendingIndexOf(pending, hash) !== undefined) throw txErrors.alreadyKnown()
+    if (tx.supports(Capability.EIP155ReplayProtection) && tx.common.chainId() !== chainId) {
+      throw txErrors.invalidChainId(chainId, tx.common.chainId())
+    }
+    let sender: Hex
+    try {
+      sender = tx.getSenderAddress().toString() as Hex
+    } catch (error) {
+      throw txErrors.invalidSender(error instanceof Error ? error.message : String(error))
+    }
+    if (tx.gasLimit > pending.env.gasLimit) throw txErrors.exceedsBlockGasLimit()
+    const cap = forks.txGasCap(pending.env)
+    if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
+    const intrinsic = tx.getIntrinsicGas()
+    if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGasTooLow(tx.gasLimit, intrinsic)
+    const floor = getMinimumGasLimit(tx)
+    if (tx.gasLimit < floor) throw txErrors.floorDataGas(tx.gasLimit, floor)
+
+    const account = pending.state.account(sender)
+    const stateNonce = account?.nonce ?? 0n
+    if (tx.nonce < stateNonce) throw txErrors.nonceTooLow(sender, tx.nonce, stateNonce)
+    const balance = account?.balance ?? 0n
+    const cost = tx.getUpfrontCost()
+    const maxCost = 'maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost
+    if (balance < maxCost) throw txErrors.insufficientFunds(sender, balance, maxCost)
+    if (account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+      const code = pending.state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
+      // EIP-3607, relaxed by EIP-7702 for delegated accounts.
+      if (!isDelegation(code)) throw txErrors.senderNotEOA(sender)
+    }
+
+    const replaced = pool.add({ tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender) })
+    // Durable before the hash is returned: a crash after this line loses nothing.
+    store.addPoolTransaction(hash, raw)
+    if (replaced !== undefined) store.removePoolTransactions([replaced.hash])
+    return hash
+  }
+
+  return {
+    decode,
+    admit,
+    nextNonce(address) {
+      const stateNonce = options.pending().state.account(address)?.nonce ?? 0n
+      return pool.nextNonce(address, stateNonce)
+    },
+  }
+}

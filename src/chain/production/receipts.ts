@@ -1,0 +1,36 @@
+import { bytesToHex } from '@ethereumjs/util'
+
+import { EMPTY_BLOOM } from '../blocks/types.ts'
+
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { RunTxResult } from '@ethereumjs/vm'
+import type { Hex } from '../../hex.ts'
+import type { BlockEnv, Receipt } from '../types.ts'
+
+/** A transaction's receipt, from what runTx reports of it. */
+export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockEnv): Receipt {
+  const receipt = result.receipt as RunTxResult['receipt'] & { status?: 0 | 1; stateRoot?: Uint8Array; blobGasPrice?: bigint }
+  const baseFee = env.baseFeePerGas ?? 0n
+  let effectiveGasPrice: bigint
+  if ('maxFeePerGas' in tx) {
+    const withTip = baseFee + tx.maxPriorityFeePerGas
+    effectiveGasPrice = withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas
+  } else {
+    effectiveGasPrice = (tx as { gasPrice: bigint }).gasPrice
+  }
+  const logs = result.execResult.logs ?? []
+  return {
+    ...(receipt.stateRoot === undefined ? { status: receipt.status } : { root: bytesToHex(receipt.stateRoot) as Hex }),
+    cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
+    gasUsed: result.totalGasSpent,
+    logs: logs.map(([address, topics, data]) => ({
+      address: bytesToHex(address) as Hex,
+      topics: topics.map((topic) => bytesToHex(topic) as Hex),
+      data: bytesToHex(data) as Hex,
+    })),
+    logsBloom: logs.length === 0 ? EMPTY_BLOOM : (bytesToHex(result.bloom.bitvector) as Hex),
+    contractAddress: result.createdAddress === undefined ? null : (result.createdAddress.toString() as Hex),
+    effectiveGasPrice,
+    ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
+  }
+}

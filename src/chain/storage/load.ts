@@ -1,0 +1,122 @@
+import { createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
+
+import { createSealedBlocks } from '../blocks/sealedBlocks.ts'
+import { keccak256 } from '../crypto/keccak.ts'
+import { createChainSpec } from '../spec/chainSpec.ts'
+import { parseGenesisJsonText } from '../spec/genesis.ts'
+import { createStateHistory } from '../state/history.ts'
+import { createStateTrie } from '../state/trie.ts'
+import { createStateDiff } from '../state/types.ts'
+
+import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
+import type { SealedBlock } from '../blocks/types.ts'
+import type { GenesisSpec } from '../spec/genesis.ts'
+import type { StateHistory } from '../state/history.ts'
+import type { StateTrie } from '../state/trie.ts'
+import type { StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { ChainStore } from './chainStore.ts'
+
+/** Where the timestamp is among a block header's RLP fields (parent hash, ommers hash, …, gas used, timestamp). */
+const HEADER_TIMESTAMP = 11
+
+/** A chain as it starts: its rules, every block, the state history and the trie of the head's state. */
+export type LoadedChain = {
+  spec: GenesisSpec
+  /** The genesis JSON the chain was created from, as stored. */
+  genesisText: string
+  history: StateHistory
+  blocks: SealedBlocks
+  trie: StateTrie
+}
+
+export type LoadOptions = {
+  /** The genesis of a new chain; a data dir that holds a chain resumes the genesis it was created with. */
+  genesis: () => unknown
+  /** See SealedBlocksOptions. */
+  wholeTransactions?: number
+  log: (line: string) => void
+}
+
+/** Opens the chain a store holds, or writes the genesis of a new one. */
+export async function loadChain(store: ChainStore, options: LoadOptions): Promise<LoadedChain> {
+  const stored = store.getMeta('genesis')
+  const genesisJSON = stored !== undefined ? parseGenesisJsonText(stored) : options.genesis()
+  const spec = createChainSpec(genesisJSON)
+  const { common } = spec
+  const history = createStateHistory()
+  const blocks = createSealedBlocks({
+    wholeTransactions: options.wholeTransactions,
+    readBackTransactions: options.wholeTransactions,
+    load(number, hash) {
+      const block = store.block(number)!
+      return { block: createBlockFromRLP(block.rlp, { common, setHardfork: true }), hash, number, senders: block.senders, receipts: block.receipts }
+    },
+    loadLogs(number, hash) {
+      const block = store.blockReceipts(number)!
+      const [header, transactions] = RLP.decode(block.rlp) as [Uint8Array[], (Uint8Array | Uint8Array[])[]]
+      return {
+        number,
+        hash,
+        timestamp: bytesToBigInt(header[HEADER_TIMESTAMP]!),
+        receipts: block.receipts,
+        // In a block body a typed transaction is its own encoding, a legacy one an RLP list; its hash is the
+        // keccak of that encoding either way.
+        transactionHash: (index) => {
+          const item = transactions[index]!
+          return bytesToHex(keccak256(item instanceof Uint8Array ? item : RLP.encode(item))) as Hex
+        },
+      }
+    },
+  })
+
+  if (stored === undefined) {
+    const diff = allocDiff(spec.alloc)
+    history.commit(0n, diff)
+    const trie = await createStateTrie(history.entries())
+    for (const [address, account] of diff.accounts) {
+      if (account !== null && diff.storage.has(address)) diff.accounts.set(address, { ...account, storageRoot: trie.storageRoot(address) })
+    }
+    history.commit(0n, diff)
+    const genesis = createBlock({ header: { ...spec.header, stateRoot: trie.root() } }, { common, setHardfork: true })
+    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number: 0n, senders: [], receipts: [] }
+    store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
+    // Chain ids past 2^53 are bigints here; they are written back as the plain JSON numbers they came as.
+    const genesisText = JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? rawJSON(value.toString()) : value))
+    store.setMeta('genesis', genesisText)
+    blocks.add(sealed)
+    return { spec, genesisText, history, blocks, trie }
+  }
+
+  for (const block of store.blocks()) {
+    const decoded = createBlockFromRLP(block.rlp, { common, setHardfork: true })
+    blocks.add({ block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number: block.number, senders: block.senders, receipts: block.receipts })
+  }
+  store.loadState(history)
+  const trie = await createStateTrie(history.entries())
+  const head = blocks.head()
+  if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
+    options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
+  }
+  return { spec, genesisText: stored, history, blocks, trie }
+}
+
+/** The genesis accounts as the state writes of block 0. */
+function allocDiff(alloc: GenesisSpec['alloc']): StateDiff {
+  const diff = createStateDiff()
+  for (const [address, account] of alloc) {
+    let codeHash = KECCAK256_NULL
+    if (account.code.length > 0) {
+      codeHash = keccak256(account.code)
+      diff.code.set(bytesToHex(codeHash) as Hex, account.code)
+    }
+    diff.accounts.set(address, { nonce: account.nonce, balance: account.balance, codeHash, storageRoot: KECCAK256_RLP })
+    if (account.storage.size > 0) diff.storage.set(address, { cleared: false, slots: new Map(account.storage) })
+  }
+  return diff
+}
+
+/** JSON.rawJSON (Node 21+), not yet in TypeScript's lib: a JSON number of any size. */
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON

@@ -1,0 +1,166 @@
+/**
+ * What the chain hands to the layers above it: blocks, transactions, receipts and logs as plain data, with numbers
+ * as bigints and bytes as lowercase hex. Nothing here is an @ethereumjs class, so the RPC and the wallet never walk
+ * an EVM library's objects.
+ */
+import type { Hex } from '../hex.ts'
+
+export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'
+
+/** A block as a request names it: a tag, a number, or an EIP-1898 hash. */
+export type BlockSpecifier = BlockTag | bigint | { blockHash: Hex; requireCanonical?: boolean }
+
+export type Log = { address: Hex; topics: Hex[]; data: Hex }
+
+/** What execution decided about one transaction; positions and hashes come from the block that holds it. */
+export type Receipt = {
+  /** 1 success, 0 failure. Absent before Byzantium, where `root` is set instead. */
+  status?: 0 | 1
+  root?: Hex
+  cumulativeGasUsed: bigint
+  gasUsed: bigint
+  logs: Log[]
+  logsBloom: Hex
+  contractAddress: Hex | null
+  effectiveGasPrice: bigint
+  blobGasUsed?: bigint
+  blobGasPrice?: bigint
+}
+
+export type AccessListEntry = { address: Hex; storageKeys: Hex[] }
+
+/** An EIP-7702 authorization as a transaction carries it. */
+export type Authorization = { chainId: bigint; address: Hex; nonce: bigint; yParity: number; r: bigint; s: bigint }
+
+/** A signed transaction; the fields of its type are set, the others undefined. */
+export type Transaction = {
+  hash: Hex
+  type: number
+  /** Undefined only for a legacy transaction without EIP-155 replay protection. */
+  chainId: bigint | undefined
+  nonce: bigint
+  from: Hex
+  to: Hex | null
+  value: bigint
+  input: Hex
+  gas: bigint
+  /** Types 0 and 1. */
+  gasPrice: bigint | undefined
+  /** Types 2, 3 and 4. */
+  maxFeePerGas: bigint | undefined
+  maxPriorityFeePerGas: bigint | undefined
+  /** Type 3. */
+  maxFeePerBlobGas: bigint | undefined
+  blobVersionedHashes: Hex[] | undefined
+  /** Types 1 to 4. */
+  accessList: AccessListEntry[] | undefined
+  /** Type 4. */
+  authorizationList: Authorization[] | undefined
+  v: bigint
+  r: bigint
+  s: bigint
+}
+
+/** A sealed block's header, with the fields of its fork. */
+export type BlockHeader = {
+  number: bigint
+  parentHash: Hex
+  sha3Uncles: Hex
+  miner: Hex
+  stateRoot: Hex
+  transactionsRoot: Hex
+  receiptsRoot: Hex
+  logsBloom: Hex
+  difficulty: bigint
+  gasLimit: bigint
+  gasUsed: bigint
+  timestamp: bigint
+  extraData: Hex
+  mixHash: Hex
+  nonce: Hex
+  baseFeePerGas?: bigint
+  withdrawalsRoot?: Hex
+  blobGasUsed?: bigint
+  excessBlobGas?: bigint
+  parentBeaconBlockRoot?: Hex
+  requestsHash?: Hex
+}
+
+export type Withdrawal = { index: bigint; validatorIndex: bigint; address: Hex; amount: bigint }
+
+export type Block = {
+  kind: 'sealed'
+  hash: Hex
+  header: BlockHeader
+  /** Bytes of the block's RLP encoding. */
+  size: bigint
+  transactions: readonly Transaction[]
+  receipts: readonly Receipt[]
+  withdrawals: readonly Withdrawal[] | undefined
+  uncles: readonly Hex[]
+}
+
+/** The environment of a block: what execution needs to know about it, apart from the hashes of older blocks. */
+export type BlockEnv = {
+  number: bigint
+  timestamp: bigint
+  gasLimit: bigint
+  baseFeePerGas: bigint | undefined
+  coinbase: Hex
+  prevRandao: Hex
+  excessBlobGas: bigint | undefined
+  parentHash: Hex
+  parentBeaconBlockRoot: Hex | undefined
+}
+
+/** The block being built, as of its newest flashblock: its environment and what has been pre-confirmed so far. */
+export type PendingBlock = {
+  kind: 'pending'
+  env: BlockEnv
+  /** -1 before the block's first flashblock. */
+  flashblockIndex: number
+  transactions: readonly Transaction[]
+  receipts: readonly Receipt[]
+}
+
+/** Where a block puts a transaction, for the fields a transaction, receipt or log reports of it. */
+export type BlockPosition = { hash: Hex | null; number: bigint; timestamp: bigint; baseFeePerGas: bigint | undefined }
+
+/** Where a transaction is: sealed in a block, pre-confirmed in the pending block, or waiting in the pool. */
+export type TransactionLocation =
+  | { kind: 'sealed' | 'preconfirmed'; transaction: Transaction; block: BlockPosition; index: number; receipt: Receipt; logIndex: number }
+  | { kind: 'pool'; transaction: Transaction }
+
+/** Logs in [fromBlock, toBlock]; an empty address list, and null or [] at a topic position, match anything. */
+export type LogFilter = {
+  fromBlock: bigint
+  toBlock: bigint
+  addresses?: Hex[]
+  topics?: (Hex | Hex[] | null)[]
+  /** Also the logs of the pre-confirmed transactions (toBlock "pending"). */
+  includePending?: boolean
+}
+
+export type FoundLog = Log & {
+  blockNumber: bigint
+  /** Null for a log of a pre-confirmed transaction, whose block has no hash yet. */
+  blockHash: Hex | null
+  blockTimestamp: bigint
+  transactionHash: Hex
+  transactionIndex: number
+  logIndex: number
+}
+
+/** eth_feeHistory's answer (EIP-1559, EIP-4844), one entry per block and one more for the block after the range. */
+export type FeeHistory = {
+  oldestBlock: bigint
+  baseFeePerGas: bigint[]
+  gasUsedRatio: number[]
+  baseFeePerBlobGas: bigint[]
+  blobGasUsedRatio: number[]
+  /** Per block, the tip at each requested percentile of its gas. */
+  reward?: bigint[][]
+}
+
+/** What a transaction to be sent after others will need: its gas, and whether it is known to revert. */
+export type SequencePlan = { gas: bigint; reverts: boolean }
