@@ -4,7 +4,7 @@ import { toString as hexToString } from 'ox/Hex'
 import { ExecutionRevertedError, InvalidParamsError, UnauthorizedError } from '../errors.ts'
 
 import type { Hex } from '../hex.ts'
-import type { Caller, WalletCore } from './wallet.ts'
+import type { Caller, WalletCore } from './core.ts'
 
 /** wallet_watchAsset's parameters after the schema (EIP-747, method reference §2.5). */
 export type AssetRequest = { type: 'ERC20'; options: { address: Hex; symbol: string; decimals: number; image?: string } }

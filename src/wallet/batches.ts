@@ -22,7 +22,7 @@ import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../hex.ts'
 import type { BatchRecord } from './store.ts'
-import type { Caller, WalletCore } from './wallet.ts'
+import type { Caller, WalletCore } from './core.ts'
 
 type Capabilities = Record<string, unknown>
 

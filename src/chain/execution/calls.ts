@@ -15,9 +15,8 @@ import type { StateDiff } from '../state/types.ts'
 import type { BlockEnv, SequencePlan } from '../types.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
-import type { WorkerInit } from './worker.ts'
+import type { CallMethod, WorkerInit } from './workerMessages.ts'
 import type { ExecutionPool } from './workerPool.ts'
-import type { CallMethod } from './workerMessages.ts'
 
 export type CallsOptions = {
   common: Common

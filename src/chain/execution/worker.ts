@@ -8,41 +8,23 @@ import type { MessagePort } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../../errors.ts'
 import { startWorkerMemoryTrim } from '../../runtime/memoryTrim.ts'
-import { createCallRunner } from './callRunner.ts'
-import { mergeParamsOnce } from '../spec/forks.ts'
-import { WORKER_IDLE_MS } from './workerPool.ts'
-import { parseGenesisJsonText, parseGethGenesis } from '../spec/genesis.ts'
-import { cacheJumpAnalysis } from './jumpAnalysis.ts'
-import { keccak256 } from '../crypto/keccak.ts'
-import { createLazyKZG } from '../crypto/kzg.ts'
-import { nativeEcrecover } from '../crypto/secp256k1.ts'
+import { createChainSpec } from '../spec/chainSpec.ts'
+import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
-import { requestOf, stateRefOf } from './workerMessages.ts'
+import { createCallRunner } from './callRunner.ts'
+import { cacheJumpAnalysis } from './jumpAnalysis.ts'
+import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
-import type { BlockEnv } from '../types.ts'
-import type { HistorySnapshot } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
-import type { FromWorker, RunMessage, StateRef, ToWorker } from './workerMessages.ts'
-
-export type WorkerInit = {
-  /** The genesis JSON the chain was created from, as stored. */
-  genesis: string
-  history: HistorySnapshot
-  /** Block hashes by number, for BLOCKHASH. */
-  blockHashes: Uint8Array[]
-  rpcGasCap: bigint
-  revertCode: number
-}
+import type { BlockEnv } from '../types.ts'
+import type { FromWorker, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 
 const init = workerData as WorkerInit & { port: MessagePort }
 const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
 
-const spec = parseGethGenesis(parseGenesisJsonText(init.genesis), {
-  customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), keccak256 },
-})
-const common = mergeParamsOnce(spec.common)
+const { common } = createChainSpec(parseGenesisJsonText(init.genesis))
 await cacheJumpAnalysis()
 const history = createStateHistory(init.history)
 const blockHashes = init.blockHashes

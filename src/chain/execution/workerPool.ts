@@ -3,12 +3,11 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 
 import { fromPortable } from '../../errors.ts'
-import { runMessage } from './workerMessages.ts'
+import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest, ExecutionView } from './executor.ts'
-import type { WorkerInit } from './worker.ts'
-import type { CallMethod, FromWorker, StateRef, ToWorker } from './workerMessages.ts'
+import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 
 export type ExecutionPoolOptions = {
@@ -76,11 +75,6 @@ export const QUEUED_PER_WORKER = 256
 const WORKER_YOUNG_GENERATION_MB = 24
 /** Pending states and environments each worker keeps; the oldest is forgotten first. */
 const KEPT_PER_WORKER = 256
-/**
- * ms without a run after which a worker exits. A worker costs about 60 MB at rest (measured: 127 MB resident with
- * none, 185 with one) and starts again in about half a second, during which the main thread answers alone.
- */
-export const WORKER_IDLE_MS = 10_000
 
 type Pending = { resolve: (answer: RemoteAnswer) => void; reject: (error: Error) => void }
 

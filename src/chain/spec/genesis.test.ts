@@ -9,11 +9,10 @@ import { describe, expect, it } from 'vitest'
 import {
   GENESIS_GAS_LIMIT,
   INITIAL_BASE_FEE,
-  computeGenesisStateRoot,
-  createGenesisBlock,
   parseGenesisJsonText,
   parseGethGenesis,
 } from './genesis.ts'
+import { createGenesis } from '../state/genesis.ts'
 
 import type { BlockHeader, BlockHeaderBytes } from '@ethereumjs/block'
 
@@ -141,10 +140,8 @@ describe('parseGethGenesis on the execution-apis genesis.json', () => {
   })
 
   it('reproduces the genesis state root and hash (block 1 parentHash)', async () => {
-    expect(bytesToHex(await computeGenesisStateRoot(spec.alloc))).toBe(
-      '0xdc43f460541a253c0f64b6943ef83fa3bd601699a255622f088d46f7fde359fc',
-    )
-    const block = await createGenesisBlock(spec)
+    const { block } = await createGenesis(spec)
+    expect(bytesToHex(block.header.stateRoot)).toBe('0xdc43f460541a253c0f64b6943ef83fa3bd601699a255622f088d46f7fde359fc')
     const block1Header = decodeChain()[0][0]
     expect(bytesToHex(block1Header[0])).toBe('0x44fd89d504659cd58f48f4796b77a7e7012cf296a2409afa2f6c3cb99b5b3d99')
     expect(bytesToHex(block.hash())).toBe(bytesToHex(block1Header[0]))
@@ -152,7 +149,7 @@ describe('parseGethGenesis on the execution-apis genesis.json', () => {
   })
 
   it('lets ethereumjs read every header of chain.rlp, with blob gas following the bpo schedule', async () => {
-    const genesis = await createGenesisBlock(spec)
+    const { block: genesis } = await createGenesis(spec)
     const headers: BlockHeader[] = [genesis.header]
     for (const [values] of decodeChain()) {
       headers.push(
@@ -221,7 +218,7 @@ describe('parseGethGenesis on inline genesis objects', () => {
     expect(bytesToHex(SHA256_NULL)).toBe('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
     expect([...spec.alloc.keys()]).toEqual(['0x00000000000000000000000000000000000000aa'])
     expect(spec.alloc.get('0x00000000000000000000000000000000000000aa')!.balance).toBe(1000n)
-    const block = await createGenesisBlock(spec)
+    const { block } = await createGenesis(spec)
     expect(block.common.hardfork()).toBe('osaka')
     expect(block.header.requestsHash).toEqual(SHA256_NULL)
     // Default Osaka blob schedule (no blobSchedule given).

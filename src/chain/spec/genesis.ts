@@ -4,7 +4,7 @@
  * The header follows geth's `Genesis.toBlockWithRoot`: gasLimit defaults to 4712388, difficulty to 0x20000 (ethash,
  * zero mixHash) or 0; London at genesis adds baseFeePerGas (1 gwei unless given), Shanghai withdrawalsRoot, Cancun
  * blobGasUsed/excessBlobGas (0 unless given) and a zero parentBeaconBlockRoot, Prague requestsHash = sha256("").
- * stateRoot is left out: {@link computeGenesisStateRoot} derives it from the alloc.
+ * stateRoot is left out: createGenesis (state/genesis.ts) derives it from the alloc.
  *
  * Quirks of `createCommonFromGethGenesis` (@ethereumjs/common 10.1) handled here:
  * - A `blobSchedule` entry replaces that fork's inline params with `targetBlobGasPerBlock` / `maxBlobGasPerBlock` /
@@ -17,14 +17,9 @@
  *   {@link parseGenesisJsonText}, which keeps such integers as bigints.
  */
 import { createCommonFromGethGenesis, type CustomCrypto } from '@ethereumjs/common'
-import { createBlock } from '@ethereumjs/block'
-import { createMPT } from '@ethereumjs/mpt'
-import * as RLP from '@ethereumjs/rlp'
-import { KECCAK256_RLP, SHA256_NULL, bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, SHA256_NULL, bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import { keccak256 } from '../crypto/keccak.ts'
-
-import type { Block, HeaderData } from '@ethereumjs/block'
+import type { HeaderData } from '@ethereumjs/block'
 import type { Common, GethGenesis } from '@ethereumjs/common'
 
 export type GenesisAccount = {
@@ -107,7 +102,7 @@ function describe(value: unknown): string {
 }
 
 /** A non-negative integer given as a JSON number, a bigint, or a hex ("0x..") or decimal string. */
-function toQuantity(value: unknown, field: string): bigint {
+function parseQuantity(value: unknown, field: string): bigint {
   if (typeof value === 'bigint') {
     if (value < 0n) fail(`${field} must not be negative, got ${describe(value)}`)
     return value
@@ -128,7 +123,7 @@ function toQuantity(value: unknown, field: string): bigint {
 
 /** An optional quantity: absent or null gives undefined. */
 function optionalQuantity(value: unknown, field: string): bigint | undefined {
-  return value === undefined || value === null ? undefined : toQuantity(value, field)
+  return value === undefined || value === null ? undefined : parseQuantity(value, field)
 }
 
 /** Hex bytes, 0x optional, even length; `length` demands an exact byte length. */
@@ -184,7 +179,7 @@ function checkForkOrder(forks: ReadonlyArray<{ field: string; optional?: boolean
 
 function parseChainId(value: unknown): bigint {
   if (value === undefined || value === null) fail('config.chainId is required')
-  const chainId = toQuantity(value, 'config.chainId')
+  const chainId = parseQuantity(value, 'config.chainId')
   if (chainId === 0n) fail('config.chainId must not be 0')
   return chainId
 }
@@ -197,7 +192,7 @@ function parseBlobSchedule(value: unknown) {
     const field = `config.blobSchedule.${fork}`
     if (!isRecord(entry)) fail(`${field} must be an object, got ${describe(entry)}`)
     const number = (key: string) => {
-      const n = toQuantity(entry[key], `${field}.${key}`)
+      const n = parseQuantity(entry[key], `${field}.${key}`)
       if (n > BigInt(Number.MAX_SAFE_INTEGER)) fail(`${field}.${key} is too large: ${n}`)
       return Number(n)
     }
@@ -217,7 +212,7 @@ function parseAlloc(value: unknown): Map<`0x${string}`, GenesisAccount> {
     if (alloc.has(address)) fail(`${field} is given twice`)
     if (!isRecord(entry)) fail(`${field} must be an object, got ${describe(entry)}`)
     if (entry.balance === undefined || entry.balance === null) fail(`${field}.balance is required`)
-    const balance = toQuantity(entry.balance, `${field}.balance`)
+    const balance = parseQuantity(entry.balance, `${field}.balance`)
     if (balance >= 2n ** 256n) fail(`${field}.balance does not fit in 256 bits`)
     const nonce = optionalQuantity(entry.nonce, `${field}.nonce`) ?? 0n
     if (nonce >= 2n ** 64n) fail(`${field}.nonce does not fit in 64 bits`)
@@ -383,33 +378,4 @@ export function parseGethGenesis(json: unknown, options: { customCrypto?: Custom
   if (common.isActivatedEIP(7685)) header.requestsHash = SHA256_NULL
 
   return { common, header, alloc: parseAlloc(json.alloc) }
-}
-
-/** The state root of the alloc: accounts at keccak256(address), storage slots at keccak256(slot) = RLP(value). */
-export async function computeGenesisStateRoot(alloc: Map<`0x${string}`, GenesisAccount>): Promise<Uint8Array> {
-  const trie = await createMPT()
-  for (const [address, account] of alloc) {
-    let storageRoot = KECCAK256_RLP
-    if (account.storage.size > 0) {
-      const storageTrie = await createMPT()
-      for (const [slot, value] of account.storage) {
-        await storageTrie.put(keccak256(hexToBytes(slot)), RLP.encode(value))
-      }
-      storageRoot = storageTrie.root()
-    }
-    const body = RLP.encode([
-      bigIntToUnpaddedBytes(account.nonce),
-      bigIntToUnpaddedBytes(account.balance),
-      storageRoot,
-      keccak256(account.code),
-    ])
-    await trie.put(keccak256(hexToBytes(address)), body)
-  }
-  return trie.root()
-}
-
-/** The genesis block (state root computed from the alloc), with its hardfork set from the spec's Common. */
-export async function createGenesisBlock(spec: GenesisSpec): Promise<Block> {
-  const stateRoot = await computeGenesisStateRoot(spec.alloc)
-  return createBlock({ header: { ...spec.header, stateRoot } }, { common: spec.common, setHardfork: true })
 }

@@ -1,21 +1,20 @@
-import { createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { createSealedBlocks } from '../blocks/sealedBlocks.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
+import { createGenesis } from '../state/genesis.ts'
 import { createStateTrie } from '../state/trie.ts'
-import { createStateDiff } from '../state/types.ts'
 
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from './chainStore.ts'
 
@@ -73,14 +72,8 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   })
 
   if (stored === undefined) {
-    const diff = allocDiff(spec.alloc)
+    const { block: genesis, diff, trie } = await createGenesis(spec)
     history.commit(0n, diff)
-    const trie = await createStateTrie(history.entries())
-    for (const [address, account] of diff.accounts) {
-      if (account !== null && diff.storage.has(address)) diff.accounts.set(address, { ...account, storageRoot: trie.storageRoot(address) })
-    }
-    history.commit(0n, diff)
-    const genesis = createBlock({ header: { ...spec.header, stateRoot: trie.root() } }, { common, setHardfork: true })
     const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number: 0n, senders: [], receipts: [] }
     store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
     // Chain ids past 2^53 are bigints here; they are written back as the plain JSON numbers they came as.
@@ -101,21 +94,6 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
   }
   return { spec, genesisText: stored, history, blocks, trie }
-}
-
-/** The genesis accounts as the state writes of block 0. */
-function allocDiff(alloc: GenesisSpec['alloc']): StateDiff {
-  const diff = createStateDiff()
-  for (const [address, account] of alloc) {
-    let codeHash = KECCAK256_NULL
-    if (account.code.length > 0) {
-      codeHash = keccak256(account.code)
-      diff.code.set(bytesToHex(codeHash) as Hex, account.code)
-    }
-    diff.accounts.set(address, { nonce: account.nonce, balance: account.balance, codeHash, storageRoot: KECCAK256_RLP })
-    if (account.storage.size > 0) diff.storage.set(address, { cleared: false, slots: new Map(account.storage) })
-  }
-  return diff
 }
 
 /** JSON.rawJSON (Node 21+), not yet in TypeScript's lib: a JSON number of any size. */

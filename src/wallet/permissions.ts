@@ -1,0 +1,64 @@
+import { UnauthorizedError } from '../errors.ts'
+
+import type { Hex } from '../hex.ts'
+import type { Caller, WalletCore } from './core.ts'
+
+/** EIP-2255's permission object for the `eth_accounts` capability. */
+export type Permission = {
+  parentCapability: 'eth_accounts'
+  invoker: string
+  caveats: [{ type: 'restrictReturnedAccounts'; value: Hex[] }]
+  date: number
+}
+
+/** Which browser origins may use which accounts (EIP-1102, EIP-2255); grants persist in the wallet's store. */
+export type Permissions = {
+  requestAccounts(caller: Caller): Promise<Hex[]>
+  requestPermissions(caller: Caller): Promise<Permission[]>
+  getPermissions(caller: Caller): Permission[]
+  revokePermissions(caller: Caller): void
+}
+
+export function createPermissions(core: WalletCore): Permissions {
+  const { store, addresses } = core
+
+  function permissionsOf(origin: string): Permission[] {
+    const granted = store.permissions(origin)
+    if (granted === undefined) return []
+    return [
+      {
+        parentCapability: 'eth_accounts',
+        invoker: origin,
+        caveats: [{ type: 'restrictReturnedAccounts', value: addresses.filter((address) => granted.accounts.includes(address)) }],
+        date: granted.grantedAt,
+      },
+    ]
+  }
+
+  /** An origin gets the wallet's accounts once the user approves; the owner has them already. */
+  async function grant(caller: Caller, method: string): Promise<void> {
+    if (!core.tokenAccepted(caller)) throw new UnauthorizedError('a bearer token is required')
+    if (caller.origin === undefined) return
+    if (store.permissions(caller.origin) !== undefined) return
+    await core.approve('eth_requestAccounts', caller, method, [])
+    store.grant(caller.origin, [...addresses], Date.now())
+  }
+
+  return {
+    async requestAccounts(caller) {
+      await grant(caller, 'eth_requestAccounts')
+      return core.permittedAccounts(caller)
+    },
+
+    async requestPermissions(caller) {
+      await grant(caller, 'wallet_requestPermissions')
+      return caller.origin === undefined ? [] : permissionsOf(caller.origin)
+    },
+
+    getPermissions: (caller) => (caller.origin === undefined || !core.tokenAccepted(caller) ? [] : permissionsOf(caller.origin)),
+
+    revokePermissions(caller) {
+      if (caller.origin !== undefined) store.revoke(caller.origin)
+    },
+  }
+}

@@ -1,0 +1,44 @@
+import { hexToBytes } from '@ethereumjs/util'
+
+import type { CallRequest } from '../chain/execution/executor.ts'
+import type { Hex } from '../hex.ts'
+import type { Caller, WalletCore } from './core.ts'
+
+/**
+ * eth_sendTransaction: signed by one of the wallet's accounts, with nonce, gas and fees filled from the pending state
+ * where the request leaves them out. As geth and anvil: a transaction that would revert is refused with the revert,
+ * not sent.
+ */
+export async function sendTransaction(core: WalletCore, caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex> {
+  const { chain } = core
+  core.authorize(caller, request.from)
+  await core.approve('eth_sendTransaction', caller, 'eth_sendTransaction', [request])
+  const account = await core.signer(request.from)
+  return core.serially(async () => {
+    const nonce = request.nonce ?? chain.nextNonce(request.from)
+    const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
+    const suggested = chain.suggestedFees()
+    const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
+    const base = {
+      chainId: Number(chain.chainId),
+      nonce: Number(nonce),
+      to: request.to ?? undefined,
+      value: request.value ?? 0n,
+      data: request.data,
+      gas,
+    }
+    const serialized =
+      request.gasPrice !== undefined
+        ? request.accessList === undefined
+          ? await account.signTransaction({ ...base, type: 'legacy', gasPrice: request.gasPrice })
+          : await account.signTransaction({ ...base, type: 'eip2930', gasPrice: request.gasPrice, accessList: request.accessList })
+        : await account.signTransaction({
+            ...base,
+            type: 'eip1559',
+            maxPriorityFeePerGas: tip,
+            maxFeePerGas: request.maxFeePerGas ?? suggested.maxFeePerGas - suggested.maxPriorityFeePerGas + tip,
+            accessList: request.accessList,
+          })
+    return chain.sendRawTransaction(hexToBytes(serialized))
+  })
+}
