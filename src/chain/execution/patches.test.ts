@@ -9,6 +9,7 @@ import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from '../spec/devGenesis.ts'
+import { unpatchedPackages } from './patches.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
@@ -500,5 +501,11 @@ describe('@ethereumjs/tx', () => {
     expect(copy.getSenderAddress()).toEqual(signed.getSenderAddress())
     const empty = createFeeMarket1559Tx({ to, gasLimit: 21_000n, v: '0x', r: new Uint8Array(), s: null } as never, { common })
     expect([empty.v, empty.r, empty.s]).toEqual([undefined, undefined, undefined])
+  })
+})
+
+describe('unpatchedPackages', () => {
+  test('finds every patched package carrying its patches in this install', () => {
+    expect(unpatchedPackages()).toEqual([])
   })
 })

@@ -1,11 +1,14 @@
 // simulateCall against runTx: every call here runs both ways, through executor.call (simulated) and
 // executor.execute (runTx, which keeps writes), and the answers must be the same to the last gas unit and word.
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
 import { describe, expect, test } from 'vitest'
 
 import { devGenesis } from '../spec/devGenesis.ts'
 import { invalidCallError } from '../gethErrors.ts'
-import { createExecutor } from './executor.ts'
+import { createCallTransaction, createEnvBlock, createExecutor } from './executor.ts'
+import { sharesWarmAddresses, simulateCall } from './simulate.ts'
+import { FlatStateManager } from '../state/stateManager.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff } from '../state/types.ts'
@@ -152,5 +155,25 @@ describe('simulateCall on a chain that changes forks', () => {
     expect(osaka).toBe(21_000n + 3n + 100n + 2n)
     expect(prague).toBe(21_000n + 3n + 2_600n + 2n)
     expect(osakaAgain).toBe(osaka)
+  })
+})
+
+describe('simulateCall on the published @ethereumjs/evm, whose journal has no shared warm set', () => {
+  // BALANCE(0x04), POP, STOP: 100 gas when the identity precompile is warm, 2600 when it is cold.
+  const readsIdentity = '0x60043150' as Hex
+
+  test('warms each precompile itself, and charges what runTx charges', async () => {
+    const state = stateWith(readsIdentity)
+    const vm = await createVM({ common: common.copy(), stateManager: new FlatStateManager(state) })
+    expect(sharesWarmAddresses(vm.evm.journal)).toBe(true)
+    delete (vm.evm.journal as { sharedWarmAddresses?: unknown }).sharedWarmAddresses
+    expect(sharesWarmAddresses(vm.evm.journal)).toBe(false)
+
+    const request = { from: sender, to: target }
+    const { execResult, totalGasSpent } = await simulateCall(vm, createCallTransaction(request, 100_000n, vm.common), createEnvBlock(env, vm.common, 0n))
+    expect(execResult.exceptionError).toBeUndefined()
+    const { outcome } = await executor.execute(request, 100_000n, { env, state })
+    expect(outcome).toMatchObject({ kind: 'success', gasUsed: totalGasSpent })
+    expect(totalGasSpent).toBe(21_000n + 3n + 100n + 2n)
   })
 })
