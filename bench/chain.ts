@@ -32,22 +32,38 @@ export function benchAccounts(from: number, count: number): PrivateKeyAccount[] 
 
 /** A plain 1-wei transfer, signed (EIP-1559). */
 export function signTransfer(account: PrivateKeyAccount, nonce: number, to: Hex = SINK, value = 1n): Promise<Hex> {
-  return account.signTransaction({ chainId: CHAIN_ID, type: 'eip1559', nonce, to, value, gas: 21_000n, maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: TIP })
+  return account.signTransaction({
+    chainId: CHAIN_ID,
+    type: 'eip1559',
+    nonce,
+    to,
+    value,
+    gas: 21_000n,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: TIP,
+  })
 }
 
 /** `count` consecutive transfers per account, nonces from 0: result[account][nonce]. */
 export async function signTransfers(accounts: PrivateKeyAccount[], count: number): Promise<Hex[][]> {
-  return Promise.all(accounts.map(async (account) => {
-    const signed: Hex[] = []
-    for (let nonce = 0; nonce < count; nonce++) signed.push(await signTransfer(account, nonce))
-    return signed
-  }))
+  return Promise.all(
+    accounts.map(async (account) => {
+      const signed: Hex[] = []
+      for (let nonce = 0; nonce < count; nonce++) signed.push(await signTransfer(account, nonce))
+      return signed
+    }),
+  )
 }
 
 export type Mining = 'auto' | 'manual' | 'interval'
 
 /** Makes what was sent visible (manual flashchain: evm_mine) and waits for its receipt. */
-export async function settle(connection: Connection, mining: Mining, hash: Hex, timeoutMs = 15_000): Promise<{ status: Hex; contractAddress: Hex | null }> {
+export async function settle(
+  connection: Connection,
+  mining: Mining,
+  hash: Hex,
+  timeoutMs = 15_000,
+): Promise<{ status: Hex; contractAddress: Hex | null }> {
   if (mining === 'manual') await rpc(connection, 'evm_mine')
   const deadline = performance.now() + timeoutMs
   for (;;) {
@@ -78,7 +94,8 @@ export async function deployToken(connection: Connection, mining: Mining): Promi
   const receipt = await settle(connection, mining, hash)
   const address = getContractAddress({ from: dev.address, nonce: BigInt(nonce) })
   if (receipt.status !== '0x1') throw new Error(`the token deployment failed: ${JSON.stringify(receipt)}`)
-  if (receipt.contractAddress?.toLowerCase() !== address.toLowerCase()) throw new Error(`the token is at ${receipt.contractAddress}, expected ${address}`)
+  if (receipt.contractAddress?.toLowerCase() !== address.toLowerCase())
+    throw new Error(`the token is at ${receipt.contractAddress}, expected ${address}`)
   if (mining !== 'interval') {
     const code = await rpc<Hex>(connection, 'eth_getCode', [address, 'latest'])
     if (code !== token.deployedBytecode) throw new Error(`eth_getCode(token, latest) is not the deployed bytecode (${code.length} chars)`)

@@ -1,7 +1,7 @@
 // Figures only flashchain has: how soon a sent transaction is visible through `pending` (its pre-confirmation),
 // idle and under a steady background load, and how many EVM runs an eth_estimateGas takes.
-import { type Hex } from 'viem'
-import { type PrivateKeyAccount } from 'viem/accounts'
+import type { Hex } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
 
 import { addressStream, deployToken, dev, SINK, signTransfers, transferData } from './chain.ts'
 import { openConnection, percentile, rpc } from './http.ts'
@@ -144,7 +144,12 @@ function backgroundLoad(port: number, signed: Hex[][], rate: number) {
 
 export async function measurePreconfirmation(
   port: number,
-  options: { probes: number; interval: number; accounts: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] }; debug?: (line: string) => void },
+  options: {
+    probes: number
+    interval: number
+    accounts: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] }
+    debug?: (line: string) => void
+  },
 ): Promise<Preconfirmation> {
   const { probes: count, interval, accounts } = options
   const debug = options.debug ?? (() => {})
@@ -199,7 +204,8 @@ export async function measureEvmRuns(server: Server, samples = 100): Promise<Evm
       await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: tokenAddress, data: transferData(next(), BigInt(1 + i * 7919)) }, 'latest'])
     }
     // Each transfer a different value: identical requests would be answered from the answer cache, without a run.
-    for (let i = 0; i < 20; i++) await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: SINK, value: `0x${(i + 1).toString(16)}` }, 'latest'])
+    for (let i = 0; i < 20; i++)
+      await rpc(connection, 'eth_estimateGas', [{ from: dev.address, to: SINK, value: `0x${(i + 1).toString(16)}` }, 'latest'])
     await sleep(200) // the log is written asynchronously to a pipe
     const lines = server.lines!.slice(before)
     const found = lines.flatMap((line) => {

@@ -19,7 +19,19 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'flashchain-profile-'))
 const port = await freePort()
 const server = spawn(
   process.execPath,
-  ['--cpu-prof', `--cpu-prof-dir=${dir}`, `${ROOT}bin/flashchain.js`, '--host', '127.0.0.1', '--port', String(port), '--ephemeral', '--quiet', '--mining', 'manual'],
+  [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+    `${ROOT}bin/flashchain.js`,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--ephemeral',
+    '--quiet',
+    '--mining',
+    'manual',
+  ],
   { stdio: 'inherit' },
 )
 for (let attempt = 0; ; attempt++) {
@@ -53,7 +65,10 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 const self = new Map<string, number>()
 let total = 0
 for (const { callFrame, hitCount } of profile.nodes) {
-  const where = callFrame.url.replace(/^.*node_modules\//, '').replace(ROOT, '').replace(/^file:\/\//, '')
+  const where = callFrame.url
+    .replace(/^.*node_modules\//, '')
+    .replace(ROOT, '')
+    .replace(/^file:\/\//, '')
   const key = `${callFrame.functionName || '(anonymous)'} ${where}:${callFrame.lineNumber + 1}`
   self.set(key, (self.get(key) ?? 0) + hitCount)
   total += hitCount

@@ -34,7 +34,12 @@ export function renderTable(report: Report): string {
   const cell = (r: RunResult | undefined) =>
     [num(r?.reqPerSec).padStart(7), ms(r?.p50).padStart(6), ms(r?.p99).padStart(6), num(r?.cpuUsPerReq).padStart(6)].join(' ')
   const head1 = ['workload'.padEnd(32), 'conn', ...present.map((p) => `| ${p.padEnd(28)}`), ...others.map((p) => `| fc/${p}`.padEnd(16))].join(' ')
-  const head2 = [''.padEnd(32), '    ', ...present.map(() => `| ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)} ${'µs/req'.padStart(6)}`), ...others.map(() => `| ${'req/s'.padStart(6)} ${'cpu'.padStart(6)} `)].join(' ')
+  const head2 = [
+    ''.padEnd(32),
+    '    ',
+    ...present.map(() => `| ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)} ${'µs/req'.padStart(6)}`),
+    ...others.map(() => `| ${'req/s'.padStart(6)} ${'cpu'.padStart(6)} `),
+  ].join(' ')
   const lines = [head1, head2, '-'.repeat(head2.length)]
   for (const workload of report.workloads) {
     for (const connections of report.settings.connections) {
@@ -45,13 +50,21 @@ export function renderTable(report: Report): string {
           workload.title.padEnd(32),
           String(connections).padStart(4),
           ...present.map((p) => `| ${cell(row[p])}`),
-          ...others.map((p) => `| ${ratio(fc?.reqPerSec, row[p]?.reqPerSec).padStart(6)} ${ratio(fc?.cpuUsPerReq, row[p]?.cpuUsPerReq).padStart(6)} `),
+          ...others.map(
+            (p) => `| ${ratio(fc?.reqPerSec, row[p]?.reqPerSec).padStart(6)} ${ratio(fc?.cpuUsPerReq, row[p]?.cpuUsPerReq).padStart(6)} `,
+          ),
         ].join(' '),
       )
     }
   }
-  lines.push('', 'req/s: answered without error in the measured window; p50/p99: ms per request; µs/req: the server\'s own CPU time (user + system, all threads) per request.')
-  if (report.settings.passes > 1) lines.push(`Read workloads: the fastest of ${report.settings.passes} passes, each on fresh servers, the peers in one order and then the other (results JSON: passes).`)
+  lines.push(
+    '',
+    "req/s: answered without error in the measured window; p50/p99: ms per request; µs/req: the server's own CPU time (user + system, all threads) per request.",
+  )
+  if (report.settings.passes > 1)
+    lines.push(
+      `Read workloads: the fastest of ${report.settings.passes} passes, each on fresh servers, the peers in one order and then the other (results JSON: passes).`,
+    )
   lines.push('fc/peer: flashchain ÷ peer, req/s (above 1: flashchain faster) and CPU per request (below 1: flashchain cheaper).')
   return lines.join('\n')
 }
@@ -63,12 +76,16 @@ export function renderSummary(report: Report): string {
     const goal = pre.intervalMs + 20
     const mark = (p99: number) => (p99 <= goal ? `meets ≤ ${goal} ms` : `misses ≤ ${goal} ms`)
     lines.push(`flashchain pre-confirmation (flashblock interval ${pre.intervalMs} ms; send answered → receipt visible):`)
-    lines.push(`  idle:                  p50 ${ms(pre.idle.p50)} ms  p99 ${ms(pre.idle.p99)} ms  max ${ms(pre.idle.max)} ms  (${pre.idle.samples} tx, ${pre.idle.timeouts} timeouts; ${mark(pre.idle.p99)})`)
+    lines.push(
+      `  idle:                  p50 ${ms(pre.idle.p50)} ms  p99 ${ms(pre.idle.p99)} ms  max ${ms(pre.idle.max)} ms  (${pre.idle.samples} tx, ${pre.idle.timeouts} timeouts; ${mark(pre.idle.p99)})`,
+    )
     lines.push(
       `  under ${pre.loaded.backgroundTxPerSec} tx/s:        p50 ${ms(pre.loaded.p50)} ms  p99 ${ms(pre.loaded.p99)} ms  max ${ms(pre.loaded.max)} ms  (${pre.loaded.samples} tx in ${num(pre.loaded.seconds)} s, ${pre.loaded.timeouts} timeouts; ${mark(pre.loaded.p99)})`,
       `                         background: ${pre.loaded.backgroundSent} sent, ${pre.loaded.backgroundErrors} errors, ${num(pre.loaded.backgroundAchievedTxPerSec)} tx/s reached of ${pre.loaded.backgroundTxPerSec} aimed at`,
     )
-    lines.push(`  eth_sendRawTransactionSync: p50 ${ms(pre.sync.p50)} ms  p99 ${ms(pre.sync.p99)} ms  max ${ms(pre.sync.max)} ms  (request → receipt, ${pre.sync.samples} tx, ${pre.sync.timeouts} failures)`)
+    lines.push(
+      `  eth_sendRawTransactionSync: p50 ${ms(pre.sync.p50)} ms  p99 ${ms(pre.sync.p99)} ms  max ${ms(pre.sync.max)} ms  (request → receipt, ${pre.sync.samples} tx, ${pre.sync.timeouts} failures)`,
+    )
   }
   const runs = report.flashchain.evmRuns
   if (runs !== undefined) {
@@ -84,7 +101,9 @@ export function renderSummary(report: Report): string {
       lines.push(`  ${name.padEnd(11)} skipped: ${info.skipped}`)
       continue
     }
-    const rss = Object.entries(info.rssMB).map(([label, mb]) => `${num(mb)} MB ${label}`).join(', ')
+    const rss = Object.entries(info.rssMB)
+      .map(([label, mb]) => `${num(mb)} MB ${label}`)
+      .join(', ')
     const startGoal = name === 'flashchain' ? ` (goal ≤ 1000 ms: ${info.startupMedianMs <= 1000 ? 'met' : 'missed'})` : ''
     // The goal is RSS after a minute of load: the reads are that minute, and the transaction run at the most
     // connections ends the bench. Judged once each has passed (at rest), with the verdicts for the moment the reads
@@ -99,7 +118,9 @@ export function renderSummary(report: Report): string {
       name === 'flashchain' && atRest !== undefined
         ? ` (goal ≤ 150 MB after a minute of load: ${verdict(atRest)} at rest after the reads, ${verdict(rightAfter)} right after them, ${verdict(fiveAfter)} 5 s after them, ${verdict(afterBench)} at rest after the ${lastTxRun})`
         : ''
-    lines.push(`  ${name.padEnd(11)} start ${num(info.startupMedianMs)} ms [${info.startupMs.map((v) => num(v)).join(', ')}]${startGoal}; RSS ${rss || '—'}${rssGoal}${info.skipped !== undefined ? `; ${info.skipped}` : ''}`)
+    lines.push(
+      `  ${name.padEnd(11)} start ${num(info.startupMedianMs)} ms [${info.startupMs.map((v) => num(v)).join(', ')}]${startGoal}; RSS ${rss || '—'}${rssGoal}${info.skipped !== undefined ? `; ${info.skipped}` : ''}`,
+    )
   }
   if (report.notes.length > 0) lines.push('notes:', ...report.notes.map((n) => `  - ${n}`))
   return lines.join('\n')
@@ -114,7 +135,9 @@ const COLORS: Record<PeerName, string> = { flashchain: '#2b6cb0', anvil: '#c0562
  */
 export function writeChart(report: Report, pngPath: string): string[] {
   const path = pngPath.replace(/\.png$/, '.svg')
-  const rows = report.workloads.flatMap((w) => report.settings.connections.map((c) => ({ label: `${w.title} @${c}`, row: report.results[`${w.id}@${c}`] ?? {} })))
+  const rows = report.workloads.flatMap((w) =>
+    report.settings.connections.map((c) => ({ label: `${w.title} @${c}`, row: report.results[`${w.id}@${c}`] ?? {} })),
+  )
   const present = PEERS.filter((p) => rows.some((r) => r.row[p] !== undefined))
   if (present.length === 0) return []
   const max = Math.max(...rows.flatMap((r) => present.map((p) => r.row[p]?.reqPerSec ?? 0)))
@@ -136,7 +159,9 @@ export function writeChart(report: Report, pngPath: string): string[] {
   })
   for (let d = 0; d <= decades; d++) {
     const gx = left + (d / decades) * width
-    parts.push(`<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${height - 30}" stroke="#ddd"/><text x="${gx}" y="${height - 16}" text-anchor="middle">${10 ** d}</text>`)
+    parts.push(
+      `<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${height - 30}" stroke="#ddd"/><text x="${gx}" y="${height - 16}" text-anchor="middle">${10 ** d}</text>`,
+    )
   }
   rows.forEach((r, i) => {
     const gy = top + i * group

@@ -10,10 +10,22 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 
-import { type Hex } from 'viem'
-import { type PrivateKeyAccount } from 'viem/accounts'
+import type { Hex } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
 
-import { addressStream, balanceOfData, benchAccounts, deployToken, dev, fund, SINK, signTransfers, token, transferData, type Mining } from './chain.ts'
+import {
+  addressStream,
+  balanceOfData,
+  benchAccounts,
+  deployToken,
+  dev,
+  fund,
+  SINK,
+  signTransfers,
+  token,
+  transferData,
+  type Mining,
+} from './chain.ts'
 import { openConnection, percentile, rpc, rpcBody, runLoad, type Connection } from './http.ts'
 import { measureEvmRuns, measurePreconfirmation, type EvmRuns, type Preconfirmation } from './flashchain.ts'
 import { renderTable, renderSummary, writeChart } from './report.ts'
@@ -159,7 +171,8 @@ const allWorkloads: Workload[] = [
         return rpcBody('eth_call', [call, 'latest'])
       }
     },
-    check: (_c, result) => (typeof result === 'string' && result.length === 66 ? undefined : `expected a uint256, got ${String(result).slice(0, 80)}`),
+    check: (_c, result) =>
+      typeof result === 'string' && result.length === 66 ? undefined : `expected a uint256, got ${String(result).slice(0, 80)}`,
   },
   {
     id: 'sendRawTransaction',
@@ -270,7 +283,15 @@ async function measure(server: Server, workload: Workload, context: Context, con
     // first 5% of each sender's), sent before the measured run continues with the rest.
     const warmup = Math.ceil((0.05 * TXS) / connections)
     const sent = new Array<number>(connections).fill(0)
-    warmupSeconds = (await runLoad({ port: server.port, connections, warmupSeconds: 0, seconds: 60, next: (worker) => (sent[worker]!++ < warmup ? next(worker) : undefined) })).totalElapsed
+    warmupSeconds = (
+      await runLoad({
+        port: server.port,
+        connections,
+        warmupSeconds: 0,
+        seconds: 60,
+        next: (worker) => (sent[worker]!++ < warmup ? next(worker) : undefined),
+      })
+    ).totalElapsed
   }
   const load = await runLoad({
     port: server.port,
@@ -304,7 +325,11 @@ async function measure(server: Server, workload: Workload, context: Context, con
 }
 
 /** After a transaction run: waits until every accepted transaction is in `latest` (nonces), up to BENCH_DRAIN s. */
-async function checkIncluded(connection: Connection, accounts: PrivateKeyAccount[], expected: number[]): Promise<{ included: number; drainSeconds: number }> {
+async function checkIncluded(
+  connection: Connection,
+  accounts: PrivateKeyAccount[],
+  expected: number[],
+): Promise<{ included: number; drainSeconds: number }> {
   const t0 = performance.now()
   let included = 0
   const total = expected.reduce((a, b) => a + b, 0)
@@ -359,7 +384,9 @@ async function runWorkload(server: Server, workload: Workload, context: Context,
         } catch {
           // flashchain has no txpool_status
         }
-        note(`${server.label}: ${result.sent - included} of ${result.sent} accepted transactions @${connections} were not in latest ${drainSeconds.toFixed(0)} s after the last send (${mining} mining${pool})`)
+        note(
+          `${server.label}: ${result.sent - included} of ${result.sent} accepted transactions @${connections} were not in latest ${drainSeconds.toFixed(0)} s after the last send (${mining} mining${pool})`,
+        )
       }
     }
     if (result.errors > 0) note(`${server.label}: ${workload.title} @${connections}: ${result.errors} errors, first: ${result.firstError}`)
@@ -369,7 +396,9 @@ async function runWorkload(server: Server, workload: Workload, context: Context,
     cell[server.name] = { ...(earlier === undefined || result.reqPerSec > earlier.reqPerSec ? result : earlier), passes }
     console.log(
       `  ${server.label.padEnd(22)} ${workload.title.padEnd(32)} @${String(connections).padEnd(3)} ${result.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  cpu ${result.cpuUsPerReq.toFixed(0)} µs/req` +
-        (result.sent !== undefined ? `  (${result.included}/${result.sent} in latest ${result.drainSeconds!.toFixed(1)} s after the last send: ${result.includedPerSec!.toFixed(0)} tx/s into blocks)` : ''),
+        (result.sent !== undefined
+          ? `  (${result.included}/${result.sent} in latest ${result.drainSeconds!.toFixed(1)} s after the last send: ${result.includedPerSec!.toFixed(0)} tx/s into blocks)`
+          : ''),
     )
   } finally {
     control.close()
@@ -412,7 +441,15 @@ function version(name: PeerName): string {
 }
 
 function recordPeer(name: PeerName, info: Partial<PeerInfo>) {
-  const current = (peers[name] ??= { version: version(name), startupMs: [], startupMedianMs: Number.NaN, rssMB: {}, peakRssMB: {}, threads: {}, mode: '' })
+  const current = (peers[name] ??= {
+    version: version(name),
+    startupMs: [],
+    startupMedianMs: Number.NaN,
+    rssMB: {},
+    peakRssMB: {},
+    threads: {},
+    mode: '',
+  })
   Object.assign(current, info)
 }
 
@@ -468,7 +505,12 @@ async function benchReads(name: PeerName, context: Context, pass: number) {
 }
 
 /** The rest of a peer's runs: transactions, and flashchain's own measurements. */
-async function benchPeer(name: PeerName, context: Context, senders: Map<number, PrivateKeyAccount[]>, background: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] }) {
+async function benchPeer(
+  name: PeerName,
+  context: Context,
+  senders: Map<number, PrivateKeyAccount[]>,
+  background: { probes: PrivateKeyAccount; sync: PrivateKeyAccount; load: PrivateKeyAccount[] },
+) {
   console.log(`\n${name}: ${peers[name]!.version}`)
   const isFlashchain = name === 'flashchain'
   const everything = ONLY === undefined
@@ -494,7 +536,12 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
     const txs = await startServer(name, { mining: 'interval', label: label(txMining) })
     try {
       const control = openConnection(txs.port)
-      await fund(control, txMining, senders.get(connections)!.map((a) => a.address), FUNDING)
+      await fund(
+        control,
+        txMining,
+        senders.get(connections)!.map((a) => a.address),
+        FUNDING,
+      )
       control.close()
       debug(`${name}: ${connections} senders funded`)
       await runWorkload(txs, txWorkload!, context, connections, txMining, senders.get(connections))
@@ -518,7 +565,8 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
   }
   recordPeer(name, {
     mode: {
-      flashchain: 'npm start\'s command (package.json: its node flags and bin/flashchain.js) with --ephemeral --quiet, one execution worker per spare core; reads: --mining manual; transactions and pre-confirmation: --mining interval (200 ms flashblocks, 2 s blocks)',
+      flashchain:
+        "npm start's command (package.json: its node flags and bin/flashchain.js) with --ephemeral --quiet, one execution worker per spare core; reads: --mining manual; transactions and pre-confirmation: --mining interval (200 ms flashblocks, 2 s blocks)",
       anvil: 'anvil --quiet (automine)',
       hardhat: 'hardhat node (automine), request logging off (hardhat_setLoggingEnabled false)',
     }[name],
@@ -527,7 +575,9 @@ async function benchPeer(name: PeerName, context: Context, senders: Map<number, 
 
 async function main() {
   const started = performance.now()
-  console.log(`flashchain benchmark: ${SECONDS} s per workload after ${WARMUP} s warm-up, connections ${CONNECTIONS.join(', ')}; node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`)
+  console.log(
+    `flashchain benchmark: ${SECONDS} s per workload after ${WARMUP} s warm-up, connections ${CONNECTIONS.join(', ')}; node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`,
+  )
   const active: PeerName[] = []
   for (const name of PEERS) {
     const reason = unavailable(name)
@@ -551,7 +601,9 @@ async function main() {
   }
   const [probes, sync, ...load] = benchAccounts(1000, 6)
   const background = { probes: probes!, sync: sync!, load }
-  console.log(`signed ${CONNECTIONS.reduce((n, c) => n + c * Math.ceil(TXS / c), 0)} transactions in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  console.log(
+    `signed ${CONNECTIONS.reduce((n, c) => n + c * Math.ceil(TXS / c), 0)} transactions in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
   const context: Context = { token: '0x', signed }
 
   for (const name of active) {
@@ -584,8 +636,23 @@ async function main() {
     date: new Date().toISOString(),
     durationSeconds: (performance.now() - started) / 1000,
     node: process.version,
-    machine: { platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGB: os.totalmem() / 2 ** 30 },
-    settings: { seconds: SECONDS, warmupSeconds: WARMUP, passes: PASSES, connections: CONNECTIONS, txsPerRun: TXS, probes: PROBES, drainSeconds: DRAIN, restSeconds: REST, host: '127.0.0.1' },
+    machine: {
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGB: os.totalmem() / 2 ** 30,
+    },
+    settings: {
+      seconds: SECONDS,
+      warmupSeconds: WARMUP,
+      passes: PASSES,
+      connections: CONNECTIONS,
+      txsPerRun: TXS,
+      probes: PROBES,
+      drainSeconds: DRAIN,
+      restSeconds: REST,
+      host: '127.0.0.1',
+    },
     peers,
     workloads: workloads.map((w) => ({ id: w.id, title: w.title })),
     results,
@@ -604,7 +671,9 @@ async function main() {
   writeFileSync(`${BENCH}results/${name}.json`, `${JSON.stringify(report, null, 2)}\n`)
   console.log(`\n${renderTable(report)}\n\n${renderSummary(report)}`)
   const charts = writeChart(report, `${BENCH}results/${name}.png`)
-  console.log(`\nwrote ${[`bench/results/${name}.json`, ...charts.map((path) => path.slice(ROOT.length))].join(', ')} (${(report.durationSeconds / 60).toFixed(1)} min)`)
+  console.log(
+    `\nwrote ${[`bench/results/${name}.json`, ...charts.map((path) => path.slice(ROOT.length))].join(', ')} (${(report.durationSeconds / 60).toFixed(1)} min)`,
+  )
 }
 
 export type Report = {

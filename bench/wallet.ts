@@ -8,7 +8,7 @@ const root = join(import.meta.dirname, '..')
 const SAMPLES = Number(process.env.BENCH_WALLET_SAMPLES ?? 20)
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_WALLET_SECONDS ?? 10)
 
-type Rpc = (method: string, params: unknown) => Promise<any>
+type Rpc = (method: string, params: unknown) => Promise<unknown>
 
 async function start(): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [join(root, 'bin/flashchain.js'), '--port', '0', '--ephemeral', '--quiet', '--host', '127.0.0.1'], {
@@ -41,7 +41,11 @@ async function start(): Promise<{ url: string; stop: () => Promise<void> }> {
 function client(url: string): Rpc {
   let id = 0
   return async (method, params) => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    })
     const body = (await response.json()) as { result?: unknown; error?: { message: string } }
     if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
     return body.result
@@ -54,7 +58,16 @@ const percentile = (values: number[], p: number) => {
 }
 
 function batch(from: string, to: string, atomic: boolean) {
-  return { version: '2.0.0', from, chainId: '0x7a69', atomicRequired: atomic, calls: [{ to, value: '0x1' }, { to, value: '0x2' }] }
+  return {
+    version: '2.0.0',
+    from,
+    chainId: '0x7a69',
+    atomicRequired: atomic,
+    calls: [
+      { to, value: '0x1' },
+      { to, value: '0x2' },
+    ],
+  }
 }
 
 async function until(rpc: Rpc, id: string, deadline: number): Promise<number> {

@@ -70,9 +70,8 @@ type Call = { to: Hex; value: bigint; data: Hex }
 const callsParams = parseAbiParameters('(address to, uint256 value, bytes data)[]')
 
 function executeData(mode: Hex, calls: Call[], opData?: Hex): Hex {
-  const executionData = opData === undefined
-    ? encodeAbiParameters(callsParams, [calls])
-    : encodeAbiParameters([...callsParams, { type: 'bytes' }], [calls, opData])
+  const executionData =
+    opData === undefined ? encodeAbiParameters(callsParams, [calls]) : encodeAbiParameters([...callsParams, { type: 'bytes' }], [calls, opData])
   return encodeFunctionData({ abi: executorAbi, functionName: 'execute', args: [mode, executionData] })
 }
 const gasLimitsOpData = (limits: bigint[]): Hex => encodeAbiParameters(parseAbiParameters('uint256[]'), [limits])
@@ -104,8 +103,9 @@ describe('BatchExecutor artifact', () => {
     // Compare with the human-readable ABI the tests encode against, ignoring solc's internalType
     // and its empty output names.
     const normalize = (abi: readonly unknown[]) =>
-      (JSON.parse(JSON.stringify(abi, (k, v: unknown) => (k === 'internalType' || (k === 'name' && v === '') ? undefined : v))) as AbiItem[])
-        .sort((a, b) => `${a.type} ${a.name ?? ''}`.localeCompare(`${b.type} ${b.name ?? ''}`))
+      (JSON.parse(JSON.stringify(abi, (k, v: unknown) => (k === 'internalType' || (k === 'name' && v === '') ? undefined : v))) as AbiItem[]).sort(
+        (a, b) => `${a.type} ${a.name ?? ''}`.localeCompare(`${b.type} ${b.name ?? ''}`),
+      )
     expect(normalize(artifact.abi)).toEqual(normalize(executorAbi))
     expect(artifact.abi).toHaveLength(7)
     expect(artifact.compiler.settings.evmVersion).toBe('prague')
@@ -210,10 +210,13 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('a 2-call batch applies both effects, with the EOA as msg.sender', async () => {
     const evm = await makeEvm()
-    const r = await run(evm, executeData(MODE_BATCH, [
-      { to: T1, value: 0n, data: store(11n) },
-      { to: T2, value: 0n, data: store(22n) },
-    ]))
+    const r = await run(
+      evm,
+      executeData(MODE_BATCH, [
+        { to: T1, value: 0n, data: store(11n) },
+        { to: T2, value: 0n, data: store(22n) },
+      ]),
+    )
     expect(failure(r)).toBeUndefined()
     expect(returned(r)).toBe('0x')
     expect(await slot(evm, T1, SLOT.stored)).toBe(11n)
@@ -224,7 +227,10 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('the opData mode accepts abi.encode(calls), empty opData and gas limits of 0', async () => {
     const evm = await makeEvm()
-    const batch = (v: bigint): Call[] => [{ to: T1, value: 0n, data: store(v) }, { to: T2, value: 0n, data: store(v + 1n) }]
+    const batch = (v: bigint): Call[] => [
+      { to: T1, value: 0n, data: store(v) },
+      { to: T2, value: 0n, data: store(v + 1n) },
+    ]
     expect(failure(await run(evm, executeData(MODE_BATCH_OPDATA, batch(1n))))).toBeUndefined()
     expect(await slot(evm, T1, SLOT.stored)).toBe(1n)
     expect(await slot(evm, T2, SLOT.stored)).toBe(2n)
@@ -249,7 +255,10 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('an unsupported mode reverts with UnsupportedExecutionMode()', async () => {
     const evm = await makeEvm()
-    const r = await run(evm, executeData('0x0100000000007821000200000000000000000000000000000000000000000000', [{ to: T1, value: 0n, data: store(1n) }]))
+    const r = await run(
+      evm,
+      executeData('0x0100000000007821000200000000000000000000000000000000000000000000', [{ to: T1, value: 0n, data: store(1n) }]),
+    )
     expect(failure(r)).toBe('revert')
     expect(returned(r)).toBe(executorError('UnsupportedExecutionMode'))
     expect(await slot(evm, T1, SLOT.stored)).toBe(0n)
@@ -257,10 +266,13 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('a reverting call reverts the whole batch and bubbles its exact revert data', async () => {
     const evm = await makeEvm()
-    const r = await run(evm, executeData(MODE_BATCH, [
-      { to: T1, value: 0n, data: store(7n) },
-      { to: T2, value: 0n, data: boom },
-    ]))
+    const r = await run(
+      evm,
+      executeData(MODE_BATCH, [
+        { to: T1, value: 0n, data: store(7n) },
+        { to: T2, value: 0n, data: boom },
+      ]),
+    )
     expect(failure(r)).toBe('revert')
     expect(returned(r)).toBe(encodeErrorResult({ abi: targetAbi, errorName: 'Boom', args: [42n, 'nope'] }))
     expect(decodeErrorResult({ abi: targetAbi, data: returned(r) })).toEqual({ abiItem: targetAbi[0], errorName: 'Boom', args: [42n, 'nope'] })
@@ -270,10 +282,13 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('forwards value, to contracts and to plain accounts', async () => {
     const evm = await makeEvm()
-    const r = await run(evm, executeData(MODE_BATCH, [
-      { to: T1, value: 10n ** 18n, data: store(1n) },
-      { to: PAYEE, value: 5n, data: '0x' },
-    ]))
+    const r = await run(
+      evm,
+      executeData(MODE_BATCH, [
+        { to: T1, value: 10n ** 18n, data: store(1n) },
+        { to: PAYEE, value: 5n, data: '0x' },
+      ]),
+    )
     expect(failure(r)).toBeUndefined()
     expect(await balance(evm, T1)).toBe(10n ** 18n)
     expect(await slot(evm, T1, SLOT.lastValue)).toBe(10n ** 18n)
@@ -285,10 +300,13 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
     const evm = await makeEvm()
     // A nested execute reaches the EOA with msg.sender == EOA; at address(0) it would do nothing.
     const inner = executeData(MODE_BATCH, [{ to: T1, value: 0n, data: store(99n) }])
-    const r = await run(evm, executeData(MODE_BATCH, [
-      { to: ZERO, value: 0n, data: inner },
-      { to: ZERO, value: 3n, data: '0x' }, // hits receive()
-    ]))
+    const r = await run(
+      evm,
+      executeData(MODE_BATCH, [
+        { to: ZERO, value: 0n, data: inner },
+        { to: ZERO, value: 3n, data: '0x' }, // hits receive()
+      ]),
+    )
     expect(failure(r)).toBeUndefined()
     expect(await slot(evm, T1, SLOT.stored)).toBe(99n)
     expect(await slot(evm, T1, SLOT.lastSender)).toBe(BigInt(EOA))
@@ -306,10 +324,19 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
   it('runs a call with exactly the gas limit from opData', async () => {
     const evm = await makeEvm()
     const recordWith = async (g: bigint) => {
-      const { result, gas } = await gasGivenTo(evm, T1, () => run(evm, executeData(MODE_BATCH_OPDATA, [
-        { to: T2, value: 0n, data: store(1n) },
-        { to: T1, value: 0n, data: recordGas },
-      ], gasLimitsOpData([0n, g]))))
+      const { result, gas } = await gasGivenTo(evm, T1, () =>
+        run(
+          evm,
+          executeData(
+            MODE_BATCH_OPDATA,
+            [
+              { to: T2, value: 0n, data: store(1n) },
+              { to: T1, value: 0n, data: recordGas },
+            ],
+            gasLimitsOpData([0n, g]),
+          ),
+        ),
+      )
       expect(failure(result)).toBeUndefined()
       expect(gas).toEqual([g])
       return slot(evm, T1, SLOT.gasAtEntry)
@@ -323,9 +350,9 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
 
   it('with value, the callee gets the gas limit plus the 2300 stipend', async () => {
     const evm = await makeEvm()
-    const { result, gas } = await gasGivenTo(evm, T1, () => run(evm, executeData(MODE_BATCH_OPDATA, [
-      { to: T1, value: 1n, data: store(1n) },
-    ], gasLimitsOpData([80_000n]))))
+    const { result, gas } = await gasGivenTo(evm, T1, () =>
+      run(evm, executeData(MODE_BATCH_OPDATA, [{ to: T1, value: 1n, data: store(1n) }], gasLimitsOpData([80_000n]))),
+    )
     expect(failure(result)).toBeUndefined()
     expect(gas).toEqual([80_000n + 2300n])
     expect(await balance(evm, T1)).toBe(1n)
@@ -355,7 +382,8 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
       { to: T1, value: 0n, data: recordGas },
     ]
     const { result, gas } = await gasGivenTo(evm, T1, () =>
-      run(evm, executeData(MODE_BATCH_OPDATA, calls, gasLimitsOpData([0n, 200_000n])), { gasLimit: 150_000n }))
+      run(evm, executeData(MODE_BATCH_OPDATA, calls, gasLimitsOpData([0n, 200_000n])), { gasLimit: 150_000n }),
+    )
     expect(gas).toEqual([]) // the call was never made
     expect(failure(result)).toBe('revert')
     expect(returned(result)).toBe(executorError('InsufficientGasForCall', [1n, 200_000n]))
@@ -371,50 +399,56 @@ describe.each(setups)('BatchExecutor in the EVM ($name)', ({ hardfork, delegated
     { name: 'a cold EIP-7702 account delegating to a cold contract', to: DELEGATED, value: 0n, data: recordGas, callCost: 5200n, reserve: 5400n },
     { name: 'a new account, sent value', to: FRESH, value: 1n, data: '0x' as Hex, callCost: 36_600n, reserve: 39_400n },
   ]
-  it.each(scenarios)('at the outer-gas threshold a call to $name gets exactly its limit', async ({ to, value, data: callData, callCost, reserve }) => {
-    const G = 100_000n
-    const expectedGas = value === 0n ? G : G + 2300n // the CALL adds the stipend when value is sent
-    const evm = await makeEvm()
-    const data = executeData(MODE_BATCH_OPDATA, [{ to, value, data: callData }], gasLimitsOpData([G]))
-    // Each attempt is rolled back, so all of them start from the same (cold, empty) state.
-    const attempt = (gasLimit: bigint) => gasGivenTo(evm, to, () => run(evm, data, { gasLimit, undo: true }))
-    // Smallest outer gas at which the executor makes the call at all.
-    let lo = 0n
-    let hi = 1_000_000n
-    while (hi - lo > 1n) {
-      const mid = (lo + hi) / 2n
-      if ((await attempt(mid)).gas.length > 0) hi = mid
-      else lo = mid
-    }
-    const below = await attempt(hi - 1n)
-    expect(below.gas).toEqual([])
-    expect(failure(below.result)).toBe('revert')
-    expect(returned(below.result)).toBe(executorError('InsufficientGasForCall', [0n, G]))
-    // From the threshold on, every outer gas gives the callee exactly G: never the smaller
-    // EIP-150 cap (all but 1/64 of what is left), whatever the rounding of that 1/64.
-    for (let extra = 0n; extra < 130n; extra++) {
-      const { result, gas } = await attempt(hi + extra)
-      expect(gas).toEqual([expectedGas])
-      expect(failure(result)).toBeUndefined()
-    }
-    // And the check is tight: at the threshold the EIP-150 cap exceeds G by no more than the
-    // part of the reserve this call does not need.
-    let gasAtCall = 0n
-    const onStep = (s: { opcode: { name: string }; depth: number; gasLeft: bigint }) => {
-      if (s.depth === 0 && s.opcode.name === 'CALL') gasAtCall = s.gasLeft
-    }
-    evm.events!.on('step', onStep)
-    await attempt(hi)
-    evm.events!.off('step', onStep)
-    const available = gasAtCall - callCost
-    const cap = available - available / 64n
-    expect(cap - G).toBeGreaterThanOrEqual(0n)
-    expect(cap - G).toBeLessThanOrEqual(reserve - callCost)
-  })
+  it.each(scenarios)(
+    'at the outer-gas threshold a call to $name gets exactly its limit',
+    async ({ to, value, data: callData, callCost, reserve }) => {
+      const G = 100_000n
+      const expectedGas = value === 0n ? G : G + 2300n // the CALL adds the stipend when value is sent
+      const evm = await makeEvm()
+      const data = executeData(MODE_BATCH_OPDATA, [{ to, value, data: callData }], gasLimitsOpData([G]))
+      // Each attempt is rolled back, so all of them start from the same (cold, empty) state.
+      const attempt = (gasLimit: bigint) => gasGivenTo(evm, to, () => run(evm, data, { gasLimit, undo: true }))
+      // Smallest outer gas at which the executor makes the call at all.
+      let lo = 0n
+      let hi = 1_000_000n
+      while (hi - lo > 1n) {
+        const mid = (lo + hi) / 2n
+        if ((await attempt(mid)).gas.length > 0) hi = mid
+        else lo = mid
+      }
+      const below = await attempt(hi - 1n)
+      expect(below.gas).toEqual([])
+      expect(failure(below.result)).toBe('revert')
+      expect(returned(below.result)).toBe(executorError('InsufficientGasForCall', [0n, G]))
+      // From the threshold on, every outer gas gives the callee exactly G: never the smaller
+      // EIP-150 cap (all but 1/64 of what is left), whatever the rounding of that 1/64.
+      for (let extra = 0n; extra < 130n; extra++) {
+        const { result, gas } = await attempt(hi + extra)
+        expect(gas).toEqual([expectedGas])
+        expect(failure(result)).toBeUndefined()
+      }
+      // And the check is tight: at the threshold the EIP-150 cap exceeds G by no more than the
+      // part of the reserve this call does not need.
+      let gasAtCall = 0n
+      const onStep = (s: { opcode: { name: string }; depth: number; gasLeft: bigint }) => {
+        if (s.depth === 0 && s.opcode.name === 'CALL') gasAtCall = s.gasLeft
+      }
+      evm.events!.on('step', onStep)
+      await attempt(hi)
+      evm.events!.off('step', onStep)
+      const available = gasAtCall - callCost
+      const cap = available - available / 64n
+      expect(cap - G).toBeGreaterThanOrEqual(0n)
+      expect(cap - G).toBeLessThanOrEqual(reserve - callCost)
+    },
+  )
 
   it('opData whose gas limits do not match the calls reverts with InvalidOpData()', async () => {
     const evm = await makeEvm()
-    const calls: Call[] = [{ to: T1, value: 0n, data: store(1n) }, { to: T2, value: 0n, data: store(2n) }]
+    const calls: Call[] = [
+      { to: T1, value: 0n, data: store(1n) },
+      { to: T2, value: 0n, data: store(2n) },
+    ]
     for (const opData of [
       gasLimitsOpData([0n]),
       gasLimitsOpData([0n, 0n, 0n]),

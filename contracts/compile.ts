@@ -48,10 +48,16 @@ interface SolcMessage {
 
 interface SolcOutput {
   errors?: SolcMessage[]
-  contracts?: Record<string, Record<string, {
-    abi: AbiItem[]
-    evm: { bytecode: { object: string }; deployedBytecode: { object: string } }
-  }>>
+  contracts?: Record<
+    string,
+    Record<
+      string,
+      {
+        abi: AbiItem[]
+        evm: { bytecode: { object: string }; deployedBytecode: { object: string } }
+      }
+    >
+  >
 }
 
 /**

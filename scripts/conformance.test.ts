@@ -5,16 +5,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import {
-  DEFAULT_FIXTURES,
-  compareResponses,
-  listIoFiles,
-  main,
-  parseIoFile,
-  runConformance,
-  startNode,
-  summaryLines,
-} from './conformance.ts'
+import { DEFAULT_FIXTURES, compareResponses, listIoFiles, main, parseIoFile, runConformance, startNode, summaryLines } from './conformance.ts'
 
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
@@ -22,7 +13,7 @@ import type { Server } from 'node:http'
 describe('parseIoFile', () => {
   it('reads the description and one exchange', () => {
     const text = [
-      '// retrieves the client\'s current block number',
+      "// retrieves the client's current block number",
       '>> {"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}',
       '<< {"jsonrpc":"2.0","id":1,"result":"0x36"}',
       '',
@@ -30,9 +21,7 @@ describe('parseIoFile', () => {
     expect(parseIoFile(text)).toEqual({
       description: ["retrieves the client's current block number"],
       speconly: false,
-      exchanges: [
-        { request: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}', response: '{"jsonrpc":"2.0","id":1,"result":"0x36"}' },
-      ],
+      exchanges: [{ request: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}', response: '{"jsonrpc":"2.0","id":1,"result":"0x36"}' }],
     })
   })
 
@@ -47,7 +36,8 @@ describe('parseIoFile', () => {
   })
 
   it('reads several exchanges, trimming lines, skipping blanks, ignoring later comments, accepting CRLF', () => {
-    const text = '  // two calls  \r\n\r\n  >>   {"id":1}  \r\n<<{"id":1,"result":"0x1"}\r\n// between\r\n>> {"id":2}\r\n\r\n<< {"id":2,"result":"0x2"}'
+    const text =
+      '  // two calls  \r\n\r\n  >>   {"id":1}  \r\n<<{"id":1,"result":"0x1"}\r\n// between\r\n>> {"id":2}\r\n\r\n<< {"id":2,"result":"0x2"}'
     expect(parseIoFile(text)).toEqual({
       description: ['two calls'],
       speconly: false,
@@ -98,7 +88,9 @@ describe('compareResponses', () => {
   const ok = { ok: true }
 
   it('accepts equal responses regardless of key order and number spelling', () => {
-    expect(compareResponses({ jsonrpc: '2.0', id: 1, result: { a: [1, '0x2'], b: null } }, { result: { b: null, a: [1, '0x2'] }, id: 1, jsonrpc: '2.0' })).toEqual(ok)
+    expect(
+      compareResponses({ jsonrpc: '2.0', id: 1, result: { a: [1, '0x2'], b: null } }, { result: { b: null, a: [1, '0x2'] }, id: 1, jsonrpc: '2.0' }),
+    ).toEqual(ok)
     expect(compareResponses(JSON.parse('{"result":1e2}'), JSON.parse('{"result":100.0}'))).toEqual(ok)
   })
 
@@ -210,9 +202,19 @@ describe('compareResponses', () => {
       expected: '0x5208',
       actual: 21000,
     })
-    expect(compareResponses(expected, { jsonrpc: '2.0', id: 2, result: '0x5208' }, speconly)).toEqual({ ok: false, path: '$.id', expected: 1, actual: 2 })
+    expect(compareResponses(expected, { jsonrpc: '2.0', id: 2, result: '0x5208' }, speconly)).toEqual({
+      ok: false,
+      path: '$.id',
+      expected: 1,
+      actual: 2,
+    })
     expect(compareResponses({ id: 1, result: '0x' }, { id: 1, result: '0x00ff' }, speconly)).toEqual(ok)
-    expect(compareResponses({ id: 1, result: '0x' }, { id: 1, result: '0x1' }, speconly)).toEqual({ ok: false, path: '$.result', expected: '0x', actual: '0x1' })
+    expect(compareResponses({ id: 1, result: '0x' }, { id: 1, result: '0x1' }, speconly)).toEqual({
+      ok: false,
+      path: '$.result',
+      expected: '0x',
+      actual: '0x1',
+    })
     expect(compareResponses({ id: 1, result: 'abc' }, { id: 1, result: 'xyz' }, speconly)).toEqual(ok)
 
     const feeHistory = { oldestBlock: '0x1b', reward: [['0x1', '0x1']], baseFeePerGas: ['0x3b9aca00', '0x342a385a'], gasUsedRatio: [0.00072868] }
@@ -237,7 +239,9 @@ describe('compareResponses', () => {
     // An actual error is compared exactly (message deleted), speconly or not.
     const revert = { jsonrpc: '2.0', id: 1, error: { code: 3, message: 'execution reverted', data: '0x77' } }
     expect(compareResponses(revert, { jsonrpc: '2.0', id: 1, error: { code: 3, message: 'reverted', data: '0x77' } }, speconly)).toEqual(ok)
-    expect(compareResponses(revert, { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'execution reverted', data: '0x77' } }, speconly)).toEqual({
+    expect(
+      compareResponses(revert, { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'execution reverted', data: '0x77' } }, speconly),
+    ).toEqual({
       ok: false,
       path: '$.error.code',
       expected: 3,
@@ -306,9 +310,18 @@ describe('runConformance', () => {
     try {
       mkdirSync(join(dir, 'eth_chainId'))
       mkdirSync(join(dir, 'eth_call'))
-      writeFileSync(join(dir, 'eth_chainId/get-chain-id.io'), '>> {"jsonrpc":"2.0","id":1,"method":"eth_chainId"}\n<< {"jsonrpc":"2.0","id":1,"result":"0xc72dd9d5e883e"}\n')
-      writeFileSync(join(dir, 'eth_call/a.io'), '>> {"jsonrpc":"2.0","id":1,"method":"eth_call"}\n<< {"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted","data":"0x"}}\n')
-      writeFileSync(join(dir, 'eth_call/b.io'), '// two\n>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[1]}\n<< {"jsonrpc":"2.0","id":1,"result":"0x"}\n>> {"jsonrpc":"2.0","id":2,"method":"eth_call"}\n<< {"jsonrpc":"2.0","id":2,"result":"0x"}\n')
+      writeFileSync(
+        join(dir, 'eth_chainId/get-chain-id.io'),
+        '>> {"jsonrpc":"2.0","id":1,"method":"eth_chainId"}\n<< {"jsonrpc":"2.0","id":1,"result":"0xc72dd9d5e883e"}\n',
+      )
+      writeFileSync(
+        join(dir, 'eth_call/a.io'),
+        '>> {"jsonrpc":"2.0","id":1,"method":"eth_call"}\n<< {"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted","data":"0x"}}\n',
+      )
+      writeFileSync(
+        join(dir, 'eth_call/b.io'),
+        '// two\n>> {"jsonrpc":"2.0","id":1,"method":"eth_call","params":[1]}\n<< {"jsonrpc":"2.0","id":1,"result":"0x"}\n>> {"jsonrpc":"2.0","id":2,"method":"eth_call"}\n<< {"jsonrpc":"2.0","id":2,"result":"0x"}\n',
+      )
       writeFileSync(join(dir, 'eth_call/c.io'), '>> {"jsonrpc":"2.0","id":1,"method":"eth_call"}\n')
       writeFileSync(join(dir, 'eth_call/ignored.txt'), 'not a test')
       const node = await replayServer(
@@ -330,12 +343,27 @@ describe('runConformance', () => {
         expect(summaryLines(result)).toEqual(['eth_call: 1/3', 'eth_chainId: 0/1', '1 passed, 3 failed'])
 
         const filtered: string[] = []
-        expect(await runConformance({ fixturesDir: dir, url: node.url, filter: 'a.io', log: (line) => filtered.push(line) })).toMatchObject({ passed: 1, failed: 0 })
+        expect(await runConformance({ fixturesDir: dir, url: node.url, filter: 'a.io', log: (line) => filtered.push(line) })).toMatchObject({
+          passed: 1,
+          failed: 0,
+        })
 
         const out: string[] = []
-        expect(await main(['--fixtures', dir, '--url', node.url], (line) => out.push(line), () => {})).toBe(1)
+        expect(
+          await main(
+            ['--fixtures', dir, '--url', node.url],
+            (line) => out.push(line),
+            () => {},
+          ),
+        ).toBe(1)
         expect(out.at(-1)).toBe('1 passed, 3 failed')
-        expect(await main(['--fixtures', dir, '--url', node.url, '--filter', 'eth_call/a'], (line) => out.push(line), () => {})).toBe(0)
+        expect(
+          await main(
+            ['--fixtures', dir, '--url', node.url, '--filter', 'eth_call/a'],
+            (line) => out.push(line),
+            () => {},
+          ),
+        ).toBe(0)
         expect(out.slice(-2)).toEqual(['eth_call: 1/1', '1 passed, 0 failed'])
       } finally {
         node.server.close()
@@ -386,8 +414,19 @@ if (process.env.FAKE_MODE !== 'stubborn') process.on('SIGTERM', () => server.clo
     expect(node.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     const response = (await (await fetch(node.url, { method: 'POST', body: '{}' })).json()) as { result: unknown }
     expect(response.result).toEqual([
-      '--genesis', join('fixtures-dir', 'genesis.json'), '--import', join('fixtures-dir', 'chain.rlp'), '--mining', 'manual', '--revert-code', '3',
-      '--port', '0', '--ephemeral', '--host', '127.0.0.1',
+      '--genesis',
+      join('fixtures-dir', 'genesis.json'),
+      '--import',
+      join('fixtures-dir', 'chain.rlp'),
+      '--mining',
+      'manual',
+      '--revert-code',
+      '3',
+      '--port',
+      '0',
+      '--ephemeral',
+      '--host',
+      '127.0.0.1',
     ])
     expect(node.stderr()).toBe('starting\n')
     await node.stop()
@@ -404,7 +443,12 @@ if (process.env.FAKE_MODE !== 'stubborn') process.on('SIGTERM', () => server.clo
   })
 
   it('rejects with the stderr of a node that exits before listening, or never listens', async () => {
-    const failure = await withMode('fail', () => startNode({ fixturesDir: 'fixtures-dir', cli: join(dir, 'fake-node.mjs') }).then(() => undefined, (e: unknown) => e))
+    const failure = await withMode('fail', () =>
+      startNode({ fixturesDir: 'fixtures-dir', cli: join(dir, 'fake-node.mjs') }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    )
     expect((failure as Error).message).toBe('the node exited before listening (exit code 3)')
     expect((failure as { stderr: string }).stderr).toBe('boom: bad genesis\n')
 

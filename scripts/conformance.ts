@@ -366,12 +366,7 @@ const STDERR_KEEP = 64 * 1024
  * Starts `node <cli> --genesis <dir>/genesis.json --import <dir>/chain.rlp --mining manual --revert-code 3 --port 0
  * --ephemeral --host 127.0.0.1` and waits for its `Listening on http://...` line.
  */
-export function startNode(options: {
-  fixturesDir: string
-  cli?: string
-  startTimeoutMs?: number
-  killAfterMs?: number
-}): Promise<RunningNode> {
+export function startNode(options: { fixturesDir: string; cli?: string; startTimeoutMs?: number; killAfterMs?: number }): Promise<RunningNode> {
   const cli = options.cli ?? DEFAULT_CLI
   const args = [
     cli,
@@ -457,7 +452,11 @@ const USAGE = `usage: node scripts/conformance.ts [--fixtures DIR] [--url URL] [
   --filter SUBSTR  only the .io files whose path (e.g. eth_call/call-contract.io) contains SUBSTR`
 
 /** Runs the suite; resolves to the process exit code. */
-export async function main(argv: string[], out: (line: string) => void = (line) => console.log(line), err: (text: string) => void = (text) => process.stderr.write(text)): Promise<number> {
+export async function main(
+  argv: string[],
+  out: (line: string) => void = (line) => console.log(line),
+  err: (text: string) => void = (text) => process.stderr.write(text),
+): Promise<number> {
   let values: { fixtures?: string; url?: string; filter?: string; help?: boolean }
   try {
     ;({ values } = parseArgs({

@@ -13,7 +13,7 @@ import { approvalDecisions } from './wallet/approvals.ts'
 import type { HardforkName, MiningMode } from './chain/spec/config.ts'
 import type { Hex } from './hex.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
-import type { FlashchainOptions } from './index.ts'
+import type { Flashchain, FlashchainOptions } from './index.ts'
 
 const usage = `Usage: flashchain [options]
 
@@ -49,6 +49,40 @@ const usage = `Usage: flashchain [options]
   -h, --help                    show this help
 `
 
+const parseOptions = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'chain-id': { type: 'string' },
+  hardfork: { type: 'string' },
+  'block-time': { type: 'string' },
+  'flashblock-interval': { type: 'string' },
+  mining: { type: 'string' },
+  'data-dir': { type: 'string' },
+  ephemeral: { type: 'boolean' },
+  fresh: { type: 'boolean' },
+  accounts: { type: 'string' },
+  mnemonic: { type: 'string' },
+  balance: { type: 'string' },
+  genesis: { type: 'string' },
+  import: { type: 'string' },
+  'revert-code': { type: 'string' },
+  'block-gas-limit': { type: 'string' },
+  'rpc-gas-cap': { type: 'string' },
+  workers: { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'max-batch-length': { type: 'string' },
+  approval: { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  'wallet-token': { type: 'string' },
+  'max-batch-size': { type: 'string' },
+  'private-key': { type: 'string', multiple: true },
+  quiet: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const readArguments = (argv: string[]) => parseArgs({ args: argv, strict: true, options: parseOptions }).values
+
 function fail(message: string): never {
   process.stderr.write(`flashchain: ${message}\n\n${usage}`)
   process.exit(2)
@@ -67,43 +101,9 @@ function bigint(name: string, value: string | undefined): bigint | undefined {
 }
 
 export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug'> & { quiet: boolean; debug: boolean } {
-  let parsed
+  let parsed: ReturnType<typeof readArguments>
   try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'chain-id': { type: 'string' },
-        hardfork: { type: 'string' },
-        'block-time': { type: 'string' },
-        'flashblock-interval': { type: 'string' },
-        mining: { type: 'string' },
-        'data-dir': { type: 'string' },
-        ephemeral: { type: 'boolean' },
-        fresh: { type: 'boolean' },
-        accounts: { type: 'string' },
-        mnemonic: { type: 'string' },
-        balance: { type: 'string' },
-        genesis: { type: 'string' },
-        import: { type: 'string' },
-        'revert-code': { type: 'string' },
-        'block-gas-limit': { type: 'string' },
-        'rpc-gas-cap': { type: 'string' },
-        workers: { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        'max-batch-length': { type: 'string' },
-        approval: { type: 'string' },
-        'approval-timeout': { type: 'string' },
-        'wallet-token': { type: 'string' },
-        'max-batch-size': { type: 'string' },
-        'private-key': { type: 'string', multiple: true },
-        quiet: { type: 'boolean' },
-        debug: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values
+    parsed = readArguments(argv)
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error))
   }
@@ -187,7 +187,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
 export async function main(): Promise<void> {
   const options = parseCommandLine(process.argv.slice(2))
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
-  let flashchain
+  let flashchain: Flashchain
   try {
     flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log, debug: options.debug ? log : undefined })
   } catch (error) {

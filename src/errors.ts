@@ -20,9 +20,7 @@ export class RpcError extends Error {
   }
 
   toJSON(): RpcErrorShape {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data }
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data }
   }
 }
 
@@ -116,30 +114,21 @@ export const txErrors = {
   nonceTooHigh: (address: string, txNonce: bigint, stateNonce: bigint) =>
     new TransactionRejectedError(`nonce too high: address ${address}, tx: ${txNonce} state: ${stateNonce}`),
   insufficientFunds: (address: string, have: bigint, want: bigint) =>
-    new TransactionRejectedError(
-      `insufficient funds for gas * price + value: address ${address} have ${have} want ${want}`,
-    ),
-  intrinsicGasTooLow: (have: bigint, want: bigint) =>
-    new TransactionRejectedError(`intrinsic gas too low: gas ${have}, minimum needed ${want}`),
+    new TransactionRejectedError(`insufficient funds for gas * price + value: address ${address} have ${have} want ${want}`),
+  intrinsicGasTooLow: (have: bigint, want: bigint) => new TransactionRejectedError(`intrinsic gas too low: gas ${have}, minimum needed ${want}`),
   floorDataGas: (have: bigint, want: bigint) =>
     new TransactionRejectedError(`insufficient gas for floor data gas cost: gas ${have}, minimum needed ${want}`),
   exceedsBlockGasLimit: () => new TransactionRejectedError('exceeds block gas limit'),
-  gasLimitTooHigh: (cap: bigint, gas: bigint) =>
-    new TransactionRejectedError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`),
-  invalidChainId: (expected: bigint, got: bigint) =>
-    new TransactionRejectedError(`invalid chain id: have ${got} want ${expected}`),
+  gasLimitTooHigh: (cap: bigint, gas: bigint) => new TransactionRejectedError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`),
+  invalidChainId: (expected: bigint, got: bigint) => new TransactionRejectedError(`invalid chain id: have ${got} want ${expected}`),
   typeNotSupported: () => new TransactionRejectedError('transaction type not supported'),
   replacementUnderpriced: () => new TransactionRejectedError('replacement transaction underpriced'),
   alreadyKnown: () => new TransactionRejectedError('already known'),
   invalidSender: (detail: string) => new TransactionRejectedError(`invalid sender: ${detail}`),
   feeCapTooLow: (address: string, maxFeePerGas: bigint, baseFee: bigint) =>
-    new TransactionRejectedError(
-      `max fee per gas less than block base fee: address ${address}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`,
-    ),
-  tipAboveFeeCap: () =>
-    new TransactionRejectedError('max priority fee per gas higher than max fee per gas'),
-  senderNotEOA: (address: string) =>
-    new TransactionRejectedError(`sender not an eoa: address ${address}`),
+    new TransactionRejectedError(`max fee per gas less than block base fee: address ${address}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`),
+  tipAboveFeeCap: () => new TransactionRejectedError('max priority fee per gas higher than max fee per gas'),
+  senderNotEOA: (address: string) => new TransactionRejectedError(`sender not an eoa: address ${address}`),
   unknownAccount: () => new TransactionRejectedError('unknown account'),
 } as const
 

@@ -22,7 +22,7 @@ const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
 type Graph = Map<string, string[]>
 
 /** Relative import specifiers of a TypeScript source: static imports and re-exports, and dynamic imports. */
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   const found: string[] = []
   for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g)) found.push(match[1]!)
   for (const match of source.matchAll(/(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g)) found.push(match[1]!)
@@ -56,7 +56,7 @@ function srcGraph(): Graph {
 }
 
 /** Every cycle, as the modules on it, found through the graph's strongly connected components (Tarjan). */
-export function cyclesOf(graph: Graph): string[][] {
+function cyclesOf(graph: Graph): string[][] {
   const index = new Map<string, number>()
   const low = new Map<string, number>()
   const stack: string[] = []
@@ -97,7 +97,7 @@ function layerOf(path: string): number {
 }
 
 /** Imports that go up the layers, as `from → to`. */
-export function upwardImports(graph: Graph): string[] {
+function upwardImports(graph: Graph): string[] {
   const found: string[] = []
   for (const [from, targets] of graph) {
     for (const to of targets) if (layerOf(to) < layerOf(from)) found.push(`${from} → ${to}`)
@@ -147,7 +147,15 @@ describe('the checks themselves', () => {
       ['e.ts', ['e.ts']],
     ])
     expect(cyclesOf(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']])
-    expect(cyclesOf(new Map([['a.ts', ['b.ts', 'c.ts']], ['b.ts', ['c.ts']], ['c.ts', []]]))).toEqual([])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a.ts', ['b.ts', 'c.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', []],
+        ]),
+      ),
+    ).toEqual([])
   })
 
   test('upwardImports finds the chain importing the RPC layer, and allows imports downwards and sideways', () => {

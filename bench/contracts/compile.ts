@@ -26,7 +26,7 @@ const input = {
 const output = JSON.parse(solc.compile(JSON.stringify(input))) as Output
 const problems = (output.errors ?? []).filter((error) => error.severity !== 'info')
 if (problems.length > 0) throw new Error(problems.map((error) => error.formattedMessage).join('\n'))
-const contract = output.contracts['BenchToken.sol']!['BenchToken']!
+const contract = output.contracts['BenchToken.sol']!.BenchToken!
 const artifact = {
   contractName: 'BenchToken',
   compiler: { version: solc.version(), settings },

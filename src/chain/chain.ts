@@ -36,16 +36,7 @@ import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
-import type {
-  Block,
-  BlockSpecifier,
-  FeeHistory,
-  FoundLog,
-  LogFilter,
-  PendingBlock,
-  SequencePlan,
-  TransactionLocation,
-} from './types.ts'
+import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, SequencePlan, TransactionLocation } from './types.ts'
 
 /**
  * The chain: its blocks and state as plain data, calls and estimates on any block, and the single writer that
@@ -207,8 +198,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       throw error
     }
   }
-  const stateOf = (resolved: ResolvedBlock): StateReader =>
-    resolved.kind === 'pending' ? resolved.block.state : history.at(resolved.block.number)
+  const stateOf = (resolved: ResolvedBlock): StateReader => (resolved.kind === 'pending' ? resolved.block.state : history.at(resolved.block.number))
   const pendingEnv = () => pending().env
 
   return {

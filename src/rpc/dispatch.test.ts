@@ -27,7 +27,10 @@ function setup(options: { maxBatchLength?: number } = {}) {
       },
     }),
     defineMethod({
-      name: 'nothing', params: z.tuple([]), handler: () => undefined }),
+      name: 'nothing',
+      params: z.tuple([]),
+      handler: () => undefined,
+    }),
     defineMethod({
       name: 'sendCalls',
       params: z.tuple([z.object({ calls: z.array(z.object({ to: z.string() })) })]),
@@ -120,12 +123,7 @@ describe('invalid requests', () => {
     ['a null body', null, null, 'Invalid request: request must be an object'],
     ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 4, method: 'echo' }, 4, 'Invalid request: jsonrpc must be "2.0"'],
     ['a missing jsonrpc', { id: 4, method: 'echo' }, 4, 'Invalid request: jsonrpc must be "2.0"'],
-    [
-      'a method that is not a string',
-      { jsonrpc: '2.0', id: 5, method: 42 },
-      5,
-      'Invalid request: method must be a string',
-    ],
+    ['a method that is not a string', { jsonrpc: '2.0', id: 5, method: 42 }, 5, 'Invalid request: method must be a string'],
     [
       'an id that is not a string, number or null',
       { jsonrpc: '2.0', id: { nested: true }, method: 'echo' },
@@ -138,12 +136,7 @@ describe('invalid requests', () => {
       6,
       'Invalid request: params must be an array or an object',
     ],
-    [
-      'an invalid request without id (not a notification)',
-      { jsonrpc: '1.0', method: 'echo' },
-      null,
-      'Invalid request: jsonrpc must be "2.0"',
-    ],
+    ['an invalid request without id (not a notification)', { jsonrpc: '1.0', method: 'echo' }, null, 'Invalid request: jsonrpc must be "2.0"'],
   ])('rejects %s with -32600', async (_, body, id, message) => {
     const { dispatch } = setup()
     expect(await dispatch(body)).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message } })
@@ -244,10 +237,7 @@ describe('handler errors', () => {
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } })
     expect(JSON.stringify(response)).not.toContain('secret')
     expect(onInternalError).toHaveBeenCalledOnce()
-    expect(onInternalError).toHaveBeenCalledWith(
-      expect.objectContaining({ message: 'secret internal detail' }),
-      'crashes',
-    )
+    expect(onInternalError).toHaveBeenCalledWith(expect.objectContaining({ message: 'secret internal detail' }), 'crashes')
   })
 })
 

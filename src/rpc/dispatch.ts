@@ -15,9 +15,7 @@ import type { Method, MethodContext, RequestContext } from './method.ts'
 
 export type RpcId = string | number | null
 
-export type RpcResponse =
-  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorShape }
+export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorShape }
 
 /**
  * Answers one parsed JSON-RPC body: an object for a single request, an array for a batch, or `undefined` when the
@@ -80,10 +78,7 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
 
     if (body.length === 0) return failure(null, new InvalidRequestError('empty batch'))
     if (body.length > maxBatchLength) {
-      return failure(
-        null,
-        new LimitExceededError(`batch of ${body.length} requests exceeds the limit of ${maxBatchLength}`),
-      )
+      return failure(null, new LimitExceededError(`batch of ${body.length} requests exceeds the limit of ${maxBatchLength}`))
     }
 
     // Sequential on purpose: a batch may send a transaction and then read its effects.

@@ -3,15 +3,7 @@
  */
 import { toQuantity } from '../hex.ts'
 
-import type {
-  Block,
-  BlockPosition,
-  FeeHistory,
-  FoundLog,
-  PendingBlock,
-  Transaction,
-  TransactionLocation,
-} from '../chain/types.ts'
+import type { Block, BlockPosition, FeeHistory, FoundLog, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
 
 export type TransactionJSON = Record<string, unknown>

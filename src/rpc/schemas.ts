@@ -71,14 +71,20 @@ export const storageSlot = z.string().transform((value, context) => {
 const tag = z.enum(['latest', 'pending', 'safe', 'finalized', 'earliest'])
 
 /** A block tag, a number, or an EIP-1898 object. */
-export const block: z.ZodType<BlockSpecifier, string | object> = z.union([
-  tag,
-  // geth reads a bare 32-byte hash as a block hash (EIP-1898's short form).
-  z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((blockHash) => ({ blockHash: blockHash.toLowerCase() as Hex })),
-  uint64,
-  z.strictObject({ blockNumber: uint64 }).transform((value) => value.blockNumber),
-  z.strictObject({ blockHash: hash, requireCanonical: z.boolean().optional() }),
-], { error: 'invalid block number or tag, want "latest", "pending", "safe", "finalized", "earliest", a hex number or an EIP-1898 object' })
+export const block: z.ZodType<BlockSpecifier, string | object> = z.union(
+  [
+    tag,
+    // geth reads a bare 32-byte hash as a block hash (EIP-1898's short form).
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .transform((blockHash) => ({ blockHash: blockHash.toLowerCase() as Hex })),
+    uint64,
+    z.strictObject({ blockNumber: uint64 }).transform((value) => value.blockNumber),
+    z.strictObject({ blockHash: hash, requireCanonical: z.boolean().optional() }),
+  ],
+  { error: 'invalid block number or tag, want "latest", "pending", "safe", "finalized", "earliest", a hex number or an EIP-1898 object' },
+)
 
 const accessList = z.array(z.object({ address, storageKeys: z.array(hash) }))
 

@@ -129,22 +129,20 @@ describe('rejected requests', () => {
   test('answers a chunked body that grows past the limit with 413 and closes the connection', async () => {
     // No Content-Length: the limit can only be enforced while streaming. The body is never finished, so a server
     // that waited for its end would hang here.
-    const { status, body, closed } = await new Promise<{ status: number; body: string; closed: Promise<void> }>(
-      (resolve, reject) => {
-        const req = httpRequest(server.url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
-        })
-        req.on('error', reject)
-        req.on('response', (res) => {
-          let body = ''
-          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-          const closed = new Promise<void>((done) => res.socket.once('close', () => done()))
-          res.on('end', () => resolve({ status: res.statusCode!, body, closed }))
-        })
-        req.write('x'.repeat(maxBodyBytes + 1))
-      },
-    )
+    const { status, body, closed } = await new Promise<{ status: number; body: string; closed: Promise<void> }>((resolve, reject) => {
+      const req = httpRequest(server.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      })
+      req.on('error', reject)
+      req.on('response', (res) => {
+        let body = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+        const closed = new Promise<void>((done) => res.socket.once('close', () => done()))
+        res.on('end', () => resolve({ status: res.statusCode!, body, closed }))
+      })
+      req.write('x'.repeat(maxBodyBytes + 1))
+    })
     expect(status).toBe(413)
     expect(JSON.parse(body)).toMatchObject({ id: null, error: { code: -32005 } })
     await closed
@@ -200,7 +198,7 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
   })
 
-  test('sends the caller\'s CORS header on a transport refusal too', async () => {
+  test("sends the caller's CORS header on a transport refusal too", async () => {
     const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'echo', params: ['x'.repeat(2000)] }), {
       Origin: 'http://localhost:3000',
     })

@@ -305,9 +305,7 @@ function parse(...lines: string[]) {
  */
 function expectRefused(lines: string[], status: number, reason?: string): void {
   const expected =
-    reason === undefined
-      ? { refusal: status }
-      : { refusal: status, reason: status === 400 ? `malformed HTTP request: ${reason}` : reason }
+    reason === undefined ? { refusal: status } : { refusal: status, reason: status === 400 ? `malformed HTTP request: ${reason}` : reason }
   expect(parse(...lines), JSON.stringify(lines)).toMatchObject(expected)
 }
 
@@ -429,8 +427,7 @@ describe('parseHead', () => {
   })
 
   test('keeps an HTTP/1.1 connection alive unless Connection: close', () => {
-    const keepAlive = (...lines: string[]) =>
-      (parse('POST / HTTP/1.1', 'Host: a', ...lines) as { keepAlive: boolean }).keepAlive
+    const keepAlive = (...lines: string[]) => (parse('POST / HTTP/1.1', 'Host: a', ...lines) as { keepAlive: boolean }).keepAlive
     expect(keepAlive()).toBe(true)
     expect(keepAlive('Connection: keep-alive')).toBe(true)
     expect(keepAlive('Connection: upgrade')).toBe(true)
@@ -880,9 +877,7 @@ describe('chunked bodies', () => {
       client.write(chunkedHead + chunks)
       const response = await client.response()
       expect(response.status).toBe(400)
-      expect(bodyOf(response)).toEqual(
-        refusal(400, 'Invalid request: malformed HTTP request: chunk data not followed by CRLF'),
-      )
+      expect(bodyOf(response)).toEqual(refusal(400, 'Invalid request: malformed HTTP request: chunk data not followed by CRLF'))
       await expectClosedAfter(client, response)
     }
     expect(calls).toEqual([])
@@ -1252,9 +1247,7 @@ describe('connection management', () => {
     expect(handledWhilePaused).toBeLessThan(count)
     client.socket.resume()
     const responses = await client.responses(count, 5000)
-    expect(responses.map((response) => (bodyOf(response) as { n: number }).n)).toEqual(
-      Array.from({ length: count }, (_, i) => i),
-    )
+    expect(responses.map((response) => (bodyOf(response) as { n: number }).n)).toEqual(Array.from({ length: count }, (_, i) => i))
     for (const response of responses) {
       expect(response.status).toBe(200)
       expect((bodyOf(response) as { bigPadding: string }).bigPadding).toBe(bigPadding)
@@ -1278,9 +1271,7 @@ describe('connection management', () => {
     expect(handledWhilePaused).toBeLessThan(count)
     client.socket.resume()
     const responses = await client.responses(count, 5000)
-    expect(responses.map((response) => (bodyOf(response) as { n: number }).n)).toEqual(
-      Array.from({ length: count }, (_, i) => i),
-    )
+    expect(responses.map((response) => (bodyOf(response) as { n: number }).n)).toEqual(Array.from({ length: count }, (_, i) => i))
     await expectUsable(client)
   })
 

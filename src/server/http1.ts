@@ -648,7 +648,10 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   if (transferEncoding !== undefined) {
     // Both framings at once is how requests get smuggled past a proxy (RFC 9112 §6.3); refused outright.
     if (contentLength !== undefined) return malformed('both Content-Length and Transfer-Encoding', head)
-    const codings = transferEncoding.toLowerCase().split(',').map((coding) => trimWhitespace(coding))
+    const codings = transferEncoding
+      .toLowerCase()
+      .split(',')
+      .map((coding) => trimWhitespace(coding))
     if (codings.at(-1) !== 'chunked') return malformed('Transfer-Encoding must end with chunked', head)
     if (codings.length > 1) {
       return { refusal: 501, reason: `Transfer-Encoding ${transferEncoding} is not supported; use chunked`, head }
@@ -737,10 +740,7 @@ export function formatHead(response: Http1Response, keepAlive: boolean, keepAliv
   let text = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\nDate: ${httpDate()}\r\n${headers}`
   // RFC 9110 §8.6: no Content-Length in a 204.
   if (status !== 204) {
-    text +=
-      body === undefined
-        ? 'Content-Length: 0\r\n'
-        : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+    text += body === undefined ? 'Content-Length: 0\r\n' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
   }
   return keepAlive
     ? `${text}Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveTimeout / 1000)}\r\n\r\n`

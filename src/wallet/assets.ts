@@ -51,7 +51,9 @@ export async function watchAsset(core: WalletCore, caller: Caller, asset: AssetR
   if (decimalsData !== undefined && decimalsData.length === 66) {
     const actualDecimals = Number(BigInt(decimalsData))
     if (actualDecimals !== decimals) {
-      throw new InvalidParamsError(`invalid params: options.decimals: the token at ${address} says its decimals are ${actualDecimals}, not ${decimals}`)
+      throw new InvalidParamsError(
+        `invalid params: options.decimals: the token at ${address} says its decimals are ${actualDecimals}, not ${decimals}`,
+      )
     }
   }
 
@@ -59,4 +61,3 @@ export async function watchAsset(core: WalletCore, caller: Caller, asset: AssetR
   core.store.upsertAsset(account, { address, symbol, decimals, ...(image === undefined ? {} : { image }), chainId: core.chainIdHex })
   return true
 }
-

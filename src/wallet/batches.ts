@@ -122,7 +122,16 @@ export function createBatches(core: WalletCore): Batches {
       chainId: Number(chain.chainId),
       nonce: Number(txNonce + 1n),
     })
-    return [{ chainId: chain.chainId, address: EXECUTOR_ADDRESS, nonce: txNonce + 1n, yParity: signed.yParity ?? 0, r: BigInt(signed.r), s: BigInt(signed.s) }]
+    return [
+      {
+        chainId: chain.chainId,
+        address: EXECUTOR_ADDRESS,
+        nonce: txNonce + 1n,
+        yParity: signed.yParity ?? 0,
+        r: BigInt(signed.r),
+        s: BigInt(signed.s),
+      },
+    ]
   }
 
   async function send(caller: Caller, request: SendCallsRequest) {
@@ -184,7 +193,11 @@ export function createBatches(core: WalletCore): Batches {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
-    if (atomic && needsUpgrade && !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))) {
+    if (
+      atomic &&
+      needsUpgrade &&
+      !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))
+    ) {
       throw new AtomicReadyWalletRejectedUpgradeError()
     }
     await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
@@ -228,14 +241,31 @@ export function createBatches(core: WalletCore): Batches {
       } else {
         serialized = await Promise.all(
           request.calls.map((call, i) =>
-            signer.signTransaction({ type: 'eip1559', chainId, nonce: Number(nonce) + i, to: call.to, value: call.value, data: call.data, gas: plans[i]!.gas, ...fees }),
+            signer.signTransaction({
+              type: 'eip1559',
+              chainId,
+              nonce: Number(nonce) + i,
+              to: call.to,
+              value: call.value,
+              data: call.data,
+              gas: plans[i]!.gas,
+              ...fees,
+            }),
           ),
         )
       }
 
       const hashes = serialized.map((raw) => keccak256(raw))
       const id = (request.id as Hex | undefined) ?? mintId()
-      const record: BatchRecord = { sender: request.from, id, atomic, chainId: core.chainIdHex, createdAt: Date.now(), transactions: hashes, failure: null }
+      const record: BatchRecord = {
+        sender: request.from,
+        id,
+        atomic,
+        chainId: core.chainIdHex,
+        createdAt: Date.now(),
+        transactions: hashes,
+        failure: null,
+      }
       // Durable before anything is sent: the status is queryable the moment the reply leaves.
       store.addBatch(record)
       for (const [i, raw] of serialized.entries()) {

@@ -60,9 +60,12 @@ export function openWalletStore(db: DatabaseSync): WalletStore {
     setFailure: db.prepare('UPDATE wallet_batches SET failure = ? WHERE sender = ? AND id = ?'),
     deleteBatch: db.prepare('DELETE FROM wallet_batches WHERE sender = ? AND id = ?'),
     deleteTransactions: db.prepare('DELETE FROM wallet_batch_transactions WHERE sender = ? AND id = ?'),
-    upsertAsset: db.prepare(`INSERT INTO wallet_assets (account, chain_id, address, symbol, decimals, image, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    upsertAsset:
+      db.prepare(`INSERT INTO wallet_assets (account, chain_id, address, symbol, decimals, image, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (account, chain_id, address) DO UPDATE SET symbol = excluded.symbol, decimals = excluded.decimals, image = excluded.image, updated_at = excluded.updated_at`),
-    assets: db.prepare('SELECT address, symbol, decimals, image, chain_id FROM wallet_assets WHERE account = ? AND chain_id = ? ORDER BY added_at, address'),
+    assets: db.prepare(
+      'SELECT address, symbol, decimals, image, chain_id FROM wallet_assets WHERE account = ? AND chain_id = ? ORDER BY added_at, address',
+    ),
     grant: db.prepare('INSERT OR REPLACE INTO wallet_permissions (origin, account, granted_at) VALUES (?, ?, ?)'),
     revoke: db.prepare('DELETE FROM wallet_permissions WHERE origin = ?'),
     permissions: db.prepare('SELECT account, granted_at FROM wallet_permissions WHERE origin = ? ORDER BY account'),
@@ -95,10 +98,25 @@ export function openWalletStore(db: DatabaseSync): WalletStore {
       })
     },
     upsertAsset: (account, asset) =>
-      void statements.upsertAsset.run(account, asset.chainId, asset.address, asset.symbol, asset.decimals, asset.image ?? null, Date.now(), Date.now()),
+      void statements.upsertAsset.run(
+        account,
+        asset.chainId,
+        asset.address,
+        asset.symbol,
+        asset.decimals,
+        asset.image ?? null,
+        Date.now(),
+        Date.now(),
+      ),
     assets: (account, chainId) =>
       (statements.assets.all(account, chainId) as { address: Hex; symbol: string; decimals: number; image: string | null; chain_id: Hex }[]).map(
-        (row) => ({ address: row.address, symbol: row.symbol, decimals: row.decimals, ...(row.image === null ? {} : { image: row.image }), chainId: row.chain_id }),
+        (row) => ({
+          address: row.address,
+          symbol: row.symbol,
+          decimals: row.decimals,
+          ...(row.image === null ? {} : { image: row.image }),
+          chainId: row.chain_id,
+        }),
       ),
     grant(origin, accounts, at) {
       inTransaction(db, () => {

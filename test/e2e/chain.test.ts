@@ -179,9 +179,7 @@ describe('blocks', () => {
   it('eth_getBlockByHash returns the same block, hash-only and full', async () => {
     const byNumber = await t.rpc<RpcBlock>('eth_getBlockByNumber', [toHex(sealedNumber), false])
     expect(await t.rpc('eth_getBlockByHash', [byNumber.hash, false])).toEqual(byNumber)
-    expect(await t.rpc('eth_getBlockByHash', [byNumber.hash, true])).toEqual(
-      await t.rpc('eth_getBlockByNumber', [toHex(sealedNumber), true]),
-    )
+    expect(await t.rpc('eth_getBlockByHash', [byNumber.hash, true])).toEqual(await t.rpc('eth_getBlockByNumber', [toHex(sealedNumber), true]))
     const parent = await t.rpc<RpcBlock>('eth_getBlockByHash', [byNumber.parentHash, false])
     expect(parent.number).toBe(toHex(sealedNumber - 1n))
     const viemBlock = await t.publicClient.getBlock({ blockHash: byNumber.hash, includeTransactions: true })
@@ -369,9 +367,10 @@ describe('pool errors in geth wording', () => {
       message: 'replacement transaction underpriced',
     })
     // A bump of the fee cap alone is not enough: the tip must rise by 10% too.
-    expect(
-      await t.rpcError('eth_sendRawTransaction', [await sign(6, { nonce, value: 2n, maxFeePerGas: parseGwei('20') })]),
-    ).toEqual({ code: -32000, message: 'replacement transaction underpriced' })
+    expect(await t.rpcError('eth_sendRawTransaction', [await sign(6, { nonce, value: 2n, maxFeePerGas: parseGwei('20') })])).toEqual({
+      code: -32000,
+      message: 'replacement transaction underpriced',
+    })
     // 9% is not 10%.
     expect(
       await t.rpcError('eth_sendRawTransaction', [
@@ -456,7 +455,7 @@ describe('pool errors in geth wording', () => {
     expect(await t.rpc('eth_getTransactionCount', [sender, 'pending'])).toBe(toHex(nonce))
   })
 
-  it('exceeds block gas limit: a gas limit above the block\'s', async () => {
+  it("exceeds block gas limit: a gas limit above the block's", async () => {
     const nonce = await t.publicClient.getTransactionCount({ address: t.accounts[6]!.address, blockTag: 'pending' })
     expect(await t.rpcError('eth_sendRawTransaction', [await sign(6, { nonce, gas: 31_000_000n })])).toEqual({
       code: -32000,

@@ -21,7 +21,12 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
 })
 
-type Run = { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
+type Run = {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
 
 function run(args: string[], entry = 'src/cli.ts'): Run {
   const child = spawn(process.execPath, [entry, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -158,7 +163,24 @@ describe.concurrent('flashchain CLI', () => {
     expect(await help.exited).toEqual({ code: 0, signal: null })
     const text = help.stdout()
     expect(text).toMatch(/^Usage: flashchain \[options\]/)
-    for (const option of ['--host', '--port', '--chain-id', '--hardfork', '--block-time', '--flashblock-interval', '--mining', '--data-dir', '--ephemeral', '--fresh', '--accounts', '--mnemonic', '--balance', '--genesis', '--revert-code', '--workers']) {
+    for (const option of [
+      '--host',
+      '--port',
+      '--chain-id',
+      '--hardfork',
+      '--block-time',
+      '--flashblock-interval',
+      '--mining',
+      '--data-dir',
+      '--ephemeral',
+      '--fresh',
+      '--accounts',
+      '--mnemonic',
+      '--balance',
+      '--genesis',
+      '--revert-code',
+      '--workers',
+    ]) {
       expect(text).toContain(option)
     }
     expect(help.stderr()).toBe('')

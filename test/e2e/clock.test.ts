@@ -32,7 +32,10 @@ describe('interval mining', () => {
       const number = BigInt((await request('eth_blockNumber')) as string)
       return number >= start + 2n ? number : undefined
     }, 10 * blockTime)
-    const [a, b] = await Promise.all([request('eth_getBlockByNumber', [`0x${(next - 1n).toString(16)}`, false]), request('eth_getBlockByNumber', [`0x${next.toString(16)}`, false])])
+    const [a, b] = await Promise.all([
+      request('eth_getBlockByNumber', [`0x${(next - 1n).toString(16)}`, false]),
+      request('eth_getBlockByNumber', [`0x${next.toString(16)}`, false]),
+    ])
     expect(BigInt((b as { timestamp: string }).timestamp)).toBeGreaterThan(BigInt((a as { timestamp: string }).timestamp))
     expect((b as { parentHash: string }).parentHash).toBe((a as { hash: string }).hash)
   })

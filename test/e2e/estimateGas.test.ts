@@ -10,7 +10,15 @@ import type { TestChain } from './helpers.ts'
 
 let t: TestChain
 let from: Hex
-const contracts = { refunder: '0x' as Hex, reverter: '0x' as Hex, sink: '0x' as Hex, middle: '0x' as Hex, outer: '0x' as Hex, gate: '0x' as Hex, store: '0x' as Hex }
+const contracts = {
+  refunder: '0x' as Hex,
+  reverter: '0x' as Hex,
+  sink: '0x' as Hex,
+  middle: '0x' as Hex,
+  outer: '0x' as Hex,
+  gate: '0x' as Hex,
+  store: '0x' as Hex,
+}
 
 beforeAll(async () => {
   t = await startChain()
@@ -107,7 +115,12 @@ describe('eth_estimateGas: sending exactly the estimate succeeds', () => {
     expect(gas).toBeGreaterThan(receipt.gasUsed)
     await t.mine()
     expect(
-      await t.publicClient.readContract({ address: contracts.refunder, abi: Refunder.abi, functionName: 'balanceOf', args: [t.accounts[3]!.address] }),
+      await t.publicClient.readContract({
+        address: contracts.refunder,
+        abi: Refunder.abi,
+        functionName: 'balanceOf',
+        args: [t.accounts[3]!.address],
+      }),
     ).toBe(1000n)
     expect(await t.publicClient.readContract({ address: contracts.refunder, abi: Refunder.abi, functionName: 'balanceOf', args: [from] })).toBe(0n)
   })
@@ -153,7 +166,9 @@ describe('eth_estimateGas: sending exactly the estimate succeeds', () => {
 
 describe('eth_estimateGas: reverts', () => {
   it('reports Error(string) as "execution reverted: nope" with the exact revert bytes in data', async () => {
-    const error = await t.rpcError('eth_estimateGas', [{ from, to: contracts.reverter, data: encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' }) }])
+    const error = await t.rpcError('eth_estimateGas', [
+      { from, to: contracts.reverter, data: encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' }) },
+    ])
     expect(error).toEqual({
       code: -32000,
       message: 'execution reverted: nope',
@@ -167,7 +182,9 @@ describe('eth_estimateGas: reverts', () => {
   })
 
   it('reports a custom error as "execution reverted" with the selector and arguments in data', async () => {
-    const error = await t.rpcError('eth_estimateGas', [{ from, to: contracts.reverter, data: encodeFunctionData({ abi: Reverter.abi, functionName: 'custom' }) }])
+    const error = await t.rpcError('eth_estimateGas', [
+      { from, to: contracts.reverter, data: encodeFunctionData({ abi: Reverter.abi, functionName: 'custom' }) },
+    ])
     expect(error).toEqual({
       code: -32000,
       message: 'execution reverted',
@@ -175,7 +192,7 @@ describe('eth_estimateGas: reverts', () => {
     })
   })
 
-  it('decodes Panic(uint256) into geth\'s words', async () => {
+  it("decodes Panic(uint256) into geth's words", async () => {
     const error = await t.rpcError('eth_estimateGas', [
       { from, to: contracts.reverter, data: encodeFunctionData({ abi: Reverter.abi, functionName: 'panic', args: [0n] }) },
     ])
@@ -213,9 +230,7 @@ describe('eth_estimateGas: other errors', () => {
   it('reports insufficient funds when value exceeds the balance and a gas price is given', async () => {
     const balance = await t.publicClient.getBalance({ address: from })
     const value = balance + parseEther('1')
-    const error = await t.rpcError('eth_estimateGas', [
-      { from, to: t.accounts[1]!.address, value: toHex(value), gasPrice: '0x3b9aca00' },
-    ])
+    const error = await t.rpcError('eth_estimateGas', [{ from, to: t.accounts[1]!.address, value: toHex(value), gasPrice: '0x3b9aca00' }])
     expect(error.code).toBe(-32000)
     expect(error.message).toMatch(
       new RegExp(`^insufficient funds for gas \\* price \\+ value: address ${from.toLowerCase()} have ${balance} want \\d+$`),
@@ -239,9 +254,10 @@ describe('eth_estimateGas: other errors', () => {
   })
 
   it('says "gas required exceeds allowance (0)" for a priced estimate from an account without funds', async () => {
-    expect(
-      await t.rpcError('eth_estimateGas', [{ from: '0x0000000000000000000000000000000000000abc', to: from, gasPrice: '0x3b9aca00' }]),
-    ).toEqual({ code: -32000, message: 'gas required exceeds allowance (0)' })
+    expect(await t.rpcError('eth_estimateGas', [{ from: '0x0000000000000000000000000000000000000abc', to: from, gasPrice: '0x3b9aca00' }])).toEqual({
+      code: -32000,
+      message: 'gas required exceeds allowance (0)',
+    })
   })
 
   it('answers -32001 for an unknown block', async () => {

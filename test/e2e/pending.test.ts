@@ -174,10 +174,10 @@ describe('the pending block and pre-confirmed transactions', () => {
     expect(pending.parentHash).toBe(head.hash)
 
     await t.preconfirm()
-    const full = await t.rpc<{ number: Hex; transactions: { hash: Hex; blockNumber: Hex; transactionIndex: Hex }[] }>(
-      'eth_getBlockByNumber',
-      ['pending', true],
-    )
+    const full = await t.rpc<{ number: Hex; transactions: { hash: Hex; blockNumber: Hex; transactionIndex: Hex }[] }>('eth_getBlockByNumber', [
+      'pending',
+      true,
+    ])
     expect(full.transactions.map((tx) => tx.hash)).toEqual([first, queued])
     expect(full.transactions.map((tx) => tx.blockNumber)).toEqual([toHex(latest + 1n), toHex(latest + 1n)])
     expect(full.transactions.map((tx) => tx.transactionIndex)).toEqual(['0x0', '0x1'])
@@ -228,7 +228,7 @@ describe('the pending block and pre-confirmed transactions', () => {
     expect((await t.publicClient.getTransaction({ hash })).blockHash).toBe(block.hash)
   })
 
-  it('receipts of transactions pre-confirmed in successive flashblocks continue the block\'s indexes and gas', async () => {
+  it("receipts of transactions pre-confirmed in successive flashblocks continue the block's indexes and gas", async () => {
     const latest = await t.blockNumber()
     const first = await t.wallet(0).writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [20n] })
     const one = await t.preconfirm()

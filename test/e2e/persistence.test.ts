@@ -73,11 +73,17 @@ describe('persistence', () => {
       })
 
     // Two sealed, one pre-confirmed but not sealed, two only in the pool.
-    const sealed = [await client.sendRawTransaction({ serializedTransaction: await sign(0) }), await client.sendRawTransaction({ serializedTransaction: await sign(1) })]
+    const sealed = [
+      await client.sendRawTransaction({ serializedTransaction: await sign(0) }),
+      await client.sendRawTransaction({ serializedTransaction: await sign(1) }),
+    ]
     await client.request({ method: 'evm_mine' as never })
     const preconfirmed = await client.sendRawTransaction({ serializedTransaction: await sign(2) })
     await client.request({ method: 'flashchain_preconfirm' as never })
-    const pooled = [await client.sendRawTransaction({ serializedTransaction: await sign(3) }), await client.sendRawTransaction({ serializedTransaction: await sign(4) })]
+    const pooled = [
+      await client.sendRawTransaction({ serializedTransaction: await sign(3) }),
+      await client.sendRawTransaction({ serializedTransaction: await sign(4) }),
+    ]
     const headBefore = await client.getBlockNumber()
     const sealedBlock = await client.getBlock({ blockNumber: 1n })
 

@@ -36,7 +36,10 @@ describe('manual approval (server started with approval: manual)', () => {
 
   beforeAll(async () => {
     t = await startWallet({ approval: 'manual' })
-    ;[store, token] = await deployAll(t, [{ contract: Store, args: [0n] }, { contract: compileToken(), args: ['TKN', 18] }])
+    ;[store, token] = await deployAll(t, [
+      { contract: Store, args: [0n] },
+      { contract: compileToken(), args: ['TKN', 18] },
+    ])
   })
 
   // A failed test must not leave its request waiting for the next one: reject whatever is still pending.
@@ -231,7 +234,10 @@ describe('policies (server started with the default, approve)', () => {
 
   beforeAll(async () => {
     t = await startWallet()
-    ;[store, token] = await deployAll(t, [{ contract: Store, args: [0n] }, { contract: compileToken(), args: ['TKN', 18] }])
+    ;[store, token] = await deployAll(t, [
+      { contract: Store, args: [0n] },
+      { contract: compileToken(), args: ['TKN', 18] },
+    ])
   })
 
   afterAll(async () => {

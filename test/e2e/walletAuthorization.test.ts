@@ -91,7 +91,9 @@ describe('the owner: no Origin header on the loopback bind', () => {
       const client = clientWith(t.url, headers)
       expect(lower(await client.rpc<string[]>('eth_accounts'))).toEqual(accounts)
       expect(await client.rpc('flashchain_getPendingApprovals', [])).toEqual([])
-      const result = await client.rpc<SendCallsResult>('wallet_sendCalls', [batch(t.accounts[7]!.address, [storeSet(store, 3n)], { atomicRequired: false })])
+      const result = await client.rpc<SendCallsResult>('wallet_sendCalls', [
+        batch(t.accounts[7]!.address, [storeSet(store, 3n)], { atomicRequired: false }),
+      ])
       expect(result.status).toBe('pending')
     }
     await t.mine()
@@ -179,7 +181,9 @@ describe('a browser dApp: requests with an Origin header', () => {
     expect(granted.some((permission) => permission.parentCapability === 'eth_accounts')).toBe(true)
     checkAccountsPermission(await other.rpc<Permission[]>('wallet_getPermissions', []), OTHER_DAPP, before)
     expect(lower(await other.rpc<string[]>('eth_accounts', []))).toEqual(accounts)
-    const result = await other.rpc<SendCallsResult>('wallet_sendCalls', [batch(t.accounts[2]!.address, [storeSet(store, 15n)], { atomicRequired: false })])
+    const result = await other.rpc<SendCallsResult>('wallet_sendCalls', [
+      batch(t.accounts[2]!.address, [storeSet(store, 15n)], { atomicRequired: false }),
+    ])
     expect(result.status).toBe('pending')
     await t.mine()
   })

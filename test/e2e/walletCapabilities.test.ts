@@ -92,7 +92,7 @@ describe('osaka (EIP-7702)', () => {
     expect((await t.rpcError('wallet_getCapabilities', [t.accounts[1]!.address, '0x7a69'])).code).toBe(-32602)
   })
 
-  it('viem\'s getCapabilities reads the per-chain answer', async () => {
+  it("viem's getCapabilities reads the per-chain answer", async () => {
     const client = createWalletClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), account: t.accounts[0]!.address })
     const all = (await client.getCapabilities()) as Record<number, unknown>
     expect(all[31337]).toEqual({ atomic: { status: 'supported' }, gasLimitOverride: { supported: true } })
@@ -186,7 +186,9 @@ describe('batch status survives a restart', () => {
       expect(await chain.rpc('wallet_showCallsStatus', [before!.id])).toBeNull()
       expect(await chain.rpc('wallet_getCapabilities', [account()])).toEqual(capabilities('supported'))
       // The id is still taken.
-      expect((await chain.rpcError('wallet_sendCalls', [batch(account(), [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }], { id: before!.id })])).code).toBe(5720)
+      expect(
+        (await chain.rpcError('wallet_sendCalls', [batch(account(), [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }], { id: before!.id })])).code,
+      ).toBe(5720)
       // The unsealed batch is still known; its transaction survived in the pool, so it completes once mined.
       expect((await callsStatus(chain, pendingId!)).status).toBe(100)
       await chain.mine()

@@ -74,7 +74,11 @@ function runToExit(args: string[]): Promise<{ code: number | null; output: strin
 }
 
 const transfer = (count: number, atomicRequired: boolean) =>
-  batch(FROM, Array.from({ length: count }, () => ({ to: RECIPIENT, value: '0x1' })), { atomicRequired })
+  batch(
+    FROM,
+    Array.from({ length: count }, () => ({ to: RECIPIENT, value: '0x1' })),
+    { atomicRequired },
+  )
 
 describe('wallet options on the command line', () => {
   it('--approval reject --max-batch-size 2: 5740 for 3 calls, then 4001 for 2', async () => {

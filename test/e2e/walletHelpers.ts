@@ -159,12 +159,7 @@ export async function deployAll(
 }
 
 /** One JSON-RPC request over HTTP with extra headers (Origin, Authorization); the whole response. */
-export async function sendWith(
-  url: string,
-  headers: Record<string, string>,
-  method: string,
-  params: unknown = [],
-): Promise<RpcResponse> {
+export async function sendWith(url: string, headers: Record<string, string>, method: string, params: unknown = []): Promise<RpcResponse> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
@@ -218,7 +213,10 @@ export async function callsStatus(t: TestChain, id: string): Promise<CallsStatus
 
 export async function setPolicy(
   t: TestChain,
-  policy: { default: ApprovalDecision; methods?: Partial<Record<'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_requestAccounts' | 'upgrade', ApprovalDecision>> },
+  policy: {
+    default: ApprovalDecision
+    methods?: Partial<Record<'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_requestAccounts' | 'upgrade', ApprovalDecision>>
+  },
 ): Promise<void> {
   const result = await t.rpc('flashchain_setApprovalPolicy', [policy])
   if (result !== true) throw new Error(`flashchain_setApprovalPolicy answered ${JSON.stringify(result)}`)
@@ -247,7 +245,13 @@ export async function pendingApprovals(t: TestChain, count: number): Promise<Pen
 /** Whether a promise has settled yet, without waiting for it. */
 export async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   const marker = Symbol('pending')
-  const winner = await Promise.race([promise.then(() => true, () => true), new Promise((resolve) => setImmediate(() => resolve(marker)))])
+  const winner = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise((resolve) => setImmediate(() => resolve(marker))),
+  ])
   return winner !== marker
 }
 
@@ -324,7 +328,7 @@ export function compileToken(): Compiled {
   }
   const errors = (output.errors ?? []).filter((error) => error.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join('\n'))
-  const compiled = output.contracts['Token.sol']!['Token']!
+  const compiled = output.contracts['Token.sol']!.Token!
   token = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }
   return token
 }

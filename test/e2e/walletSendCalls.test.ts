@@ -75,10 +75,14 @@ afterAll(async () => {
   await t?.close()
 })
 
-const gateCall = (gate: string, functionName: 'enable' | 'bump'): CallParam => ({ to: gate, data: encodeFunctionData({ abi: Gate.abi, functionName }) })
+const gateCall = (gate: string, functionName: 'enable' | 'bump'): CallParam => ({
+  to: gate,
+  data: encodeFunctionData({ abi: Gate.abi, functionName }),
+})
 
 /** 101 zero-value calls: one over the default --max-batch-size. */
-const manyCalls = (count: number): CallParam[] => Array.from({ length: count }, () => ({ to: '0x000000000000000000000000000000000000beef', value: '0x0' }))
+const manyCalls = (count: number): CallParam[] =>
+  Array.from({ length: count }, () => ({ to: '0x000000000000000000000000000000000000beef', value: '0x0' }))
 
 describe('wallet_sendCalls: schema errors (-32602, naming the field)', () => {
   const valid = (): SendCallsParam => batch(undelegated, [{ to: NOT_A_WALLET_ACCOUNT, value: '0x0' }])
@@ -183,18 +187,26 @@ describe('wallet_sendCalls: version, authorization, chain', () => {
 
 describe('wallet_sendCalls: capabilities (5700)', () => {
   it('an unknown top-level capability without optional: true → 5700', async () => {
-    const error = await sendCallsError(t, batch(undelegated, [{ to: storeA, value: '0x0' }], { capabilities: { fancyPaymaster: { url: 'https://x.example' } } }))
+    const error = await sendCallsError(
+      t,
+      batch(undelegated, [{ to: storeA, value: '0x0' }], { capabilities: { fancyPaymaster: { url: 'https://x.example' } } }),
+    )
     expect(error.code).toBe(5700)
     expect(error.message).toContain(MESSAGES.unsupportedCapability)
     // optional: false is not optional either.
-    const explicit = await sendCallsError(t, batch(undelegated, [{ to: storeA, value: '0x0' }], { capabilities: { fancyPaymaster: { optional: false } } }))
+    const explicit = await sendCallsError(
+      t,
+      batch(undelegated, [{ to: storeA, value: '0x0' }], { capabilities: { fancyPaymaster: { optional: false } } }),
+    )
     expect(explicit.code).toBe(5700)
   })
 
   it('an unknown per-call capability without optional: true → 5700', async () => {
     const error = await sendCallsError(
       t,
-      batch(undelegated, [{ to: storeA, value: '0x0' }, storeSet(storeA, 1n, { capabilities: { fancyHook: { value: 1 } } })], { atomicRequired: false }),
+      batch(undelegated, [{ to: storeA, value: '0x0' }, storeSet(storeA, 1n, { capabilities: { fancyHook: { value: 1 } } })], {
+        atomicRequired: false,
+      }),
     )
     expect(error.code).toBe(5700)
     expect(error.message).toContain(MESSAGES.unsupportedCapability)
@@ -334,10 +346,7 @@ describe('wallet_sendCalls: atomic execution', () => {
 
   it('a first atomic batch: status 100 until sealed, then 200; one type-4 transaction to itself with the upgrade; every effect applied', async () => {
     expect(await t.rpc('eth_getCode', [atomicUser, 'latest'])).toBe('0x')
-    const result = await sendCalls(
-      t,
-      batch(atomicUser, [storeSet(storeA, 41n), { to: recipient, value: toHex(10n ** 18n) }, storeSet(storeB, 42n)]),
-    )
+    const result = await sendCalls(t, batch(atomicUser, [storeSet(storeA, 41n), { to: recipient, value: toHex(10n ** 18n) }, storeSet(storeB, 42n)]))
     expect(result.status).toBe('pending')
     expect(result.batchId).toBe(result.id)
 
@@ -426,7 +435,10 @@ describe('wallet_sendCalls: atomic execution', () => {
   })
 
   it('an atomic call to the zero address is refused naming the call: ERC-7821 reads it as the account itself', async () => {
-    const error = await sendCallsError(t, batch(atomicUser, [{ to: '0x0000000000000000000000000000000000000000', data: '0x12345678' }, storeSet(storeA, 64n)]))
+    const error = await sendCallsError(
+      t,
+      batch(atomicUser, [{ to: '0x0000000000000000000000000000000000000000', data: '0x12345678' }, storeSet(storeA, 64n)]),
+    )
     expect(error).toMatchObject({
       code: -32602,
       message: 'invalid argument 0: calls.0.to: an atomic batch cannot call the zero address (ERC-7821 reads it as the account itself)',
@@ -434,7 +446,10 @@ describe('wallet_sendCalls: atomic execution', () => {
   })
 
   it('a non-atomic call to the zero address goes to the zero address', async () => {
-    const result = await sendCalls(t, { ...batch(atomicUser, [{ to: '0x0000000000000000000000000000000000000000', data: '0x12345678' }, storeSet(storeA, 64n)]), atomicRequired: false })
+    const result = await sendCalls(t, {
+      ...batch(atomicUser, [{ to: '0x0000000000000000000000000000000000000000', data: '0x12345678' }, storeSet(storeA, 64n)]),
+      atomicRequired: false,
+    })
     await t.mine()
     expect((await callsStatus(t, result.id)).status).toBe(200)
     expect(await readStore(t, storeA)).toBe(64n)
@@ -494,7 +509,10 @@ describe('wallet_sendCalls: non-atomic execution', () => {
   })
 
   it('each call is estimated on the state the previous calls leave (Gate.enable then Gate.bump) → 200', async () => {
-    const result = await sendCalls(t, batch(sequentialUser, [gateCall(gateB, 'enable'), gateCall(gateB, 'bump'), gateCall(gateB, 'bump')], { atomicRequired: false }))
+    const result = await sendCalls(
+      t,
+      batch(sequentialUser, [gateCall(gateB, 'enable'), gateCall(gateB, 'bump'), gateCall(gateB, 'bump')], { atomicRequired: false }),
+    )
     await t.mine()
     const status = await callsStatus(t, result.id)
     expect(status).toMatchObject({ status: 200, atomic: false })
@@ -523,13 +541,16 @@ describe('wallet_sendCalls: non-atomic execution', () => {
     expect(await t.rpc('eth_getBalance', [recipient, 'latest'])).toBe('0x2a')
   })
 
-  it('a gasLimitOverride is the gas of that call\'s transaction; too small, that transaction fails alone → 600', async () => {
+  it("a gasLimitOverride is the gas of that call's transaction; too small, that transaction fails alone → 600", async () => {
     // 23,000 covers the intrinsic gas of Store.set (21,510 with the EIP-7623 floor) but not its 5,000-gas SSTORE.
     const result = await sendCalls(
       t,
       batch(
         sequentialUser,
-        [storeSet(storeA, 90n, { capabilities: { gasLimitOverride: { value: toHex(23_000) } } }), storeSet(storeB, 91n, { capabilities: { gasLimitOverride: { value: toHex(100_000) } } })],
+        [
+          storeSet(storeA, 90n, { capabilities: { gasLimitOverride: { value: toHex(23_000) } } }),
+          storeSet(storeB, 91n, { capabilities: { gasLimitOverride: { value: toHex(100_000) } } }),
+        ],
         { atomicRequired: false },
       ),
     )
@@ -537,14 +558,16 @@ describe('wallet_sendCalls: non-atomic execution', () => {
     const status = await callsStatus(t, result.id)
     expect(status).toMatchObject({ status: 600, atomic: false })
     expect(status.receipts!.map((receipt) => receipt.status)).toEqual(['0x0', '0x1'])
-    const gas = await Promise.all(status.receipts!.map(async (receipt) => (await t.rpc<{ gas: Hex }>('eth_getTransactionByHash', [receipt.transactionHash])).gas))
+    const gas = await Promise.all(
+      status.receipts!.map(async (receipt) => (await t.rpc<{ gas: Hex }>('eth_getTransactionByHash', [receipt.transactionHash])).gas),
+    )
     expect(gas).toEqual([toHex(23_000), toHex(100_000)])
     expect([await readStore(t, storeA), await readStore(t, storeB)]).toEqual([70n, 91n])
   })
 })
 
 describe('wallet_sendCalls: ids and wallet_getCallsStatus', () => {
-  it('a minted id: 32 random bytes as hex, id === batchId, never viem\'s fallback marker', async () => {
+  it("a minted id: 32 random bytes as hex, id === batchId, never viem's fallback marker", async () => {
     const first = await sendCalls(t, batch(idUser, [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }], { atomicRequired: false }))
     const second = await sendCalls(t, batch(idUser, [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }], { atomicRequired: false }))
     for (const result of [first, second]) {
@@ -621,7 +644,7 @@ describe('wallet_sendCalls: ids and wallet_getCallsStatus', () => {
 })
 
 describe('wallet_sendCalls: several batches before a block seals, concurrency, and the maxBatchSize option', () => {
-  it('back to back from a fresh account, no block in between: the upgrade\'s authorization nonce is not reused; one seal completes all (200)', async () => {
+  it("back to back from a fresh account, no block in between: the upgrade's authorization nonce is not reused; one seal completes all (200)", async () => {
     // The first batch's type-4 transaction has nonce n and its authorization nonce n + 1: both are consumed when it
     // runs, so the next batch must start at n + 2.
     const first = await sendCalls(t, batch(backToBackUser, [storeSet(storeC, 500n)]))
@@ -634,7 +657,7 @@ describe('wallet_sendCalls: several batches before a block seals, concurrency, a
     expect(await t.rpc('eth_getCode', [backToBackUser, 'latest'])).toBe(EXECUTOR_DESIGNATOR)
   })
 
-  it('eth_sendTransaction right after an upgrading atomic batch, before a seal: it does not reuse the authorization\'s nonce', async () => {
+  it("eth_sendTransaction right after an upgrading atomic batch, before a seal: it does not reuse the authorization's nonce", async () => {
     // Dev account 9 deployed the fixtures (all sealed) and was never delegated.
     const from = t.accounts[9]!.address
     expect(await t.rpc('eth_getCode', [from, 'latest'])).toBe('0x')
@@ -648,7 +671,17 @@ describe('wallet_sendCalls: several batches before a block seals, concurrency, a
   it('batches sent concurrently from one fresh account (atomic and not) all complete (nonces do not collide)', async () => {
     const results = await Promise.all([
       sendCalls(t, batch(concurrentUser, [storeSet(storeC, 400n)])),
-      sendCalls(t, batch(concurrentUser, [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }, { to: NOT_A_WALLET_ACCOUNT, value: '0x2' }], { atomicRequired: false })),
+      sendCalls(
+        t,
+        batch(
+          concurrentUser,
+          [
+            { to: NOT_A_WALLET_ACCOUNT, value: '0x1' },
+            { to: NOT_A_WALLET_ACCOUNT, value: '0x2' },
+          ],
+          { atomicRequired: false },
+        ),
+      ),
       sendCalls(t, batch(concurrentUser, [storeSet(storeC, 401n), { to: NOT_A_WALLET_ACCOUNT, value: '0x3' }])),
     ])
     expect(new Set(results.map((result) => result.id)).size).toBe(3)

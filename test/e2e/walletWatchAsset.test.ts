@@ -156,7 +156,7 @@ describe('wallet_watchAsset: on-chain checks (pending state)', () => {
 })
 
 describe('wallet_watchAsset: success, upsert, list', () => {
-  it('a valid request answers true and the token is in the first account\'s list', async () => {
+  it("a valid request answers true and the token is in the first account's list", async () => {
     const response = await watch({ address: getAddress(token), symbol: 'TKN', decimals: 18 })
     expect(response.error).toBeUndefined()
     expect(response.result).toBe(true)
@@ -167,7 +167,9 @@ describe('wallet_watchAsset: success, upsert, list', () => {
   })
 
   it('an array holding the one object is accepted as well', async () => {
-    const response = await owner.send('wallet_watchAsset', [{ type: 'ERC20', options: { address: usdx, symbol: 'USDX', decimals: 6, image: 'https://example.com/usdx.png' } }])
+    const response = await owner.send('wallet_watchAsset', [
+      { type: 'ERC20', options: { address: usdx, symbol: 'USDX', decimals: 6, image: 'https://example.com/usdx.png' } },
+    ])
     expect(response.error).toBeUndefined()
     expect(response.result).toBe(true)
     expect(summary(await watched()).find((asset) => asset.address === usdx)).toEqual({
@@ -201,7 +203,7 @@ describe('wallet_watchAsset: success, upsert, list', () => {
     expect(await watched(t.accounts[3]!.address)).toEqual([])
   })
 
-  it('viem\'s watchAsset action works unchanged', async () => {
+  it("viem's watchAsset action works unchanged", async () => {
     const client = createWalletClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), account: t.accounts[0]!.address })
     const { address } = await deploy(t, compileToken(), ['VIEM', 8], 9)
     await t.mine()
@@ -249,7 +251,14 @@ describe('wallet_watchAsset: the list persists across a restart', () => {
     let address: Hex
     try {
       ;[address] = await deployAll(chain, [{ contract: compileToken(), args: ['KEEP', 4] }])
-      expect((await ownerClient(chain).send('wallet_watchAsset', { type: 'ERC20', options: { address, symbol: 'KEEP', decimals: 4, image: 'https://example.com/keep.png' } })).result).toBe(true)
+      expect(
+        (
+          await ownerClient(chain).send('wallet_watchAsset', {
+            type: 'ERC20',
+            options: { address, symbol: 'KEEP', decimals: 4, image: 'https://example.com/keep.png' },
+          })
+        ).result,
+      ).toBe(true)
     } finally {
       await chain.close()
     }
@@ -257,7 +266,9 @@ describe('wallet_watchAsset: the list persists across a restart', () => {
     try {
       const list = await chain.rpc<WatchedAsset[]>('flashchain_getWatchedAssets', [])
       expect(summary(list)).toEqual([{ address: address!, symbol: 'KEEP', decimals: 4, image: 'https://example.com/keep.png' }])
-      expect((await ownerClient(chain).send('wallet_watchAsset', { type: 'ERC20', options: { address: address!, symbol: 'KEEP', decimals: 4 } })).result).toBe(true)
+      expect(
+        (await ownerClient(chain).send('wallet_watchAsset', { type: 'ERC20', options: { address: address!, symbol: 'KEEP', decimals: 4 } })).result,
+      ).toBe(true)
       expect(await chain.rpc<WatchedAsset[]>('flashchain_getWatchedAssets', [])).toHaveLength(1)
     } finally {
       await chain.close()

@@ -30,7 +30,14 @@ export function feeHistory(blocks: SealedBlocks, count: bigint, newest: bigint, 
   const first = newest + 1n - span > 0n ? newest + 1n - span : 0n
   if (span === 0n) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] }
 
-  const history: Required<FeeHistory> = { oldestBlock: first, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [], reward: [] }
+  const history: Required<FeeHistory> = {
+    oldestBlock: first,
+    baseFeePerGas: [],
+    gasUsedRatio: [],
+    baseFeePerBlobGas: [],
+    blobGasUsedRatio: [],
+    reward: [],
+  }
   for (let number = first; number <= newest; number++) {
     const sealed = blocks.byNumber(number)!
     const { header } = sealed.block

@@ -13,7 +13,8 @@ export function bloomQuery(filter: Pick<LogFilter, 'addresses' | 'topics'>): Blo
     const alternatives = Array.isArray(wanted) ? wanted : [wanted]
     if (alternatives.length > 0) topics.push(alternatives.map((topic) => hexToBytes(topic)))
   }
-  const addresses = filter.addresses === undefined || filter.addresses.length === 0 ? undefined : filter.addresses.map((address) => hexToBytes(address))
+  const addresses =
+    filter.addresses === undefined || filter.addresses.length === 0 ? undefined : filter.addresses.map((address) => hexToBytes(address))
   return { addresses, topics }
 }
 

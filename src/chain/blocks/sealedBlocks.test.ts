@@ -15,7 +15,15 @@ import type { Receipt } from '../types.ts'
 /** Block `number` of a bare chain, with `transactions` receipts (their transactions do not matter here). */
 function sealedBlock(number: number, transactions: number, logs = 0): SealedBlock {
   const block = createBlock({ header: { number: BigInt(number), extraData: new Uint8Array([number]) } })
-  const receipt: Receipt = { status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs: [], logsBloom: '0x', contractAddress: null, effectiveGasPrice: 1n }
+  const receipt: Receipt = {
+    status: 1,
+    cumulativeGasUsed: 21_000n,
+    gasUsed: 21_000n,
+    logs: [],
+    logsBloom: '0x',
+    contractAddress: null,
+    effectiveGasPrice: 1n,
+  }
   const receipts = Array.from({ length: transactions }, (_, i) => ({
     ...receipt,
     logs: i < logs ? [{ address: `0x${'11'.repeat(20)}` as Hex, topics: [], data: '0x' as Hex }] : [],
@@ -117,7 +125,12 @@ describe('createSealedBlocks', () => {
   })
 
   test('error: a block out of order is refused', () => {
-    const blocks = createSealedBlocks({ load: () => sealedBlock(0, 0), loadLogs: () => { throw new Error('unused') } })
+    const blocks = createSealedBlocks({
+      load: () => sealedBlock(0, 0),
+      loadLogs: () => {
+        throw new Error('unused')
+      },
+    })
     blocks.add(sealedBlock(0, 0))
     expect(() => blocks.add(sealedBlock(2, 0))).toThrow('block 2 added after block 0')
   })

@@ -12,7 +12,13 @@ describe('createAnswerCache', () => {
   const request = { to: '0x00000000000000000000000000000000000000aa' as Hex, data: '0x01' as Hex, value: 5n }
 
   function counted<T>(value: T) {
-    const compute = Object.assign(async () => (compute.calls++, value), { calls: 0 })
+    const compute = Object.assign(
+      async () => {
+        compute.calls++
+        return value
+      },
+      { calls: 0 },
+    )
     return compute
   }
 

@@ -116,4 +116,3 @@ export async function searchGas(input: EstimateInput): Promise<Estimate> {
   }
   return { gas: bounds.hi, runs }
 }
-

@@ -223,16 +223,17 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       let result: Pick<RunTxResult, 'execResult' | 'totalGasSpent'>
       try {
         // Writes that are kept must be exactly a transaction's: only those runs take the whole runTx.
-        result = !keepWrites && canSimulate(tx, vm, priced)
-          ? await simulateCall(vm, tx, block)
-          : await runTx(vm, {
-              tx,
-              block,
-              skipNonce: true,
-              skipBalance: !priced,
-              skipBlockGasLimitValidation: true,
-              skipHardForkValidation: true,
-            })
+        result =
+          !keepWrites && canSimulate(tx, vm, priced)
+            ? await simulateCall(vm, tx, block)
+            : await runTx(vm, {
+                tx,
+                block,
+                skipNonce: true,
+                skipBalance: !priced,
+                skipBlockGasLimitValidation: true,
+                skipHardForkValidation: true,
+              })
       } catch (error) {
         return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
       }

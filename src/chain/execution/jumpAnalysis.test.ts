@@ -33,7 +33,11 @@ describe('cacheJumpAnalysis', () => {
     }
     const analyse = Interpreter.prototype._getValidJumpDestinations
     const table = (await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }) })) as unknown as { _opcodeMap: object }
-    const self = { _evm: table, lookupOpInfo: (op: number) => (table._opcodeMap as Record<number, unknown>)[op], common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }) }
+    const self = {
+      _evm: table,
+      lookupOpInfo: (op: number) => (table._opcodeMap as Record<number, unknown>)[op],
+      common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }),
+    }
     const first = analyse.call(self, code)
     expect(analyse.call(self, code)).toBe(first)
     expect([...first.jumps]).toEqual([0, 0, 0, 0, 1, 0, 0])

@@ -3,7 +3,19 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToUnprefixedHex, createAddressFromString, createZeroAddress, hexToBytes, setLengthLeft, setLengthRight, toBytes } from '@ethereumjs/util'
+import {
+  Account,
+  bigIntToBytes,
+  bytesToBigInt,
+  bytesToHex,
+  bytesToUnprefixedHex,
+  createAddressFromString,
+  createZeroAddress,
+  hexToBytes,
+  setLengthLeft,
+  setLengthRight,
+  toBytes,
+} from '@ethereumjs/util'
 import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js'
 import { describe, expect, test } from 'vitest'
@@ -54,7 +66,14 @@ describe('@ethereumjs/util', () => {
 
   test('bytesToHex and bytesToUnprefixedHex encode as noble does, also views into a larger buffer', () => {
     const backing = Uint8Array.from({ length: 300 }, (_, i) => (i * 97 + 13) % 256)
-    for (const [start, end] of [[0, 0], [0, 1], [0, 20], [7, 39], [0, 300], [299, 300]] as const) {
+    for (const [start, end] of [
+      [0, 0],
+      [0, 1],
+      [0, 20],
+      [7, 39],
+      [0, 300],
+      [299, 300],
+    ] as const) {
       const bytes = backing.subarray(start, end)
       expect(bytesToUnprefixedHex(bytes)).toBe(nobleBytesToHex(bytes))
       expect(bytesToHex(bytes)).toBe(`0x${nobleBytesToHex(bytes)}`)
@@ -204,7 +223,7 @@ describe('@ethereumjs/evm', () => {
     // Reads the word at 992 (the last of the first kilobyte), then fills it with 0xff bytes and returns what it
     // read. Frames whose memory overlapped would read a previous frame's 0xff bytes.
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
-    const probe = hexToBytes(`0x6103e051${'7f' + 'ff'.repeat(32)}6103e0525f5260205ff3`)
+    const probe = hexToBytes(`0x6103e051${`7f${'ff'.repeat(32)}`}6103e0525f5260205ff3`)
     for (let frame = 0; frame < 140; frame++) {
       const result = await evm.runCode({ code: probe, gasLimit: 100_000n })
       expect(result.exceptionError).toBeUndefined()
@@ -309,11 +328,18 @@ describe('@ethereumjs/evm', () => {
     // changed, reset: refunded); SSTORE 1 = 0x11 (no-op); SSTORE 2: 0x22 → 0 → 0x22 (cleared, then restored);
     // then RETURN the three slots.
     const program = [
-      '60015450', '60015450', // SLOAD 1, POP; twice
-      '6033600355', '6034600355', '5f600355', // SSTORE 3: 0x33, 0x34, 0
+      '60015450',
+      '60015450', // SLOAD 1, POP; twice
+      '6033600355',
+      '6034600355',
+      '5f600355', // SSTORE 3: 0x33, 0x34, 0
       '6011600155', // SSTORE 1: 0x11
-      '5f600255', '6022600255', // SSTORE 2: 0, 0x22
-      '6001545f52', '600254602052', '600354604052', '60605ff3', // MSTORE the three slots, RETURN them
+      '5f600255',
+      '6022600255', // SSTORE 2: 0, 0x22
+      '6001545f52',
+      '600254602052',
+      '600354604052',
+      '60605ff3', // MSTORE the three slots, RETURN them
     ]
     const code = hexToBytes(`0x${program.join('')}`)
     const contract = createAddressFromString('0x00000000000000000000000000000000000000c0')
@@ -329,7 +355,10 @@ describe('@ethereumjs/evm', () => {
     diff.accounts.set(contract.toString(), { nonce: 0n, balance: 0n, codeHash: new Account().codeHash, storageRoot: new Account().storageRoot })
     diff.storage.set(contract.toString(), {
       cleared: false,
-      slots: new Map<Hex, Uint8Array>([[bytesToHex(word(1)) as Hex, hexToBytes('0x11')], [bytesToHex(word(2)) as Hex, hexToBytes('0x22')]]),
+      slots: new Map<Hex, Uint8Array>([
+        [bytesToHex(word(1)) as Hex, hexToBytes('0x11')],
+        [bytesToHex(word(2)) as Hex, hexToBytes('0x22')],
+      ]),
     })
     const nothing: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
     const flat = new FlatStateManager(createOverlay(diff, nothing))
@@ -361,7 +390,7 @@ describe('@ethereumjs/evm', () => {
     const store = (offset: number, value: number) => `${push(value)}${push(offset)}52`
     const hashTo = (length: number, slot: number) => `${push(length)}${push(0)}20${push(0x100 + 32 * slot)}52`
     const program = [store(0, 1)]
-    ;[2, 2, 3, 2, 4, 3].forEach((second, slot) => program.push(store(32, second), hashTo(64, slot)))
+    for (const [slot, second] of [2, 2, 3, 2, 4, 3].entries()) program.push(store(32, second), hashTo(64, slot))
     program.push(hashTo(32, 6), hashTo(0, 7), `${push(256)}${push(0x100)}f3`)
     const code = hexToBytes(`0x${program.join('')}`)
     const input = (second: number) => hexToBytes(`0x${'00'.repeat(31)}01${second.toString(16).padStart(64, '0')}`)
@@ -401,18 +430,25 @@ describe('@ethereumjs/evm', () => {
         await evm.stateManager.putCode(parent, hexToBytes(calls))
         const nested = await evm.runCall({ to: parent, gasLimit: 100_000n })
         const direct = await evm.runCode({ code: hexToBytes(child), gasLimit: 100_000n })
-        answers.push([nested.execResult, direct].map((result) => ({
-          returnValue: bytesToHex(result.returnValue),
-          executionGasUsed: result.executionGasUsed,
-          error: result.exceptionError?.error,
-        })))
+        answers.push(
+          [nested.execResult, direct].map((result) => ({
+            returnValue: bytesToHex(result.returnValue),
+            executionGasUsed: result.executionGasUsed,
+            error: result.exceptionError?.error,
+          })),
+        )
       }
       return answers
     }
     const inline = await runs(false)
     expect(inline).toEqual(await runs(true))
     const word = `${'00'.repeat(31)}2a`
-    expect(inline.map(([nested]) => nested!.returnValue)).toEqual([`0x${'00'.repeat(31)}01${word}`, `0x${'00'.repeat(32)}${word}`, `0x${'00'.repeat(31)}01`, `0x${'00'.repeat(31)}01`])
+    expect(inline.map(([nested]) => nested!.returnValue)).toEqual([
+      `0x${'00'.repeat(31)}01${word}`,
+      `0x${'00'.repeat(32)}${word}`,
+      `0x${'00'.repeat(31)}01`,
+      `0x${'00'.repeat(31)}01`,
+    ])
     expect(inline.map(([, direct]) => [direct!.returnValue, direct!.error])).toEqual([
       [`0x${word}`, undefined],
       [`0x${word}`, 'revert'],
@@ -473,7 +509,10 @@ describe('@ethereumjs/tx', () => {
     const convert = (to: (value: bigint) => unknown) => Object.fromEntries(Object.entries(fields).map(([field, value]) => [field, to(value)]))
     const asHex = createFeeMarket1559Tx({ to, ...convert((value) => `0x${value.toString(16)}`) }, { common })
     const asBytes = createFeeMarket1559Tx({ to, ...convert(bigIntToBytes) }, { common })
-    const asIntegers = createFeeMarket1559Tx({ to, nonce: 7, gasLimit: 100_000, value: 10n ** 18n, maxFeePerGas: 3, maxPriorityFeePerGas: 2, chainId: 1 }, { common })
+    const asIntegers = createFeeMarket1559Tx(
+      { to, nonce: 7, gasLimit: 100_000, value: 10n ** 18n, maxFeePerGas: 3, maxPriorityFeePerGas: 2, chainId: 1 },
+      { common },
+    )
     for (const tx of [asHex, asBytes, asIntegers]) {
       expect(tx.toJSON()).toEqual(asBigInts.toJSON())
       expect(tx.getMessageToSign()).toEqual(asBigInts.getMessageToSign())

@@ -94,7 +94,11 @@ describe('simulateCall answers as runTx does', () => {
   })
 
   test('an access list makes its slots warm', async () => {
-    const withList = await bothWays(codes.loadsSlot, { from: sender, to: target, accessList: [{ address: target, storageKeys: [`0x${'00'.repeat(31)}07`] }] })
+    const withList = await bothWays(codes.loadsSlot, {
+      from: sender,
+      to: target,
+      accessList: [{ address: target, storageKeys: [`0x${'00'.repeat(31)}07`] }],
+    })
     const without = await bothWays(codes.loadsSlot, { from: sender, to: target })
     // The list costs 2400 + 1900 of intrinsic gas and saves the SLOAD's 2000 of cold access.
     expect(withList.kind === 'success' && without.kind === 'success' && withList.gasConsumed - without.gasConsumed).toBe(2_400n + 1_900n - 2_000n)
@@ -102,7 +106,10 @@ describe('simulateCall answers as runTx does', () => {
 
   test('reverts, precompile calls, logs and running out of gas', async () => {
     expect(await bothWays(codes.reverts, { from: sender, to: target })).toMatchObject({ kind: 'revert', returnValue: `0x${'00'.repeat(31)}2a` })
-    expect(await bothWays(codes.callsPrecompile, { from: sender, to: target })).toMatchObject({ kind: 'success', returnValue: `0x${'00'.repeat(31)}2a` })
+    expect(await bothWays(codes.callsPrecompile, { from: sender, to: target })).toMatchObject({
+      kind: 'success',
+      returnValue: `0x${'00'.repeat(31)}2a`,
+    })
     expect(await bothWays(codes.logs, { from: sender, to: target })).toMatchObject({ kind: 'success' })
     expect(await bothWays(codes.readsCoinbase, { from: sender, to: target })).toMatchObject({ kind: 'success', gasUsed: 21_000n + 2n + 100n + 2n })
     expect(await bothWays(codes.loops, { from: sender, to: target }, 50_000n)).toMatchObject({ kind: 'halt', error: 'out of gas', gasUsed: 50_000n })
@@ -111,7 +118,10 @@ describe('simulateCall answers as runTx does', () => {
   test('a value transfer to an account without code, and the EIP-7623 calldata floor', async () => {
     expect(await bothWays(codes.storeOnce, { from: sender, to: eoa, value: 3n })).toMatchObject({ kind: 'success', gasUsed: 21_000n })
     // 1000 zero bytes: 1000 tokens; the floor 21000 + 10 × 1000 is above 21000 + 4 × 1000.
-    expect(await bothWays(codes.storeOnce, { from: sender, to: eoa, data: `0x${'00'.repeat(1000)}` })).toMatchObject({ kind: 'success', gasUsed: 31_000n })
+    expect(await bothWays(codes.storeOnce, { from: sender, to: eoa, data: `0x${'00'.repeat(1000)}` })).toMatchObject({
+      kind: 'success',
+      gasUsed: 31_000n,
+    })
   })
 
   test('error: a gas limit below the intrinsic gas, or the floor', async () => {
@@ -170,7 +180,11 @@ describe('simulateCall on the published @ethereumjs/evm, whose journal has no sh
     expect(sharesWarmAddresses(vm.evm.journal)).toBe(false)
 
     const request = { from: sender, to: target }
-    const { execResult, totalGasSpent } = await simulateCall(vm, createCallTransaction(request, 100_000n, vm.common), createEnvBlock(env, vm.common, 0n))
+    const { execResult, totalGasSpent } = await simulateCall(
+      vm,
+      createCallTransaction(request, 100_000n, vm.common),
+      createEnvBlock(env, vm.common, 0n),
+    )
     expect(execResult.exceptionError).toBeUndefined()
     const { outcome } = await executor.execute(request, 100_000n, { env, state })
     expect(outcome).toMatchObject({ kind: 'success', gasUsed: totalGasSpent })

@@ -92,7 +92,7 @@ describe('createExecutionPool', () => {
     expect(pool.runs).toBe(2)
   })
 
-  test("every field of the request reaches the worker: fees, value, nonce, gas and an access list change the answer as here", async () => {
+  test('every field of the request reaches the worker: fees, value, nonce, gas and an access list change the answer as here', async () => {
     const local = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 50_000_000n, revertCode: -32000 })
     const view = { env, state: history.at(0n) }
     const request = {

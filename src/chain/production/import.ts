@@ -2,6 +2,7 @@ import { createBlockFromBytesArray } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { Producer } from './producer.ts'
@@ -15,7 +16,7 @@ export async function importBlocks(bytes: Uint8Array, chain: { common: Common; b
   let rest = bytes
   let imported = 0
   while (rest.length > 0) {
-    let block
+    let block: Block
     try {
       const decoded = RLP.decode(rest, true)
       rest = decoded.remainder

@@ -50,11 +50,17 @@ describe('producer', () => {
 
       // Block 2: calls that write storage and log.
       for (let nonce = 1; nonce < 4; nonce++) {
-        await producer.sendRawTransaction(hexToBytes(await sign(0, nonce, { to: contract, data: `0x${nonce.toString(16).padStart(64, '0')}`, gas: 100_000n })))
+        await producer.sendRawTransaction(
+          hexToBytes(await sign(0, nonce, { to: contract, data: `0x${nonce.toString(16).padStart(64, '0')}`, gas: 100_000n })),
+        )
       }
       const second = await producer.mine()
       expect(second.transactions).toHaveLength(3)
-      expect(second.receipts.map((receipt) => [receipt.status, receipt.logs.length])).toEqual([[1, 1], [1, 1], [1, 1]])
+      expect(second.receipts.map((receipt) => [receipt.status, receipt.logs.length])).toEqual([
+        [1, 1],
+        [1, 1],
+        [1, 1],
+      ])
       expect(first.receipts.map((receipt) => receipt.status)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1])
 
       const importer = await createChain({
@@ -65,7 +71,9 @@ describe('producer', () => {
       try {
         expect(importer.head().hash).toBe(second.hash)
         expect(importer.block(1n)!).toEqual(first)
-        expect(importer.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(second.receipts.map((receipt) => receipt.cumulativeGasUsed))
+        expect(importer.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(
+          second.receipts.map((receipt) => receipt.cumulativeGasUsed),
+        )
       } finally {
         await importer.close()
       }
@@ -74,7 +82,7 @@ describe('producer', () => {
     }
   })
 
-  test('a seal gives the event loop turns: no stretch of trie writes longer than two turns\' worth runs without one', async () => {
+  test("a seal gives the event loop turns: no stretch of trie writes longer than two turns' worth runs without one", async () => {
     const chain = await createChain({ genesis, mining: 'manual' })
     const put = MerklePatriciaTrie.prototype.put
     let writes = 0
@@ -87,7 +95,16 @@ describe('producer', () => {
       // 200 transfers to 200 new accounts: 200 entries in each of the block's three tries.
       for (let nonce = 0; nonce < 200; nonce++) {
         const to = `0x${(0xa000 + nonce).toString(16).padStart(40, '0')}` as Hex
-        const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, to, value: 1n })
+        const raw = await sender.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          nonce,
+          gas: 21_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+          to,
+          value: 1n,
+        })
         await chain.sendRawTransaction(hexToBytes(raw))
       }
       await chain.preconfirm()

@@ -14,7 +14,7 @@ import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
+import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateHistory } from '../state/history.ts'
@@ -177,7 +177,11 @@ export function createProducer(host: ProducerHost): Producer {
     const sealed = builderInternals(builder)
     builder.transactionsTrie = () => orderedTrieRoot(sealed.transactions.length, (i) => sealed.transactions[i]!.serialize(), vm.common)
     builder.receiptTrie = () =>
-      orderedTrieRoot(sealed.transactionResults.length, (i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+      orderedTrieRoot(
+        sealed.transactionResults.length,
+        (i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type),
+        vm.common,
+      )
     // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
     building = {
       builder,
@@ -301,12 +305,14 @@ export function createProducer(host: ProducerHost): Producer {
     const env = headerEnv(block)
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    let result
+    let result: RunBlockResult
     try {
       // Seals of imported proof-of-work blocks are not checked: test chains carry fake ones.
       result = await runBlock(vm, { block, skipBlockValidation: true, skipHeaderValidation: true, skipHardForkValidation: true })
     } catch (error) {
-      throw new Error(`block ${number} (${bytesToHex(block.hash())}) does not execute to its header: ${error instanceof Error ? error.message.replace(/ \(.*$/s, '') : error}`)
+      throw new Error(
+        `block ${number} (${bytesToHex(block.hash())}) does not execute to its header: ${error instanceof Error ? error.message.replace(/ \(.*$/s, '') : error}`,
+      )
     }
     const diff = stateManager.publish()
     const roots = await trie.apply(diff, stateManager.base)
@@ -372,5 +378,4 @@ export function createProducer(host: ProducerHost): Producer {
       await queue
     },
   }
-
 }

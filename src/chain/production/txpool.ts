@@ -83,8 +83,7 @@ export function createPool(): Pool {
       const existing = nonces.get(entry.tx.nonce)
       if (existing !== undefined) {
         const bumped =
-          feeCap(entry.tx) * 100n >= feeCap(existing.tx) * PRICE_BUMP_PERCENT &&
-          tipCap(entry.tx) * 100n >= tipCap(existing.tx) * PRICE_BUMP_PERCENT
+          feeCap(entry.tx) * 100n >= feeCap(existing.tx) * PRICE_BUMP_PERCENT && tipCap(entry.tx) * 100n >= tipCap(existing.tx) * PRICE_BUMP_PERCENT
         if (!bumped) throw txErrors.replacementUnderpriced()
         remove(existing.hash)
         nonces = bySender.get(entry.sender) ?? new Map()

@@ -6,12 +6,7 @@ import * as RLP from '@ethereumjs/rlp'
 import { KECCAK256_RLP, SHA256_NULL, bytesToHex } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 
-import {
-  GENESIS_GAS_LIMIT,
-  INITIAL_BASE_FEE,
-  parseGenesisJsonText,
-  parseGethGenesis,
-} from './genesis.ts'
+import { GENESIS_GAS_LIMIT, INITIAL_BASE_FEE, parseGenesisJsonText, parseGethGenesis } from './genesis.ts'
 import { createGenesis } from '../state/genesis.ts'
 
 import type { BlockHeader, BlockHeaderBytes } from '@ethereumjs/block'
@@ -152,9 +147,7 @@ describe('parseGethGenesis on the execution-apis genesis.json', () => {
     const { block: genesis } = await createGenesis(spec)
     const headers: BlockHeader[] = [genesis.header]
     for (const [values] of decodeChain()) {
-      headers.push(
-        createBlockHeaderFromBytesArray(values as unknown as BlockHeaderBytes, { common: spec.common, setHardfork: true }),
-      )
+      headers.push(createBlockHeaderFromBytesArray(values as unknown as BlockHeaderBytes, { common: spec.common, setHardfork: true }))
     }
     expect(headers.length).toBe(55)
     for (let n = 1; n < headers.length; n++) {
@@ -301,27 +294,21 @@ describe('parseGethGenesis on inline genesis objects', () => {
     expect(withAlloc({ [`0x${'aa'.repeat(20)}`]: { balance: -1 } })).toThrow(
       new Error(`invalid genesis: alloc[0x${'aa'.repeat(20)}].balance must be a non-negative integer, got -1`),
     )
-    expect(withAlloc({ [`0x${'aa'.repeat(20)}`]: {} })).toThrow(
-      new Error(`invalid genesis: alloc[0x${'aa'.repeat(20)}].balance is required`),
-    )
-    expect(withAlloc({ '0x1234': { balance: '0x1' } })).toThrow(
-      new Error('invalid genesis: alloc key "0x1234" is not a 20-byte hex address'),
-    )
+    expect(withAlloc({ [`0x${'aa'.repeat(20)}`]: {} })).toThrow(new Error(`invalid genesis: alloc[0x${'aa'.repeat(20)}].balance is required`))
+    expect(withAlloc({ '0x1234': { balance: '0x1' } })).toThrow(new Error('invalid genesis: alloc key "0x1234" is not a 20-byte hex address'))
     expect(withAlloc({ [`0x${'aa'.repeat(20)}`]: { balance: '0x1' }, [`0x${'AA'.repeat(20)}`]: { balance: '0x2' } })).toThrow(
       new Error(`invalid genesis: alloc[0x${'aa'.repeat(20)}] is given twice`),
     )
     expect(withAlloc({ [`0x${'aa'.repeat(20)}`]: { balance: '0x1', code: '0x123' } })).toThrow(
       new Error(`invalid genesis: alloc[0x${'aa'.repeat(20)}].code must be hex bytes, got "0x123"`),
     )
-    expect(() => parseGethGenesis({ config: { chainId: 1 }, mixHash: '0x00' })).toThrow(
-      new Error('invalid genesis: mixHash must be 32 bytes, got 1'),
-    )
+    expect(() => parseGethGenesis({ config: { chainId: 1 }, mixHash: '0x00' })).toThrow(new Error('invalid genesis: mixHash must be 32 bytes, got 1'))
     expect(() => parseGethGenesis({ config: { chainId: 1, ...allBlocksAt0(), blobSchedule: { cancun: { target: 3, max: 6 } } } })).toThrow(
       new Error('invalid genesis: config.blobSchedule.cancun.baseFeeUpdateFraction must be a hex or decimal number, got undefined'),
     )
-    expect(() => parseGethGenesis({ config: { chainId: 1, ...allBlocksAt0(), blobSchedule: { nosuchfork: { target: 1, max: 2, baseFeeUpdateFraction: 3 } } } })).toThrow(
-      new Error('invalid genesis: unknown hardfork=nosuchfork specified in blobSchedule'),
-    )
+    expect(() =>
+      parseGethGenesis({ config: { chainId: 1, ...allBlocksAt0(), blobSchedule: { nosuchfork: { target: 1, max: 2, baseFeeUpdateFraction: 3 } } } }),
+    ).toThrow(new Error('invalid genesis: unknown hardfork=nosuchfork specified in blobSchedule'))
     expect(() => parseGethGenesis({ config: { chainId: 1, homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 1 } })).toThrow(
       new Error('invalid genesis: config.eip155Block and config.eip158Block must be equal (both are Spurious Dragon)'),
     )

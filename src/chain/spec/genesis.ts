@@ -290,7 +290,8 @@ export function parseGethGenesis(json: unknown, options: { customCrypto?: Custom
   checkForkOrder(BLOCK_FORKS, forkValues)
   // Only "is it 0" matters here; mainnet-sized values above 2^53 are fine even after a lossy JSON.parse.
   const rawTtd = rawConfig.terminalTotalDifficulty
-  const ttd = typeof rawTtd === 'number' && rawTtd > Number.MAX_SAFE_INTEGER ? BigInt(rawTtd) : optionalQuantity(rawTtd, 'config.terminalTotalDifficulty')
+  const ttd =
+    typeof rawTtd === 'number' && rawTtd > Number.MAX_SAFE_INTEGER ? BigInt(rawTtd) : optionalQuantity(rawTtd, 'config.terminalTotalDifficulty')
   if (!forkValues.has('mergeNetsplitBlock') && forkValues.get('londonBlock') === 0) {
     // Merged from genesis: ethereumjs assumes this for time forks, geth for a terminal total difficulty of 0.
     if (anyTimeFork || ttd === 0n || rawConfig.terminalTotalDifficultyPassed === true) forkValues.set('mergeNetsplitBlock', 0)

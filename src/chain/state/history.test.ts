@@ -21,8 +21,14 @@ function diffWith(build: (diff: ReturnType<typeof createStateDiff>) => void) {
 describe('state history', () => {
   test('every block reads the values of its own time', () => {
     const history = createStateHistory()
-    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
-    history.commit(3n, diffWith((d) => d.accounts.set(alice, account(3n))))
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    history.commit(
+      3n,
+      diffWith((d) => d.accounts.set(alice, account(3n))),
+    )
     expect(history.at(0n).account(alice)?.balance).toBe(1n)
     expect(history.at(2n).account(alice)?.balance).toBe(1n)
     expect(history.at(3n).account(alice)?.balance).toBe(3n)
@@ -31,8 +37,14 @@ describe('state history', () => {
 
   test('a deleted account is gone from that block on', () => {
     const history = createStateHistory()
-    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
-    history.commit(1n, diffWith((d) => d.accounts.set(alice, null)))
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    history.commit(
+      1n,
+      diffWith((d) => d.accounts.set(alice, null)),
+    )
     expect(history.at(0n).account(alice)).toBeDefined()
     expect(history.at(1n).account(alice)).toBeUndefined()
   })
@@ -40,8 +52,22 @@ describe('state history', () => {
   test('a storage clear hides older slots but not writes of the same block', () => {
     const history = createStateHistory()
     const other = `0x${'00'.repeat(31)}02` as Hex
-    history.commit(0n, diffWith((d) => d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(7)], [other, Uint8Array.of(8)]]) })))
-    history.commit(2n, diffWith((d) => d.storage.set(alice, { cleared: true, slots: new Map([[other, Uint8Array.of(9)]]) })))
+    history.commit(
+      0n,
+      diffWith((d) =>
+        d.storage.set(alice, {
+          cleared: false,
+          slots: new Map([
+            [slot, Uint8Array.of(7)],
+            [other, Uint8Array.of(8)],
+          ]),
+        }),
+      ),
+    )
+    history.commit(
+      2n,
+      diffWith((d) => d.storage.set(alice, { cleared: true, slots: new Map([[other, Uint8Array.of(9)]]) })),
+    )
     expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(7))
     expect(history.at(2n).storage(alice, slot)).toEqual(new Uint8Array())
     expect(history.at(2n).storage(alice, other)).toEqual(Uint8Array.of(9))
@@ -49,18 +75,27 @@ describe('state history', () => {
 
   test('an overlay reads through to its parent and shadows it', () => {
     const history = createStateHistory()
-    history.commit(0n, diffWith((d) => d.accounts.set(alice, account(1n))))
-    const pending = createOverlay(diffWith((d) => d.accounts.set(alice, account(5n))), history.at(0n))
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    const pending = createOverlay(
+      diffWith((d) => d.accounts.set(alice, account(5n))),
+      history.at(0n),
+    )
     expect(pending.account(alice)?.balance).toBe(5n)
     expect(history.at(0n).account(alice)?.balance).toBe(1n)
   })
 
   test('entries list the live accounts of the head with their storage', () => {
     const history = createStateHistory()
-    history.commit(0n, diffWith((d) => {
-      d.accounts.set(alice, account(1n))
-      d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(1)]]) })
-    }))
+    history.commit(
+      0n,
+      diffWith((d) => {
+        d.accounts.set(alice, account(1n))
+        d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(1)]]) })
+      }),
+    )
     expect([...history.entries()]).toEqual([[alice, account(1n), new Map([[slot, Uint8Array.of(1)]])]])
   })
 })

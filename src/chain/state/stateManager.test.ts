@@ -17,7 +17,13 @@ const empty: StateReader = { account: () => undefined, storage: () => new Uint8A
 function base(): StateReader {
   const diff = createStateDiff()
   diff.accounts.set(alice.toString(), { nonce: 1n, balance: 100n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_NULL })
-  diff.storage.set(alice.toString(), { cleared: false, slots: new Map<Hex, Uint8Array>([[bytesToHex(slot(1)) as Hex, hexToBytes('0x11')], [bytesToHex(slot(2)) as Hex, hexToBytes('0x22')]]) })
+  diff.storage.set(alice.toString(), {
+    cleared: false,
+    slots: new Map<Hex, Uint8Array>([
+      [bytesToHex(slot(1)) as Hex, hexToBytes('0x11')],
+      [bytesToHex(slot(2)) as Hex, hexToBytes('0x22')],
+    ]),
+  })
   return createOverlay(diff, empty)
 }
 

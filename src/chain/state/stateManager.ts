@@ -1,10 +1,4 @@
-import {
-  Account,
-  KECCAK256_NULL,
-  bytesToHex,
-  equalsBytes,
-  unpadBytes,
-} from '@ethereumjs/util'
+import { Account, KECCAK256_NULL, bytesToHex, equalsBytes, unpadBytes } from '@ethereumjs/util'
 
 import { keccak256 } from '../crypto/keccak.ts'
 import { createOverlay } from './overlay.ts'

@@ -41,7 +41,12 @@ describe('state trie', () => {
     block1.storage.set(a, { cleared: false, slots: new Map([[slot, Uint8Array.of(42)]]) })
     history.commit(1n, block1)
     const { root, storageRoots } = await trie.apply(block1, history.at(1n))
-    expect(root).toEqual(await rootFromScratch([[a, record(1n), new Map([[slot, Uint8Array.of(42)]])], [b, record(2n), new Map()]]))
+    expect(root).toEqual(
+      await rootFromScratch([
+        [a, record(1n), new Map([[slot, Uint8Array.of(42)]])],
+        [b, record(2n), new Map()],
+      ]),
+    )
     expect(storageRoots.get(a)).toEqual(trie.storageRoot(a))
   })
 

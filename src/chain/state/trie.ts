@@ -34,17 +34,10 @@ function createTrie(): MerklePatriciaTrie {
 }
 
 export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): Uint8Array {
-  return RLP.encode([
-    bigIntToUnpaddedBytes(account.nonce),
-    bigIntToUnpaddedBytes(account.balance),
-    storageRoot,
-    account.codeHash,
-  ])
+  return RLP.encode([bigIntToUnpaddedBytes(account.nonce), bigIntToUnpaddedBytes(account.balance), storageRoot, account.codeHash])
 }
 
-export async function createStateTrie(
-  accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = [],
-): Promise<StateTrie> {
+export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = []): Promise<StateTrie> {
   const accountTrie = createTrie()
   const storageTries = new Map<Hex, MerklePatriciaTrie>()
 

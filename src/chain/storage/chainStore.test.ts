@@ -50,7 +50,15 @@ describe('the pool table', () => {
 })
 
 describe('the blocks table', () => {
-  const transfer: Receipt = { status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs: [], logsBloom: EMPTY_BLOOM, contractAddress: null, effectiveGasPrice: 7n }
+  const transfer: Receipt = {
+    status: 1,
+    cumulativeGasUsed: 21_000n,
+    gasUsed: 21_000n,
+    logs: [],
+    logsBloom: EMPTY_BLOOM,
+    contractAddress: null,
+    effectiveGasPrice: 7n,
+  }
   const logged: Receipt = {
     ...transfer,
     cumulativeGasUsed: 60_000n,
@@ -63,7 +71,13 @@ describe('the blocks table', () => {
   test('a block reads back as written; an empty logs bloom is not stored', () => {
     const db = openDatabase({})
     const store = openChainStore(db)
-    const block = { number: 1n, hash: hash(9), rlp: new Uint8Array([0xc0]), receipts: [transfer, logged], senders: [`0x${'11'.repeat(20)}` as Hex, `0x${'22'.repeat(20)}` as Hex] }
+    const block = {
+      number: 1n,
+      hash: hash(9),
+      rlp: new Uint8Array([0xc0]),
+      receipts: [transfer, logged],
+      senders: [`0x${'11'.repeat(20)}` as Hex, `0x${'22'.repeat(20)}` as Hex],
+    }
     store.writeBlock({ ...block, transactionHashes: [] }, emptyDiff())
     const { hash: _hash, ...stored } = block
     expect(store.block(1n)).toEqual(stored)

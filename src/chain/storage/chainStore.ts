@@ -45,12 +45,7 @@ const schema = `
 `
 
 function encodeRecord(account: AccountRecord): Uint8Array {
-  return RLP.encode([
-    bigIntToUnpaddedBytes(account.nonce),
-    bigIntToUnpaddedBytes(account.balance),
-    account.storageRoot,
-    account.codeHash,
-  ])
+  return RLP.encode([bigIntToUnpaddedBytes(account.nonce), bigIntToUnpaddedBytes(account.balance), account.storageRoot, account.codeHash])
 }
 
 function decodeRecord(bytes: Uint8Array): AccountRecord {

@@ -7,7 +7,6 @@ import { keccak256 } from '../crypto/keccak.ts'
 import { systemContracts } from '../spec/systemContracts.ts'
 
 import type { BlockEnv } from '../types.ts'
-import {  } from '../spec/accounts.ts'
 import type { DevAccount } from '../spec/accounts.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
@@ -34,7 +33,11 @@ export function testBlockEnv(overrides: Partial<BlockEnv> = {}): BlockEnv {
 export const emptyState: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
 
 /** Puts an account into `diff`, with `code` stored under its hash when there is any. */
-export function putAccount(diff: StateDiff, address: Hex, { code = new Uint8Array(0), balance = 0n, nonce = 1n }: { code?: Uint8Array; balance?: bigint; nonce?: bigint } = {}) {
+export function putAccount(
+  diff: StateDiff,
+  address: Hex,
+  { code = new Uint8Array(0), balance = 0n, nonce = 1n }: { code?: Uint8Array; balance?: bigint; nonce?: bigint } = {},
+) {
   const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code)
   if (code.length > 0) diff.code.set(bytesToHex(codeHash) as Hex, code)
   diff.accounts.set(address, { nonce, balance, codeHash, storageRoot: KECCAK256_NULL })

@@ -14,7 +14,7 @@ export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
   params: z.tuple([blockCount, block, z.array(z.number().min(0).max(100)).optional()]),
   handler: ([count, newest, percentiles], { chain }): FeeHistoryJSON => {
-    if (percentiles !== undefined && percentiles.some((value, i) => i > 0 && value < percentiles[i - 1]!)) {
+    if (percentiles?.some((value, i) => i > 0 && value < percentiles[i - 1]!)) {
       throw new InvalidParamsError(`invalid reward percentile: ${percentiles.join(',')}, must be ascending`)
     }
     return formatFeeHistory(chain.feeHistory(count, newest, percentiles))

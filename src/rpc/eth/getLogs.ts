@@ -12,7 +12,11 @@ import type { LogJSON } from '../format.ts'
 const MAX_BLOCK_RANGE = 10_000n
 
 // A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
-const topic = z.union([hash, z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))), z.null()])
+const topic = z.union([
+  hash,
+  z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))),
+  z.null(),
+])
 
 const filter = z.object({
   fromBlock: block.optional(),

@@ -8,6 +8,16 @@ import type { Capabilities } from '../../wallet/wallet.ts'
 
 export const getCapabilities = defineMethod({
   name: 'wallet_getCapabilities',
-  params: z.tuple([address, z.array(z.string().regex(/^0x[0-9a-fA-F]+$/).transform((id) => `0x${BigInt(id).toString(16)}` as Hex)).optional()]),
+  params: z.tuple([
+    address,
+    z
+      .array(
+        z
+          .string()
+          .regex(/^0x[0-9a-fA-F]+$/)
+          .transform((id) => `0x${BigInt(id).toString(16)}` as Hex),
+      )
+      .optional(),
+  ]),
   handler: ([account, chainIds], { wallet, request: caller }): Capabilities => wallet.capabilities(caller, account, chainIds),
 })

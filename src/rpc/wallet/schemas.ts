@@ -31,23 +31,29 @@ const call = z.object({
 })
 
 /** wallet_sendCalls' one parameter (EIP-5792 2.0.0; method reference §2.2, §2.3). */
-export const sendCallsRequest = z.object({
-  version: z.string(),
-  id: z.string().min(1).max(4096).optional(),
-  from: accountAddress,
-  chainId: z.string().regex(/^0x([1-9a-f]+[0-9a-f]*|0)$/, 'must match ^0x([1-9a-f]+[0-9a-f]*|0)$') as z.ZodType<Hex, string>,
-  atomicRequired: z.boolean(),
-  calls: z.array(call).min(1),
-  capabilities: capabilities.optional(),
-}).superRefine((request, context) => {
-  // ERC-7821 reads a call to the zero address as a call to the account itself, so an atomic batch cannot make one.
-  if (!request.atomicRequired) return
-  for (const [index, entry] of request.calls.entries()) {
-    if (/^0x0{40}$/.test(entry.to)) {
-      context.addIssue({ code: 'custom', path: ['calls', index, 'to'], message: 'an atomic batch cannot call the zero address (ERC-7821 reads it as the account itself)' })
+export const sendCallsRequest = z
+  .object({
+    version: z.string(),
+    id: z.string().min(1).max(4096).optional(),
+    from: accountAddress,
+    chainId: z.string().regex(/^0x([1-9a-f]+[0-9a-f]*|0)$/, 'must match ^0x([1-9a-f]+[0-9a-f]*|0)$') as z.ZodType<Hex, string>,
+    atomicRequired: z.boolean(),
+    calls: z.array(call).min(1),
+    capabilities: capabilities.optional(),
+  })
+  .superRefine((request, context) => {
+    // ERC-7821 reads a call to the zero address as a call to the account itself, so an atomic batch cannot make one.
+    if (!request.atomicRequired) return
+    for (const [index, entry] of request.calls.entries()) {
+      if (/^0x0{40}$/.test(entry.to)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['calls', index, 'to'],
+          message: 'an atomic batch cannot call the zero address (ERC-7821 reads it as the account itself)',
+        })
+      }
     }
-  }
-})
+  })
 
 /** EIP-747's asset, validated field by field with messages that name the field (method reference §2.5). */
 const asset = z.object({
