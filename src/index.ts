@@ -3,6 +3,8 @@ import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { methods } from './rpc/methods.ts'
+
+import type { RpcSchema } from './rpc/methods.ts'
 import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
@@ -39,15 +41,21 @@ export function isLoopback(host: string): boolean {
 export type Flashchain = {
   /** `http://HOST:PORT` of the JSON-RPC endpoint. */
   url: string
-  /** Calls a method in process, as an EIP-1193 provider would; failures throw the RpcError. */
-  request(args: { method: string; params?: unknown }): Promise<unknown>
+  /**
+   * Calls a method in process, as an EIP-1193 provider would; failures reject with the RpcError. A method of the
+   * registry is typed with its params and result; any other name is accepted untyped (it answers -32601).
+   */
+  request<const Method extends string>(args: {
+    method: Method
+    params?: Method extends keyof RpcSchema ? RpcSchema[Method]['params'] : unknown
+  }): Promise<Method extends keyof RpcSchema ? RpcSchema[Method]['result'] : unknown>
   chain: Chain
   wallet: Wallet
   close(): Promise<void>
 }
 
 export { RpcError }
-export type { ChainOptions }
+export type { ChainOptions, RpcSchema }
 
 /** Starts a chain and its JSON-RPC server in this process. */
 export async function createFlashchain(options: FlashchainOptions = {}): Promise<Flashchain> {
@@ -103,7 +111,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       if (response.error !== undefined) {
         throw new RpcError(response.error.message, { code: response.error.code, data: response.error.data })
       }
-      return response.result
+      return response.result as never
     },
     async close() {
       wallet.close()

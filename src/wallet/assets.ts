@@ -6,7 +6,7 @@ import { ExecutionRevertedError, InvalidParamsError, UnauthorizedError } from '.
 import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './core.ts'
 
-/** wallet_watchAsset's parameters after the schema (EIP-747, method reference §2.5). */
+/** wallet_watchAsset's parameters after the schema (EIP-747). */
 export type AssetRequest = { type: 'ERC20'; options: { address: Hex; symbol: string; decimals: number; image?: string } }
 
 const SYMBOL = '0x95d89b41' // symbol()

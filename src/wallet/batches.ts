@@ -28,7 +28,7 @@ type Capabilities = Record<string, unknown>
 
 export type BatchCall = { to: Hex; value: bigint; data: Hex; capabilities?: Capabilities }
 
-/** wallet_sendCalls' parameters after the schema (EIP-5792, method reference §2.3). */
+/** wallet_sendCalls' parameters after the schema (EIP-5792). */
 export type SendCallsRequest = {
   version: string
   id?: string
@@ -55,7 +55,7 @@ export type CallsStatus = {
   }[]
 }
 
-/** wallet_sendCalls' answer: `id` for viem, `batchId` and `status` as the method reference shows them. */
+/** wallet_sendCalls' answer: `id` for viem, `batchId` and `status` as the method's specification shows them. */
 export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
 
 type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
@@ -91,7 +91,7 @@ function mintId(): Hex {
 export function createBatches(core: WalletCore): Batches {
   const { chain, store } = core
 
-  /** The per-call gas limits, checked against what a block can hold (PRODUCT.md: else -32602). */
+  /** The per-call gas limits, checked against what a block can hold (docs/wallet.md: else -32602). */
   function gasLimits(request: SendCallsRequest, blockGasLimit: bigint): (bigint | undefined)[] {
     return request.calls.map((call, index) => {
       const override = call.capabilities?.gasLimitOverride as { value?: bigint } | undefined
@@ -135,7 +135,7 @@ export function createBatches(core: WalletCore): Batches {
   }
 
   async function send(caller: Caller, request: SendCallsRequest) {
-    // PRODUCT.md's order: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
+    // The order of docs/wallet.md: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
     // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity and the upgrade; (9) the user.
     if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
     core.authorize(caller, request.from)

@@ -81,7 +81,7 @@ describe('the owner: no Origin header on the loopback bind', () => {
     expect(error.code).toBe(4100)
     expect(error.message).toContain(MESSAGES.unauthorized)
     await expect(
-      t.flashchain.request({ method: 'wallet_sendCalls', params: [batch(NOT_A_WALLET_ACCOUNT, [storeSet(store, 2n)])] }),
+      t.flashchain.request({ method: 'wallet_sendCalls' as string, params: [batch(NOT_A_WALLET_ACCOUNT, [storeSet(store, 2n)])] }),
     ).rejects.toMatchObject({ code: 4100 })
   })
 

@@ -51,7 +51,7 @@ export const VIEM_FALLBACK_MARKER = `0x${'5792'.repeat(16)}`
 export const DAPP = 'https://dapp.example'
 export const OTHER_DAPP = 'https://other.example'
 
-/** The messages of method-reference.md §7.2 (EIP-5792) and of the approval policy. */
+/** The messages of EIP-5792's errors and of the approval policy (docs/wallet.md). */
 export const MESSAGES = {
   rejected: 'User rejected the request',
   unauthorized: 'The requested account and/or method has not been authorized by the user',

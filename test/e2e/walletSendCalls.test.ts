@@ -172,7 +172,7 @@ describe('wallet_sendCalls: version, authorization, chain', () => {
     expect(error.message).toContain(MESSAGES.unauthorized)
     // In process (the owner as well).
     await expect(
-      t.flashchain.request({ method: 'wallet_sendCalls', params: [batch(NOT_A_WALLET_ACCOUNT, [{ to: storeA, value: '0x0' }])] }),
+      t.flashchain.request({ method: 'wallet_sendCalls' as string, params: [batch(NOT_A_WALLET_ACCOUNT, [{ to: storeA, value: '0x0' }])] }),
     ).rejects.toMatchObject({ code: 4100 })
   })
 

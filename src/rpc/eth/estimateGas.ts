@@ -8,7 +8,7 @@ import type { Hex } from '../../hex.ts'
 
 /**
  * `(tx, block = latest, stateOverrides?, blockOverrides?)`: the least gas limit at which the transaction succeeds;
- * `pending` estimates against the pre-confirmed state (method reference §4.2).
+ * `pending` estimates against the pre-confirmed state (docs/chain.md, "eth_estimateGas").
  */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',

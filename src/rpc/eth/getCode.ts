@@ -8,7 +8,7 @@ import type { Hex } from '../../hex.ts'
 /**
  * `(address, block = latest)`: the code at an address, `0x` for none. A missing block means `latest`, as geth does.
  * An EIP-7702 delegated account answers with its raw 23-byte designator (0xef0100 ‖ delegate), not the delegate's
- * code (method reference §4.3).
+ * code (docs/chain.md, "eth_getCode").
  */
 export const getCode = defineMethod({
   name: 'eth_getCode',

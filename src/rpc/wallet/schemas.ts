@@ -16,7 +16,7 @@ const capabilities = z.record(z.string(), z.unknown())
 
 const call = z.object({
   to: accountAddress,
-  // viem leaves out a zero value (PRODUCT.md: a missing value means 0).
+  // viem leaves out a zero value (docs/wallet.md, "The order of checks").
   value: quantity.optional().transform((value) => value ?? 0n),
   data: data.optional().transform((value) => value ?? '0x'),
   capabilities: z
@@ -30,7 +30,7 @@ const call = z.object({
     .optional(),
 })
 
-/** wallet_sendCalls' one parameter (EIP-5792 2.0.0; method reference §2.2, §2.3). */
+/** wallet_sendCalls' one parameter (EIP-5792 2.0.0). */
 export const sendCallsRequest = z
   .object({
     version: z.string(),
@@ -55,7 +55,7 @@ export const sendCallsRequest = z
     }
   })
 
-/** EIP-747's asset, validated field by field with messages that name the field (method reference §2.5). */
+/** EIP-747's asset, validated field by field with messages that name the field (docs/wallet.md, "wallet_watchAsset"). */
 const asset = z.object({
   type: z.string().superRefine((type, context) => {
     if (type !== 'ERC20') context.addIssue({ code: 'custom', message: `Asset of type ${type} not supported` })
