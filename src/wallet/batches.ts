@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 
-import { hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from 'ox/Hash'
 
 import {
@@ -15,7 +14,7 @@ import {
   VersionNotSupportedError,
 } from '../errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
-import { toQuantity } from '../hex.ts'
+import { hexToBytes, toQuantity } from '../hex.ts'
 import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 
 import type { SequencePlan, TransactionLocation } from '../chain/types.ts'

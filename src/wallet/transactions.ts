@@ -1,4 +1,4 @@
-import { hexToBytes } from '@ethereumjs/util'
+import { hexToBytes } from '../hex.ts'
 
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../hex.ts'

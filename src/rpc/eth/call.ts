@@ -1,6 +1,6 @@
-import { bytesToHex } from '@ethereumjs/util'
 import { z } from 'zod'
 
+import { bytesToHex } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { block, blockOverrides, callRequest, stateOverrides } from '../schemas.ts'
 

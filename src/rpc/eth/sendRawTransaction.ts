@@ -1,6 +1,6 @@
-import { hexToBytes } from '@ethereumjs/util'
 import { z } from 'zod'
 
+import { hexToBytes } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { data } from '../schemas.ts'
 

@@ -1,6 +1,6 @@
-import { hexToBytes } from '@ethereumjs/util'
 import { z } from 'zod'
 
+import { hexToBytes } from '../../hex.ts'
 import { TransactionTimeoutError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatReceipt } from '../format.ts'
