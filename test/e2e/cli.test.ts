@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url'
 
 import { afterAll, describe, it } from 'vitest'
 
+import { PATCHED_PACKAGES } from '../../src/chain/execution/patches.ts'
+import { ETHEREUMJS_BUILD } from '../support/ethereumjsBuild.ts'
+
 import type { ChildProcess } from 'node:child_process'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
@@ -28,8 +31,8 @@ type Run = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-function run(args: string[], entry = 'src/cli.ts'): Run {
-  const child = spawn(process.execPath, [entry, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+function run(args: string[], entry = 'src/cli.ts', env: NodeJS.ProcessEnv = process.env): Run {
+  const child = spawn(process.execPath, [entry, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let stdout = ''
   let stderr = ''
@@ -150,6 +153,24 @@ describe.concurrent('flashchain CLI', () => {
       server.child.kill('SIGTERM')
       expect(await server.exited).toEqual({ code: 0, signal: null })
     }
+  })
+
+  it('says at start when @ethereumjs runs without its speed patches, and answers the same', async ({ expect }) => {
+    const warning = `warning: ${PATCHED_PACKAGES.join(', ')} without flashchain's speed patches: the same answers, more slowly`
+    // Each server gets the build named here, whichever build this test process runs on.
+    const { NODE_OPTIONS: _, [ETHEREUMJS_BUILD]: __, ...patchedEnv } = process.env
+    const builds = { patched: patchedEnv, published: { ...patchedEnv, NODE_OPTIONS: '--import=./test/support/published.ts' } }
+    const answers: Record<string, unknown> = {}
+    for (const [build, env] of Object.entries(builds)) {
+      const server = run(['--port', '0', '--mining', 'manual', '--ephemeral'], 'src/cli.ts', env)
+      const url = await listening(server)
+      if (build === 'published') expect(server.stderr()).toContain(warning)
+      else expect(server.stderr()).not.toContain('speed patches')
+      answers[build] = await rpc(url, 'eth_estimateGas', [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', data: '0x6001600055' }])
+      server.child.kill('SIGTERM')
+      expect(await server.exited).toEqual({ code: 0, signal: null })
+    }
+    expect(answers.published).toBe(answers.patched)
   })
 
   it('a negative --workers exits 2 with an error naming the option', async ({ expect }) => {

@@ -13,6 +13,8 @@ const PATCHED_FILES = {
   '@ethereumjs/util': 'bytes.js',
 } as const
 
+export const PATCHED_PACKAGES = Object.keys(PATCHED_FILES)
+
 /** The patched packages that are installed as published, without the speed patches. */
 export function unpatchedPackages(): string[] {
   return Object.entries(PATCHED_FILES)
