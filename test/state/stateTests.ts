@@ -19,6 +19,7 @@ import { devGenesis } from '../../src/chain/spec/devGenesis.ts'
 import { createGenesis } from '../../src/chain/state/genesis.ts'
 import { createOverlay } from '../../src/chain/state/overlay.ts'
 import { FlatStateManager } from '../../src/chain/state/stateManager.ts'
+import { emptyState } from '../../src/chain/testing/fixtures.ts'
 import { bytesToHex } from '../../src/hex.ts'
 
 import type { Common } from '@ethereumjs/common'
@@ -59,7 +60,6 @@ export type CaseResult = {
   ms: number
 }
 
-const EMPTY_STATE: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
 /** keccak256(rlp([])): the logs hash of a transaction that logged nothing. */
 const NO_LOGS_HASH = bytesToHex(keccak256(RLP.encode([])))
 /** BLOCKHASH in a state test: keccak256 of the block number in decimal, as geth's test harness answers it. */
@@ -77,7 +77,7 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
     let entry = vms.get(fork)
     if (entry === undefined) {
       const common = commonFor(FORKS[fork]!)
-      const stateManager = new FlatStateManager(EMPTY_STATE)
+      const stateManager = new FlatStateManager(emptyState)
       const vm = await createVM({ common, stateManager, blockchain: createBlockchain(testBlockHash) })
       vms.set(fork, (entry = { vm, stateManager }))
     }
@@ -97,7 +97,7 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
             alloc: test.pre,
           }),
         )
-        const preState = createOverlay(pre.diff, EMPTY_STATE)
+        const preState = createOverlay(pre.diff, emptyState)
         const env = blockEnv(test.env)
         for (const expected of cases) {
           const { data, gas, value } = expected.indexes
@@ -105,7 +105,7 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
           const started = performance.now()
           const outcome = await runCase(vm, stateManager, preState, env, expected.txbytes)
           const roots = await pre.trie.preview(outcome.writes, createOverlay(outcome.writes, preState))
-          stateManager.reset(EMPTY_STATE)
+          stateManager.reset(emptyState)
           const root = bytesToHex(roots.root)
           const failures: string[] = []
           if (root !== expected.hash) failures.push(`state root ${root}, expected ${expected.hash}`)
