@@ -36,7 +36,7 @@ import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
-import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, SequencePlan, TransactionLocation } from './types.ts'
+import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
 
 /**
  * The chain: its blocks and state as plain data, calls and estimates on any block, and the single writer that
@@ -63,6 +63,8 @@ export type Chain = {
   transaction(hash: Hex): TransactionLocation | undefined
   /** The nonce the sender's next transaction should use: pending state plus queued pool transactions. */
   nextNonce(address: Hex): bigint
+  /** What the pool holds, against the pending state's nonces. */
+  pool(): PoolContent
   call(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<Uint8Array>
   estimateGas(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<bigint>
   /**
@@ -201,6 +203,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateOf = (resolved: ResolvedBlock): StateReader => (resolved.kind === 'pending' ? resolved.block.state : history.at(resolved.block.number))
   const pendingEnv = () => pending().env
 
+
   return {
     chainId,
     revertCode,
@@ -221,6 +224,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     code: (address, specifier) => codeHexOf(stateOf(resolve(specifier)), address),
     transaction: (hash) => locate(hash, pending()),
     nextNonce: (address) => admission.nextNonce(address),
+    pool() {
+      const { state } = pending()
+      const content = pool.content((sender) => state.account(sender)?.nonce ?? 0n)
+      const plain = (entries: PoolTransaction[]) => entries.map((entry) => transactionOf(entry.tx, entry.sender))
+      return { pending: plain(content.pending), queued: plain(content.queued) }
+    },
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),

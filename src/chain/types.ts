@@ -162,5 +162,11 @@ export type FeeHistory = {
   reward?: bigint[][]
 }
 
+/**
+ * The pool's transactions, each list by sender, then nonce: `pending` those the next flashblock can take, `queued`
+ * those waiting behind a nonce gap.
+ */
+export type PoolContent = { pending: Transaction[]; queued: Transaction[] }
+
 /** What a transaction to be sent after others will need: its gas, and whether it is known to revert. */
 export type SequencePlan = { gas: bigint; reverts: boolean }

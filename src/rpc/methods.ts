@@ -29,6 +29,10 @@ import { preconfirm } from './flashchain/preconfirm.ts'
 import { resolveApproval } from './flashchain/resolveApproval.ts'
 import { setApprovalPolicy } from './flashchain/setApprovalPolicy.ts'
 import { version } from './net/version.ts'
+import { content } from './txpool/content.ts'
+import { contentFrom } from './txpool/contentFrom.ts'
+import { inspect } from './txpool/inspect.ts'
+import { status } from './txpool/status.ts'
 import { getCallsStatus } from './wallet/getCallsStatus.ts'
 import { getCapabilities } from './wallet/getCapabilities.ts'
 import { getPermissions } from './wallet/getPermissions.ts'
@@ -74,6 +78,10 @@ export const methods = [
   resolveApproval,
   setApprovalPolicy,
   version,
+  content,
+  contentFrom,
+  inspect,
+  status,
   getCallsStatus,
   getCapabilities,
   getPermissions,

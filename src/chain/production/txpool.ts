@@ -52,6 +52,11 @@ export type Pool = {
    */
   select(stateNonce: (sender: Hex) => bigint, baseFee: bigint, include: (entry: PoolTransaction) => Promise<boolean>): Promise<void>
   all(): IterableIterator<PoolTransaction>
+  /**
+   * Every transaction by sender, then nonce: `pending` those a block could take now (the run of consecutive nonces
+   * from the sender's state nonce), `queued` those waiting behind a gap, as geth's txpool divides them.
+   */
+  content(stateNonce: (sender: Hex) => bigint): { pending: PoolTransaction[]; queued: PoolTransaction[] }
 }
 
 export function createPool(): Pool {
@@ -126,5 +131,22 @@ export function createPool(): Pool {
     },
 
     all: () => byHash.values(),
+
+    content(stateNonce) {
+      const pending: PoolTransaction[] = []
+      const queued: PoolTransaction[] = []
+      for (const sender of [...bySender.keys()].sort()) {
+        const nonces = bySender.get(sender)!
+        let next = stateNonce(sender)
+        for (const nonce of [...nonces.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+          const entry = nonces.get(nonce)!
+          if (nonce === next) {
+            pending.push(entry)
+            next = entry.nonceAfter
+          } else queued.push(entry)
+        }
+      }
+      return { pending, queued }
+    },
   }
 }

@@ -1,0 +1,23 @@
+import { z } from 'zod'
+
+import { formatTransaction } from '../format.ts'
+import { defineMethod } from '../method.ts'
+import { address } from '../schemas.ts'
+import { byNonce } from './group.ts'
+
+import type { TransactionJSON } from '../format.ts'
+import type { ByNonce } from './group.ts'
+
+/** txpool_content for one sender: its transactions by nonce. */
+export const contentFrom = defineMethod({
+  name: 'txpool_contentFrom',
+  params: z.tuple([address]),
+  handler: ([sender], { chain }): { pending: ByNonce<TransactionJSON>; queued: ByNonce<TransactionJSON> } => {
+    const { pending, queued } = chain.pool()
+    const from = (tx: { from: string }) => tx.from === sender
+    return {
+      pending: byNonce(pending.filter(from), (tx) => formatTransaction(tx)),
+      queued: byNonce(queued.filter(from), (tx) => formatTransaction(tx)),
+    }
+  },
+})

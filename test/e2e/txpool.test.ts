@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { getAddress, parseGwei } from 'viem'
+
+import { startChain } from './helpers.ts'
+
+import type { Hex } from 'viem'
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+const recipient = '0x00000000000000000000000000000000000b0b0b'
+const fees = { maxFeePerGas: parseGwei('3'), maxPriorityFeePerGas: parseGwei('1') }
+/** PUSH0, PUSH0, RETURN: deploys empty code. */
+const initCode = '0x5f5ff3'
+
+beforeAll(async () => {
+  t = await startChain()
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+/** Sends from dev account `index` with an explicit nonce (gaps allowed). */
+function send(index: number, nonce: number, request: { to?: Hex; value?: bigint; data?: Hex } = { to: recipient, value: 1n }): Promise<Hex> {
+  return t.wallet(index).sendTransaction({ ...request, nonce, gas: 100_000n, ...fees })
+}
+
+describe('txpool_*', () => {
+  it('divides the pool as geth does: pending up to the first nonce gap, queued behind it', async () => {
+    const [alice, bob] = [t.accounts[1]!.address, t.accounts[2]!.address]
+    const first = await send(1, 0)
+    const second = await send(1, 1)
+    const gapped = await send(1, 3)
+    const creation = await send(2, 0, { data: initCode })
+
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 3, queued: 1 })
+
+    const content = await t.testClient.getTxpoolContent()
+    expect(Object.keys(content.pending)).toEqual([alice, bob].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())))
+    expect(Object.keys(content.pending[alice]!)).toEqual(['0', '1'])
+    expect(content.pending[alice]!['0']).toMatchObject({ hash: first, nonce: '0x0', blockHash: null, blockNumber: null, transactionIndex: null })
+    expect(content.pending[alice]!['1']).toMatchObject({ hash: second, from: alice.toLowerCase(), to: recipient, value: '0x1' })
+    expect(content.pending[bob]!['0']).toMatchObject({ hash: creation, to: null, input: initCode })
+    expect(content.queued).toEqual({ [alice]: { '3': expect.objectContaining({ hash: gapped, nonce: '0x3' }) } })
+    // The same object eth_getTransactionByHash gives for a pool transaction.
+    expect(content.pending[alice]!['0']).toEqual(await t.rpc('eth_getTransactionByHash', [first]))
+
+    const inspect = await t.testClient.inspectTxpool()
+    expect(inspect.pending[alice]).toEqual({
+      '0': `${getAddress(recipient)}: 1 wei + 100000 gas × 3000000000 wei`,
+      '1': `${getAddress(recipient)}: 1 wei + 100000 gas × 3000000000 wei`,
+    })
+    expect(inspect.pending[bob]).toEqual({ '0': 'contract creation: 0 wei + 100000 gas × 3000000000 wei' })
+    expect(inspect.queued).toEqual({ [alice]: { '3': `${getAddress(recipient)}: 1 wei + 100000 gas × 3000000000 wei` } })
+
+    const from = await t.rpc<{ pending: Record<string, { hash: Hex }>; queued: Record<string, { hash: Hex }> }>('txpool_contentFrom', [
+      alice.toLowerCase(),
+    ])
+    expect([Object.keys(from.pending), from.pending['1']!.hash, Object.keys(from.queued)]).toEqual([['0', '1'], second, ['3']])
+    expect(await t.rpc('txpool_contentFrom', [recipient])).toEqual({ pending: {}, queued: {} })
+
+    // Pre-confirmed transactions leave the pool; the gapped one stays queued until its gap is filled.
+    await t.preconfirm()
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 0, queued: 1 })
+    const filler = await send(1, 2)
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 2, queued: 0 })
+    expect(Object.keys((await t.testClient.getTxpoolContent()).pending[alice]!)).toEqual(['2', '3'])
+    await t.mine()
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 0, queued: 0 })
+    expect(await t.testClient.getTxpoolContent()).toEqual({ pending: {}, queued: {} })
+    expect((await t.publicClient.getTransactionReceipt({ hash: filler })).status).toBe('success')
+  })
+
+  it('error: txpool_contentFrom without an address is -32602', async () => {
+    expect(await t.rpcError('txpool_contentFrom', ['0x1234'])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('txpool_contentFrom', [])).toMatchObject({ code: -32602 })
+  })
+
+  it('error: txpool_status takes no parameters', async () => {
+    expect(await t.rpcError('txpool_status', [1])).toMatchObject({ code: -32602 })
+  })
+})
