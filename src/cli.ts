@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 
 import * as Value from 'ox/Value'
 
-import { DEFAULT_MNEMONIC, defaults, hardforks } from './chain/spec/config.ts'
+import { DEFAULT_MNEMONIC, defaults, hardforks, miningModes } from './chain/spec/config.ts'
 import { parseGenesisJsonText } from './chain/spec/genesis.ts'
 import { createFlashchain } from './index.ts'
 import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
@@ -23,7 +23,7 @@ const usage = `Usage: flashchain [options]
   --hardfork <name>             ${hardforks.join(' | ')} (default osaka)
   --block-time <ms>             ms between sealed blocks (default 2000)
   --flashblock-interval <ms>    ms between flashblocks (default 200)
-  --mining <mode>               interval | manual (default interval)
+  --mining <mode>               ${miningModes.join(' | ')} (default interval)
   --data-dir <path>             where the chain persists (default ./.flashchain)
   --ephemeral                   keep everything in memory
   --fresh                       wipe the data dir first
@@ -116,7 +116,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     fail(`--hardfork must be one of ${hardforks.join(', ')}, got "${hardfork}"`)
   }
   const mining = parsed.mining
-  if (mining !== undefined && mining !== 'interval' && mining !== 'manual') fail(`--mining must be interval or manual, got "${mining}"`)
+  if (mining !== undefined && !miningModes.includes(mining as MiningMode)) fail(`--mining must be one of ${miningModes.join(', ')}, got "${mining}"`)
   const revertCode = integer('revert-code', parsed['revert-code'], { min: -65536 })
   const approval = parsed.approval
   if (approval !== undefined && !approvalDecisions.includes(approval as ApprovalDecision)) {

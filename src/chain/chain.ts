@@ -203,6 +203,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateOf = (resolved: ResolvedBlock): StateReader => (resolved.kind === 'pending' ? resolved.block.state : history.at(resolved.block.number))
   const pendingEnv = () => pending().env
 
+  /**
+   * Auto mining: seals one after another, each only if the transaction that asked for it is not sealed yet, so
+   * transactions sent together fill blocks rather than leave empty ones behind them.
+   */
+  let autoSeal: Promise<unknown> = Promise.resolve()
+  function sealWith(hash: Hex): Promise<void> {
+    const sealed = autoSeal.then(async () => {
+      const where = locate(hash, pending())?.kind
+      if (where === 'pool' || where === 'preconfirmed') await producer.seal()
+    })
+    autoSeal = sealed.catch(() => {})
+    return sealed
+  }
 
   return {
     chainId,
@@ -241,7 +254,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     logs: (filter) => findLogs(filter, { blocks, pending, common }),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),
-    sendRawTransaction: async (raw) => admission.admit(admission.decode(raw), raw),
+    async sendRawTransaction(raw) {
+      const hash = admission.admit(admission.decode(raw), raw)
+      if (mining === 'auto') await sealWith(hash)
+      return hash
+    },
     preconfirm: async () => pendingBlockOf(await producer.preconfirm()),
     mine: async (mineOptions) => sealedBlockOf(await producer.seal(mineOptions)),
     waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),

@@ -217,7 +217,7 @@ describe.concurrent('flashchain CLI', () => {
     const bad = run(['--mining', 'sometimes'])
     expect(await bad.exited).toEqual({ code: 2, signal: null })
     expect(bad.stderr()).toContain('--mining')
-    expect(bad.stderr()).toContain('sometimes')
+    expect(bad.stderr()).toContain('--mining must be one of interval, manual, auto, got "sometimes"')
     expect(bad.stdout()).toBe('')
   })
 

@@ -7,7 +7,13 @@ import type { Hex } from '../../hex.ts'
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
 export type HardforkName = (typeof hardforks)[number]
 
-export type MiningMode = 'interval' | 'manual'
+export const miningModes = ['interval', 'manual', 'auto'] as const
+/**
+ * `interval`: flashblocks and blocks on their clocks. `manual`: nothing until flashchain_preconfirm or evm_mine.
+ * `auto`: each transaction is sealed as it arrives (those arriving together may share a block), as anvil and
+ * Hardhat do by default.
+ */
+export type MiningMode = (typeof miningModes)[number]
 
 export type ChainOptions = {
   chainId?: bigint

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { encodeFunctionData, parseGwei } from 'viem'
+
+import { Store } from './fixtures/contracts.ts'
+import { deploy, startChain, toHex, word } from './helpers.ts'
+
+import type { Hex } from 'viem'
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+
+beforeAll(async () => {
+  t = await startChain({ mining: 'auto' })
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+type Receipt = { blockHash: Hex; blockNumber: Hex; transactionHash: Hex; status: Hex }
+
+describe('--mining auto', () => {
+  it('seals each transaction before eth_sendRawTransaction answers: its receipt is there at once, in a new block', async () => {
+    const head = await t.blockNumber()
+    const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+    const receipt = await t.rpc<Receipt | null>('eth_getTransactionReceipt', [hash])
+    expect(receipt).toMatchObject({ transactionHash: hash, blockNumber: toHex(head + 1n), status: '0x1' })
+    expect(receipt!.blockHash).toBe((await t.publicClient.getBlock({ blockNumber: head + 1n })).hash)
+    expect(await t.blockNumber()).toBe(head + 1n)
+    // Nothing is left pending: the pending block is the empty one after the head.
+    expect(await t.rpc('eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x0')
+  })
+
+  it('a contract deployed by one request is callable by the next, at latest', async () => {
+    const { hash, address } = await deploy(t, Store, [5n], 2)
+    expect(await t.rpc<Receipt>('eth_getTransactionReceipt', [hash])).toMatchObject({ status: '0x1' })
+    expect(await t.rpc('eth_getStorageAt', [address, '0x0', 'latest'])).toBe(word(5n))
+    const set = await t.wallet(2).sendTransaction({ to: address, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [9n] }) })
+    expect(await t.rpc<Receipt>('eth_getTransactionReceipt', [set])).toMatchObject({ status: '0x1' })
+    expect(await t.rpc('eth_getStorageAt', [address, '0x0', 'latest'])).toBe(word(9n))
+  })
+
+  it('transactions sent together are all sealed when their sends answer, and leave no empty block', async () => {
+    const head = await t.blockNumber()
+    const fees = { maxFeePerGas: parseGwei('5'), maxPriorityFeePerGas: parseGwei('1'), gas: 21_000n }
+    const sends = [3, 4, 5, 6, 7, 8].map((index) =>
+      t.wallet(index).sendTransaction({ to: '0x00000000000000000000000000000000000c0c0c', value: 1n, ...fees }),
+    )
+    const hashes = await Promise.all(sends)
+    const receipts = await Promise.all(hashes.map((hash) => t.rpc<Receipt | null>('eth_getTransactionReceipt', [hash])))
+    expect(receipts.every((receipt) => receipt !== null && receipt.status === '0x1')).toBe(true)
+    const newHead = await t.blockNumber()
+    expect(newHead > head && newHead <= head + 6n).toBe(true)
+    for (let number = head + 1n; number <= newHead; number++) {
+      expect((await t.publicClient.getBlock({ blockNumber: number })).transactions.length).toBeGreaterThan(0)
+    }
+  })
+})
