@@ -47,7 +47,13 @@ export type Chain = {
   readonly chainId: bigint
   readonly revertCode: number
   readonly accounts: readonly DevAccount[]
+  /** How blocks are produced now: `auto` while automine is on, else `interval` while its clock runs, else `manual`. */
   readonly mining: MiningMode
+  /**
+   * Turns automine on or off (evm_setAutomine). Off, the chain goes back to its interval clock if it has one, as
+   * Hardhat does; while automine is on, the clock is stopped.
+   */
+  setAutomine(enabled: boolean): Promise<void>
   /** The newest sealed block. */
   head(): Block
   /** The block a specifier names (`pending`: the block being built); undefined when there is none. */
@@ -103,7 +109,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
-  const mining = options.mining ?? defaults.mining
+  const startMode = options.mining ?? defaults.mining
+  let automine = startMode === 'auto'
+  const clock =
+    startMode === 'interval'
+      ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval: options.flashblockInterval ?? defaults.flashblockInterval }
+      : undefined
+  const miningMode = (): MiningMode => (automine ? 'auto' : clock !== undefined ? 'interval' : 'manual')
 
   const loaded = await loadChain(store, {
     genesis: () => options.genesis ?? devChainGenesis(options, accounts),
@@ -184,12 +196,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode }),
     log,
   )
-  if (mining === 'interval') {
-    producer.start({
-      blockTime: options.blockTime ?? defaults.blockTime,
-      flashblockInterval: options.flashblockInterval ?? defaults.flashblockInterval,
-    })
-  }
+  if (clock !== undefined) producer.start(clock)
 
   const resolve = (specifier: BlockSpecifier): ResolvedBlock => resolver.resolve(specifier)
   function resolveIfAny(specifier: BlockSpecifier): ResolvedBlock | undefined {
@@ -221,7 +228,16 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     chainId,
     revertCode,
     accounts,
-    mining,
+    get mining() {
+      return miningMode()
+    },
+    async setAutomine(enabled) {
+      if (enabled === automine) return
+      automine = enabled
+      if (clock === undefined) return
+      if (enabled) await producer.stop()
+      else producer.start(clock)
+    },
     head: () => sealedBlockOf(blocks.head()),
     block(specifier) {
       const resolved = resolveIfAny(specifier)
@@ -256,7 +272,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     txGasCap: () => forks.txGasCap(pendingEnv()),
     async sendRawTransaction(raw) {
       const hash = admission.admit(admission.decode(raw), raw)
-      if (mining === 'auto') await sealWith(hash)
+      if (automine) await sealWith(hash)
       return hash
     },
     preconfirm: async () => pendingBlockOf(await producer.preconfirm()),

@@ -22,7 +22,9 @@ import { sendRawTransactionSync } from './eth/sendRawTransactionSync.ts'
 import { sendTransaction } from './eth/sendTransaction.ts'
 import { syncing } from './eth/syncing.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
+import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
 import { mine } from './evm/mine.ts'
+import { anvilSetAutomine, setAutomine } from './evm/setAutomine.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
 import { preconfirm } from './flashchain/preconfirm.ts'
@@ -72,6 +74,10 @@ export const methods = [
   sendTransaction,
   syncing,
   mine,
+  setAutomine,
+  anvilSetAutomine,
+  hardhatGetAutomine,
+  anvilGetAutomine,
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,

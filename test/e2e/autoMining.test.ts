@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { encodeFunctionData, parseGwei } from 'viem'
+import { createTestClient, encodeFunctionData, http, parseGwei } from 'viem'
 
 import { Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex, word } from './helpers.ts'
@@ -55,5 +55,61 @@ describe('--mining auto', () => {
     for (let number = head + 1n; number <= newHead; number++) {
       expect((await t.publicClient.getBlock({ blockNumber: number })).transactions.length).toBeGreaterThan(0)
     }
+  })
+})
+
+describe('evm_setAutomine, anvil_setAutomine, hardhat_getAutomine, anvil_getAutomine', () => {
+  it('turns automine on and off on a manual chain, as viem test clients in anvil and hardhat mode call them', async () => {
+    const m = await startChain()
+    try {
+      const hardhat = createTestClient({ chain: m.chain, transport: http(m.url, { retryCount: 0 }), mode: 'hardhat' })
+      expect([await m.testClient.getAutomine(), await hardhat.getAutomine()]).toEqual([false, false])
+
+      await m.testClient.setAutomine(true)
+      expect([await m.testClient.getAutomine(), await hardhat.getAutomine()]).toEqual([true, true])
+      const sealed = await m.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+      expect(await m.rpc<Receipt | null>('eth_getTransactionReceipt', [sealed])).toMatchObject({ status: '0x1' })
+
+      await hardhat.setAutomine(false)
+      expect(await m.testClient.getAutomine()).toBe(false)
+      const queued = await m.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+      expect(await m.rpc('eth_getTransactionReceipt', [queued])).toBeNull()
+      await m.mine()
+      expect(await m.rpc<Receipt | null>('eth_getTransactionReceipt', [queued])).toMatchObject({ status: '0x1' })
+      expect(await m.rpc('anvil_setAutomine', [true])).toBeNull()
+      expect(await m.rpc('evm_setAutomine', [false])).toBe(true)
+    } finally {
+      await m.close()
+    }
+  })
+
+  it('stops the interval clock while automine is on, and starts it again after', async () => {
+    const i = await startChain({ mining: 'interval', blockTime: 100, flashblockInterval: 50 })
+    try {
+      const advances = async () => {
+        const from = await i.blockNumber()
+        for (let attempt = 0; attempt < 100; attempt++) {
+          if ((await i.blockNumber()) > from) return true
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        return false
+      }
+      expect(await advances()).toBe(true)
+      await i.testClient.setAutomine(true)
+      const head = await i.blockNumber()
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(await i.blockNumber()).toBe(head)
+      const hash = await i.wallet(2).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+      expect(await i.rpc<Receipt>('eth_getTransactionReceipt', [hash])).toMatchObject({ blockNumber: toHex(head + 1n) })
+      await i.testClient.setAutomine(false)
+      expect(await advances()).toBe(true)
+    } finally {
+      await i.close()
+    }
+  })
+
+  it('error: evm_setAutomine takes one boolean', async () => {
+    expect(await t.rpcError('evm_setAutomine', ['yes'])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('evm_setAutomine', [])).toMatchObject({ code: -32602 })
   })
 })

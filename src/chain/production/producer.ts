@@ -106,7 +106,7 @@ export type Producer = {
    * receipts root, bloom and gas used all match what execution gives. Otherwise it throws, naming the block.
    */
   importBlock(block: Block): Promise<SealedBlock>
-  /** Starts the clocks (interval mining). */
+  /** Starts the clocks (interval mining); again after `stop`, it goes on with the block being built. */
   start(options: { blockTime: number; flashblockInterval: number }): void
   stop(): Promise<void>
 }
@@ -357,7 +357,8 @@ export function createProducer(host: ProducerHost): Producer {
     start({ blockTime, flashblockInterval }) {
       const perBlock = Math.max(1, Math.round(blockTime / flashblockInterval))
       let tick = 0
-      void serially(() => startBlock())
+      // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
+      void serially(async () => building ?? (await startBlock()))
       timer = setInterval(() => {
         tick++
         if (tick >= perBlock) {
