@@ -24,6 +24,7 @@ import { syncing } from './eth/syncing.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
 import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
 import { mine } from './evm/mine.ts'
+import { anvilMine, hardhatMine } from './evm/mineBlocks.ts'
 import { anvilSetAutomine, setAutomine } from './evm/setAutomine.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
@@ -74,6 +75,8 @@ export const methods = [
   sendTransaction,
   syncing,
   mine,
+  anvilMine,
+  hardhatMine,
   setAutomine,
   anvilSetAutomine,
   hardhatGetAutomine,

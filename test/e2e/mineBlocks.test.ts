@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createTestClient, http } from 'viem'
+
+import { startChain, toHex } from './helpers.ts'
+
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+
+beforeAll(async () => {
+  t = await startChain()
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+const timestampOf = async (blockNumber: bigint) => (await t.publicClient.getBlock({ blockNumber })).timestamp
+
+describe('anvil_mine, hardhat_mine', () => {
+  it('anvil mode: mines the blocks asked for, each `interval` seconds after the one before, the first with the pool', async () => {
+    const head = await t.blockNumber()
+    const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+    await t.testClient.mine({ blocks: 5, interval: 10 })
+    expect(await t.blockNumber()).toBe(head + 5n)
+    expect((await t.publicClient.getTransactionReceipt({ hash })).blockNumber).toBe(head + 1n)
+    for (let number = head + 2n; number <= head + 5n; number++) expect((await timestampOf(number)) - (await timestampOf(number - 1n))).toBe(10n)
+  })
+
+  it('hardhat mode: without an interval, blocks follow the clock and their timestamps still rise', async () => {
+    const hardhat = createTestClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), mode: 'hardhat' })
+    const head = await t.blockNumber()
+    await hardhat.mine({ blocks: 3 })
+    expect(await t.blockNumber()).toBe(head + 3n)
+    for (let number = head + 1n; number <= head + 3n; number++) expect(await timestampOf(number)).toBeGreaterThan(await timestampOf(number - 1n))
+    expect(await t.rpc('hardhat_mine', [])).toBe(true)
+    expect(await t.rpc('anvil_mine', [])).toBeNull()
+    expect(await t.blockNumber()).toBe(head + 5n)
+  })
+
+  it('10,000 blocks in one call, and the blocks and state before them still read', async () => {
+    const head = await t.blockNumber()
+    const recipient = '0x00000000000000000000000000000000000c0c0c'
+    const hash = await t.wallet(2).sendTransaction({ to: recipient, value: 7n })
+    await t.rpc('anvil_mine', [toHex(10_000)])
+    expect(await t.blockNumber()).toBe(head + 10_000n)
+    const receipt = await t.publicClient.getTransactionReceipt({ hash })
+    expect(receipt.blockNumber).toBe(head + 1n)
+    expect((await t.publicClient.getBlock({ blockNumber: head + 1n })).transactions).toEqual([hash])
+    expect(await t.publicClient.getBalance({ address: recipient, blockNumber: head })).toBe(0n)
+    expect(await t.publicClient.getBalance({ address: recipient, blockNumber: head + 1n })).toBe(7n)
+    expect(await t.publicClient.getBalance({ address: recipient })).toBe(7n)
+  }, 120_000)
+
+  it('error: a count or interval that is not a quantity, or more blocks than one call may mine, is -32602', async () => {
+    expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('hardhat_mine', [5])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('anvil_mine', [toHex(1_000_001)])).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('at most 1000000 blocks'),
+    })
+  })
+})
