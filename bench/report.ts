@@ -93,6 +93,11 @@ export function renderSummary(report: Report): string {
       `flashchain EVM runs per ERC20-transfer estimate: median ${runs.erc20.median}, min ${runs.erc20.min}, max ${runs.erc20.max}, mean ${runs.erc20.mean.toFixed(2)} over ${runs.erc20.samples} (goal ≤ 3: ${runs.erc20.max <= 3 ? 'met' : 'missed'}; gas ${runs.erc20.gas}; answered from the cache: ${runs.erc20.cacheHits}); ETH transfer: ${runs.transfer.min}–${runs.transfer.max} runs (gas ${runs.transfer.gas})`,
     )
   }
+  const mined = PEERS.filter((name) => report.peers[name]?.mineMs !== undefined)
+  if (mined.length > 0) {
+    const figures = mined.map((name) => `${name} ${num(report.peers[name]!.mineMs!)} ms`).join(', ')
+    lines.push(`${report.settings.mineBlocks ?? ''} empty blocks in one anvil_mine (hardhat_mine): ${figures}`)
+  }
   lines.push('start to first answer (spawn → eth_chainId), median of samples; RSS (VmRSS) after the load:')
   for (const name of PEERS) {
     const info = report.peers[name]

@@ -5,7 +5,7 @@
 // transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100),
 // BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them),
 // BENCH_REST (s of quiet after the reads before RSS is sampled at rest, default 30), BENCH_PASSES (passes over the
-// read workloads, default 2).
+// read workloads, default 2), BENCH_MINE_BLOCKS (empty blocks mined by one anvil_mine / hardhat_mine, default 10000).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -68,6 +68,7 @@ const REST = Number(env.BENCH_REST ?? 30)
 /** Seconds into that quiet time at which the resident set is also sampled. */
 const REST_SAMPLES = [5, 15].filter((seconds) => seconds < REST)
 const STARTUP_SAMPLES = 3
+const MINE_BLOCKS = Number(env.BENCH_MINE_BLOCKS ?? 10_000)
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
 const ONLY = env.BENCH_WORKLOADS?.split(',')
 const PEERS = (env.BENCH_PEERS ?? ALL_PEERS.join(',')).split(',').filter((name): name is PeerName => ALL_PEERS.includes(name as PeerName))
@@ -227,6 +228,8 @@ export type PeerInfo = {
   peakRssMB: Record<string, number>
   threads: Record<string, number>
   mode: string
+  /** One anvil_mine (hardhat_mine for Hardhat) of BENCH_MINE_BLOCKS empty blocks: request → answer, ms. */
+  mineMs?: number
   skipped?: string
 }
 
@@ -504,6 +507,32 @@ async function benchReads(name: PeerName, context: Context, pass: number) {
   }
 }
 
+/**
+ * Many empty blocks in one request, a common step of test suites (anvil_mine; hardhat_mine for Hardhat), on a fresh
+ * server; the head must have moved by exactly that many blocks.
+ */
+async function measureMining(name: PeerName) {
+  const server = await startServer(name, { mining: 'manual', label: labelOf(name, readMiningOf(name)) })
+  try {
+    const control = openConnection(server.port)
+    const before = BigInt(await rpc<Hex>(control, 'eth_blockNumber'))
+    const started = performance.now()
+    await rpc(control, name === 'hardhat' ? 'hardhat_mine' : 'anvil_mine', [`0x${MINE_BLOCKS.toString(16)}`])
+    const mineMs = performance.now() - started
+    const after = BigInt(await rpc<Hex>(control, 'eth_blockNumber'))
+    control.close()
+    if (after - before !== BigInt(MINE_BLOCKS)) throw new Error(`mined ${after - before} blocks, asked for ${MINE_BLOCKS}`)
+    recordPeer(name, { mineMs })
+    console.log(
+      `  ${server.label.padEnd(22)} ${MINE_BLOCKS} empty blocks in one ${name === 'hardhat' ? 'hardhat_mine' : 'anvil_mine'}: ${mineMs.toFixed(0)} ms`,
+    )
+  } catch (error) {
+    note(`${name}: mining ${MINE_BLOCKS} blocks not measured: ${error instanceof Error ? error.message : error}`)
+  } finally {
+    await stopServer(server)
+  }
+}
+
 /** The rest of a peer's runs: transactions, and flashchain's own measurements. */
 async function benchPeer(
   name: PeerName,
@@ -552,6 +581,8 @@ async function benchPeer(
       await stopServer(txs)
     }
   }
+
+  if (everything) await measureMining(name)
 
   if (isFlashchain && everything) {
     const verbose = await startServer(name, { mining: 'manual', verbose: true, label: 'flashchain (log)' })
@@ -651,6 +682,7 @@ async function main() {
       probes: PROBES,
       drainSeconds: DRAIN,
       restSeconds: REST,
+      mineBlocks: MINE_BLOCKS,
       host: '127.0.0.1',
     },
     peers,
@@ -680,7 +712,7 @@ export type Report = {
   date: string
   node: string
   machine: { cpus: number; cpuModel: string }
-  settings: { seconds: number; passes: number; connections: number[] }
+  settings: { seconds: number; passes: number; connections: number[]; mineBlocks?: number }
   peers: Partial<Record<PeerName, PeerInfo>>
   workloads: { id: WorkloadId; title: string }[]
   results: Record<string, Partial<Record<PeerName, RunResult>>>
