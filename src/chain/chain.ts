@@ -1,7 +1,7 @@
 import { createVM } from '@ethereumjs/vm'
 import { bytesToHex } from '@ethereumjs/util'
 
-import { BlockNotFoundError } from '../errors.ts'
+import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
 import { findLogs } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
@@ -13,6 +13,7 @@ import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
 import { unpatchedPackages } from './execution/patches.ts'
 import { createAdmission } from './production/admission.ts'
 import { suggestedFees } from './production/fees.ts'
+import { createClock } from './production/clock.ts'
 import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
 import { createPool } from './production/txpool.ts'
@@ -54,6 +55,10 @@ export type Chain = {
    * Hardhat does; while automine is on, the clock is stopped.
    */
   setAutomine(enabled: boolean): Promise<void>
+  /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
+  increaseTime(seconds: bigint): bigint
+  /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
+  setNextBlockTimestamp(timestamp: bigint): void
   /** The newest sealed block. */
   head(): Block
   /** The block a specifier names (`pending`: the block being built); undefined when there is none. */
@@ -111,11 +116,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
   const startMode = options.mining ?? defaults.mining
   let automine = startMode === 'auto'
-  const clock =
+  const interval =
     startMode === 'interval'
       ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval: options.flashblockInterval ?? defaults.flashblockInterval }
       : undefined
-  const miningMode = (): MiningMode => (automine ? 'auto' : clock !== undefined ? 'interval' : 'manual')
+  const miningMode = (): MiningMode => (automine ? 'auto' : interval !== undefined ? 'interval' : 'manual')
 
   const loaded = await loadChain(store, {
     genesis: () => options.genesis ?? devChainGenesis(options, accounts),
@@ -136,7 +141,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const pool = createPool()
   const producerCommon = common.copy()
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
+  const clock = createClock()
   const producer = createProducer({
+    clock,
     common: producerCommon,
     vm: await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) }),
     stateManager,
@@ -196,7 +203,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode }),
     log,
   )
-  if (clock !== undefined) producer.start(clock)
+  if (interval !== undefined) producer.start(interval)
 
   const resolve = (specifier: BlockSpecifier): ResolvedBlock => resolver.resolve(specifier)
   function resolveIfAny(specifier: BlockSpecifier): ResolvedBlock | undefined {
@@ -231,12 +238,18 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     get mining() {
       return miningMode()
     },
+    increaseTime: (seconds) => clock.increase(seconds),
+    setNextBlockTimestamp(timestamp) {
+      const latest = blocks.head().block.header.timestamp
+      if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+      clock.next = timestamp
+    },
     async setAutomine(enabled) {
       if (enabled === automine) return
       automine = enabled
-      if (clock === undefined) return
+      if (interval === undefined) return
       if (enabled) await producer.stop()
-      else producer.start(clock)
+      else producer.start(interval)
     },
     head: () => sealedBlockOf(blocks.head()),
     block(specifier) {

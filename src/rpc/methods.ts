@@ -23,9 +23,11 @@ import { sendTransaction } from './eth/sendTransaction.ts'
 import { syncing } from './eth/syncing.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
 import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
+import { increaseTime } from './evm/increaseTime.ts'
 import { mine } from './evm/mine.ts'
 import { anvilMine, hardhatMine } from './evm/mineBlocks.ts'
 import { anvilSetAutomine, setAutomine } from './evm/setAutomine.ts'
+import { anvilSetNextBlockTimestamp, setNextBlockTimestamp } from './evm/setNextBlockTimestamp.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
 import { preconfirm } from './flashchain/preconfirm.ts'
@@ -75,6 +77,9 @@ export const methods = [
   sendTransaction,
   syncing,
   mine,
+  increaseTime,
+  setNextBlockTimestamp,
+  anvilSetNextBlockTimestamp,
   anvilMine,
   hardhatMine,
   setAutomine,

@@ -16,6 +16,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
+import type { ChainClock } from './clock.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
@@ -40,6 +41,7 @@ export type ProducerHost = {
   trie: StateTrie
   pool: Pool
   blockGasLimit: () => bigint
+  clock: ChainClock
   head: () => SealedBlock
   /** Persists and indexes a sealed block with its state writes. */
   commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
@@ -125,7 +127,7 @@ export function createProducer(host: ProducerHost): Producer {
   function idlePending(): PendingSnapshot {
     const head = host.head()
     return {
-      env: nextEnv(head.block, host.common, Date.now(), host.blockGasLimit()),
+      env: withTimestamp(nextEnv(head.block, host.common, host.clock.now(), host.blockGasLimit()), head, host.clock.next),
       flashblockIndex: -1,
       transactions: [],
       senders: [],
@@ -153,8 +155,9 @@ export function createProducer(host: ProducerHost): Producer {
 
   async function startBlock(timestamp?: bigint): Promise<Building> {
     const head = host.head()
-    const env = nextEnv(head.block, host.common, Date.now(), host.blockGasLimit())
-    if (timestamp !== undefined && timestamp > head.block.header.timestamp) env.timestamp = timestamp
+    const given = timestamp ?? host.clock.next
+    const env = withTimestamp(nextEnv(head.block, host.common, host.clock.now(), host.blockGasLimit()), head, given)
+    if (given !== undefined && env.timestamp === given) host.clock.used(given)
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
     const builder = await buildBlock(vm, {
@@ -328,7 +331,9 @@ export function createProducer(host: ProducerHost): Producer {
       const stale =
         published === undefined ||
         (building === undefined &&
-          (published.env.number !== host.head().number + 1n || published.env.timestamp < BigInt(Math.floor(Date.now() / 1000))))
+          (published.env.number !== host.head().number + 1n ||
+            published.env.timestamp < BigInt(Math.floor(host.clock.now() / 1000)) ||
+            (host.clock.next !== undefined && published.env.timestamp !== host.clock.next)))
       if (stale) published = idlePending()
       return published!
     },
@@ -379,4 +384,10 @@ export function createProducer(host: ProducerHost): Producer {
       await queue
     },
   }
+}
+
+/** The environment with the timestamp it was given, if that is after the parent's; as computed otherwise. */
+function withTimestamp(env: BlockEnv, parent: SealedBlock, timestamp: bigint | undefined): BlockEnv {
+  if (timestamp !== undefined && timestamp > parent.block.header.timestamp) env.timestamp = timestamp
+  return env
 }

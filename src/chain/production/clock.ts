@@ -1,0 +1,32 @@
+/**
+ * The chain's clock: wall time, moved forward by evm_increaseTime, and a timestamp set for the next block alone
+ * (evm_setNextBlockTimestamp). Once a block takes a timestamp it was given, the clock goes on from that timestamp, as
+ * anvil's and Hardhat's do, so the blocks after it do not fall back to wall time plus one second each.
+ */
+export type ChainClock = {
+  /** Milliseconds, as Date.now() counts them. */
+  now(): number
+  /** Moves the clock forward by `seconds`; returns how far it is ahead of wall time now, s. */
+  increase(seconds: bigint): bigint
+  /** The timestamp the next block to start must take, until one takes it. */
+  next: bigint | undefined
+  /** A block took `timestamp`, which it was given: the next-block timestamp is spent, and the clock goes on from it. */
+  used(timestamp: bigint): void
+}
+
+export function createClock(): ChainClock {
+  let offsetMs = 0
+  const clock: ChainClock = {
+    now: () => Date.now() + offsetMs,
+    increase(seconds) {
+      offsetMs += Number(seconds) * 1000
+      return BigInt(Math.floor(offsetMs / 1000))
+    },
+    next: undefined,
+    used(timestamp) {
+      clock.next = undefined
+      offsetMs = Number(timestamp) * 1000 - Date.now()
+    },
+  }
+  return clock
+}

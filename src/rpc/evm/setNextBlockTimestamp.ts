@@ -1,0 +1,21 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { quantity } from '../schemas.ts'
+
+import type { MethodContext } from '../method.ts'
+
+const params = z.tuple([z.union([quantity, z.number().int().nonnegative().transform(BigInt)])])
+
+/**
+ * The timestamp the next block to start takes; the blocks after it go on from there. It must be after the latest
+ * block's. With interval mining, a block is always being built, so it applies to the block after that one.
+ */
+function setNext([timestamp]: z.output<typeof params>, { chain, wallet, request }: MethodContext): null {
+  wallet.requireOwner(request)
+  chain.setNextBlockTimestamp(timestamp)
+  return null
+}
+
+export const setNextBlockTimestamp = defineMethod({ name: 'evm_setNextBlockTimestamp', params, handler: setNext })
+export const anvilSetNextBlockTimestamp = defineMethod({ name: 'anvil_setNextBlockTimestamp', params, handler: setNext })

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startChain, toHex } from './helpers.ts'
+
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+
+beforeAll(async () => {
+  t = await startChain()
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+const latest = async () => (await t.publicClient.getBlock()).timestamp
+const pendingTimestamp = async () => BigInt((await t.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['pending', false])).timestamp)
+const wallSeconds = () => BigInt(Math.floor(Date.now() / 1000))
+
+describe('evm_increaseTime', () => {
+  it('moves the clock forward for every block after it, and answers the total offset', async () => {
+    await t.testClient.increaseTime({ seconds: 3600 })
+    await t.mine()
+    const first = await latest()
+    expect(first >= wallSeconds() + 3595n && first <= wallSeconds() + 3605n).toBe(true)
+    expect(await t.rpc<number>('evm_increaseTime', [toHex(60)])).toBeGreaterThanOrEqual(3659)
+    await t.mine()
+    expect((await latest()) >= first + 60n).toBe(true)
+  })
+})
+
+describe('evm_setNextBlockTimestamp, anvil_setNextBlockTimestamp', () => {
+  it('gives the next block the timestamp, shows it at pending, and the blocks after go on from it', async () => {
+    const target = (await latest()) + 100_000n
+    await t.testClient.setNextBlockTimestamp({ timestamp: target })
+    expect(await pendingTimestamp()).toBe(target)
+    const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+    await t.mine()
+    const receipt = await t.publicClient.getTransactionReceipt({ hash })
+    expect((await t.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp).toBe(target)
+    await t.mine()
+    const after = await latest()
+    expect(after > target && after <= target + 5n).toBe(true)
+  })
+
+  it('takes a number too, under both names, and evm_mine with a timestamp moves the clock the same way', async () => {
+    const target = (await latest()) + 500n
+    expect(await t.rpc('anvil_setNextBlockTimestamp', [Number(target)])).toBeNull()
+    await t.mine()
+    expect(await latest()).toBe(target)
+    await t.rpc('evm_mine', [toHex(target + 1_000n)])
+    await t.mine()
+    const after = await latest()
+    expect(after > target + 1_000n && after <= target + 1_005n).toBe(true)
+  })
+
+  it('error: a timestamp not after the latest block is -32602, and changes nothing', async () => {
+    const head = await latest()
+    const error = await t.rpcError('evm_setNextBlockTimestamp', [toHex(head)])
+    expect(error).toEqual({ code: -32602, message: `timestamp ${head} is not after the latest block's, ${head}` })
+    expect(await t.rpcError('evm_increaseTime', ['soon'])).toMatchObject({ code: -32602 })
+    await t.mine()
+    expect((await latest()) > head).toBe(true)
+  })
+})
