@@ -30,18 +30,12 @@ async function mineBlocks([count = 1n, interval = 0n]: z.output<typeof params>, 
 export const anvilMine = defineMethod({
   name: 'anvil_mine',
   params,
-  handler: async (args, context): Promise<null> => {
-    await mineBlocks(args, context)
-    return null
-  },
+  handler: (args, context): Promise<null> => mineBlocks(args, context).then((): null => null),
 })
 
 /** Answers true, as Hardhat does. */
 export const hardhatMine = defineMethod({
   name: 'hardhat_mine',
   params,
-  handler: async (args, context): Promise<true> => {
-    await mineBlocks(args, context)
-    return true
-  },
+  handler: (args, context): Promise<true> => mineBlocks(args, context).then((): true => true),
 })

@@ -2,26 +2,26 @@ import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
 
+import type { MethodContext } from '../method.ts'
+
 const params = z.tuple([z.boolean()])
 
 /** Seals each transaction as it arrives (true), or goes back to the interval clock or manual mining (false). */
+function setAutomineOf([enabled]: z.output<typeof params>, { chain, wallet, request }: MethodContext): Promise<void> {
+  wallet.requireOwner(request)
+  return chain.setAutomine(enabled)
+}
+
+/** Answers true, as Hardhat does. */
 export const setAutomine = defineMethod({
   name: 'evm_setAutomine',
   params,
-  handler: async ([enabled], { chain, wallet, request }): Promise<true> => {
-    wallet.requireOwner(request)
-    await chain.setAutomine(enabled)
-    return true
-  },
+  handler: (args, context): Promise<true> => setAutomineOf(args, context).then((): true => true),
 })
 
-/** evm_setAutomine under anvil's name, which answers null. */
+/** Answers null, as anvil does. */
 export const anvilSetAutomine = defineMethod({
   name: 'anvil_setAutomine',
   params,
-  handler: async ([enabled], { chain, wallet, request }): Promise<null> => {
-    wallet.requireOwner(request)
-    await chain.setAutomine(enabled)
-    return null
-  },
+  handler: (args, context): Promise<null> => setAutomineOf(args, context).then((): null => null),
 })
