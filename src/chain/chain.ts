@@ -8,6 +8,7 @@ import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
 import { createCalls } from './execution/calls.ts'
+import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
 import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
 import { unpatchedPackages } from './execution/patches.ts'
@@ -172,7 +173,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     dropTransaction(entry: PoolTransaction, reason: string) {
       pool.remove(entry.hash)
       store.removePoolTransactions([entry.hash])
-      log(`dropped ${entry.hash} from the pool: ${reason.replace(/ \(.*$/s, '')}`)
+      log(`dropped ${entry.hash} from the pool: ${dropReason(reason)}`)
     },
     log,
   })
