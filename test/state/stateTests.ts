@@ -22,7 +22,6 @@ import { FlatStateManager } from '../../src/chain/state/stateManager.ts'
 import { emptyState } from '../../src/chain/testing/fixtures.ts'
 import { bytesToHex } from '../../src/hex.ts'
 
-import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
 import type { HardforkName } from '../../src/chain/spec/config.ts'
 import type { StateReader } from '../../src/chain/state/types.ts'
@@ -76,7 +75,7 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
   async function vmFor(fork: string) {
     let entry = vms.get(fork)
     if (entry === undefined) {
-      const common = commonFor(FORKS[fork]!)
+      const { common } = specOf(FORKS[fork]!)
       const stateManager = new FlatStateManager(emptyState)
       const vm = await createVM({ common, stateManager, blockchain: createBlockchain(testBlockHash) })
       vms.set(fork, (entry = { vm, stateManager }))
@@ -91,12 +90,7 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
       for (const [fork, cases] of Object.entries(test.post)) {
         if (FORKS[fork] === undefined) continue
         const { vm, stateManager } = await vmFor(fork)
-        const pre = await createGenesis(
-          createChainSpec({
-            ...devGenesis({ chainId: 1n, hardfork: FORKS[fork]!, gasLimit: 30_000_000n, timestamp: 0, alloc: {} }),
-            alloc: test.pre,
-          }),
-        )
+        const pre = await createGenesis(specOf(FORKS[fork]!, test.pre))
         const preState = createOverlay(pre.diff, emptyState)
         const env = blockEnv(test.env)
         for (const expected of cases) {
@@ -129,16 +123,9 @@ export async function createStateTestRunner(): Promise<StateTestRunner> {
   return { runFile }
 }
 
-const commons = new Map<HardforkName, Common>()
-
-/** Mainnet's chain id at the fork's rules, built as the chain builds its own from a genesis. */
-function commonFor(hardfork: HardforkName): Common {
-  let common = commons.get(hardfork)
-  if (common === undefined) {
-    common = createChainSpec(devGenesis({ chainId: 1n, hardfork, gasLimit: 30_000_000n, timestamp: 0, alloc: {} })).common
-    commons.set(hardfork, common)
-  }
-  return common.copy()
+/** Mainnet's chain id at the fork's rules, with `alloc` as the state: a genesis, built as the chain builds its own. */
+function specOf(hardfork: HardforkName, alloc: Record<string, unknown> = {}) {
+  return createChainSpec({ ...devGenesis({ chainId: 1n, hardfork, gasLimit: 30_000_000n, timestamp: 0, alloc: {} }), alloc })
 }
 
 function blockEnv(env: Filled['env']): BlockEnv {
