@@ -77,6 +77,11 @@ export type Chain = {
   nextNonce(address: Hex): bigint
   /** What the pool holds, against the pending state's nonces. */
   pool(): PoolContent
+  /**
+   * Takes transactions out of the pool and its store: those named, or every one. Pre-confirmed and sealed ones stay.
+   * Returns the hashes dropped; a sender's later nonces wait behind the gap.
+   */
+  dropTransactions(hashes?: readonly Hex[]): Hex[]
   call(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<Uint8Array>
   estimateGas(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<bigint>
   /**
@@ -267,6 +272,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     code: (address, specifier) => codeHexOf(stateOf(resolve(specifier)), address),
     transaction: (hash) => locate(hash, pending()),
     nextNonce: (address) => admission.nextNonce(address),
+    dropTransactions(hashes) {
+      const dropped = (hashes ?? [...pool.all()].map((entry) => entry.hash)).filter((hash) => pool.get(hash) !== undefined)
+      for (const hash of dropped) pool.remove(hash)
+      store.removePoolTransactions(dropped)
+      return dropped
+    },
     pool() {
       const { state } = pending()
       const content = pool.content((sender) => state.account(sender)?.nonce ?? 0n)

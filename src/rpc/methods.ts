@@ -36,6 +36,7 @@ import { setApprovalPolicy } from './flashchain/setApprovalPolicy.ts'
 import { version } from './net/version.ts'
 import { content } from './txpool/content.ts'
 import { contentFrom } from './txpool/contentFrom.ts'
+import { anvilDropAllTransactions, anvilDropTransaction, hardhatDropTransaction } from './txpool/dropTransaction.ts'
 import { inspect } from './txpool/inspect.ts'
 import { status } from './txpool/status.ts'
 import { getCallsStatus } from './wallet/getCallsStatus.ts'
@@ -94,6 +95,9 @@ export const methods = [
   version,
   content,
   contentFrom,
+  anvilDropTransaction,
+  hardhatDropTransaction,
+  anvilDropAllTransactions,
   inspect,
   status,
   getCallsStatus,

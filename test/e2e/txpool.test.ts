@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { getAddress, parseGwei } from 'viem'
@@ -70,6 +74,53 @@ describe('txpool_*', () => {
     expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 0, queued: 0 })
     expect(await t.testClient.getTxpoolContent()).toEqual({ pending: {}, queued: {} })
     expect((await t.publicClient.getTransactionReceipt({ hash: filler })).status).toBe('success')
+  })
+
+  it("anvil_dropTransaction and hardhat_dropTransaction take one out; the sender's later nonces wait behind the gap", async () => {
+    const carol = t.accounts[3]!.address
+    const nonce = await t.publicClient.getTransactionCount({ address: carol })
+    const [first, second, third] = [await send(3, nonce), await send(3, nonce + 1), await send(3, nonce + 2)]
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 3, queued: 0 })
+
+    await t.testClient.dropTransaction({ hash: second })
+    expect(await t.rpc('eth_getTransactionByHash', [second])).toBeNull()
+    expect(await t.testClient.getTxpoolStatus()).toEqual({ pending: 1, queued: 1 })
+    expect(await t.rpc('anvil_dropTransaction', [second])).toBeNull()
+    expect(await t.rpc('hardhat_dropTransaction', [third.toUpperCase().replace('0X', '0x')])).toBe(true)
+    expect(await t.rpc('hardhat_dropTransaction', [third])).toBe(false)
+
+    // Only pool transactions go: once pre-confirmed, the first is in the pending block and stays.
+    await t.preconfirm()
+    expect(await t.rpc('anvil_dropTransaction', [first])).toBeNull()
+    await t.mine()
+    expect((await t.publicClient.getTransactionReceipt({ hash: first })).status).toBe('success')
+    expect(await t.publicClient.getTransactionCount({ address: carol })).toBe(nonce + 1)
+  })
+
+  it('anvil_dropAllTransactions empties the pool, and a restart does not bring them back', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'flashchain-txpool-'))
+    try {
+      const first = await startChain({ dataDir })
+      const sender = first.accounts[4]!.address
+      try {
+        for (const nonce of [0, 1, 5]) await first.wallet(4).sendTransaction({ to: recipient, value: 1n, nonce, gas: 100_000n, ...fees })
+        expect(await first.testClient.getTxpoolStatus()).toEqual({ pending: 2, queued: 1 })
+        expect(await first.rpc('anvil_dropAllTransactions')).toBeNull()
+        expect(await first.testClient.getTxpoolContent()).toEqual({ pending: {}, queued: {} })
+      } finally {
+        await first.close()
+      }
+      const second = await startChain({ dataDir })
+      try {
+        expect(await second.testClient.getTxpoolStatus()).toEqual({ pending: 0, queued: 0 })
+        await second.mine()
+        expect(await second.publicClient.getTransactionCount({ address: sender })).toBe(0)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   it('error: txpool_contentFrom without an address is -32602', async () => {

@@ -1,0 +1,39 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { hash } from '../schemas.ts'
+
+import type { Hex } from '../../hex.ts'
+
+const params = z.tuple([hash])
+
+/** Takes one transaction out of the pool; answers its hash, or null when the pool does not hold it. */
+export const anvilDropTransaction = defineMethod({
+  name: 'anvil_dropTransaction',
+  params,
+  handler: ([txHash], { chain, wallet, request }): Hex | null => {
+    wallet.requireOwner(request)
+    return chain.dropTransactions([txHash])[0] ?? null
+  },
+})
+
+/** The same under Hardhat's name, which answers whether it was dropped. */
+export const hardhatDropTransaction = defineMethod({
+  name: 'hardhat_dropTransaction',
+  params,
+  handler: ([txHash], { chain, wallet, request }): boolean => {
+    wallet.requireOwner(request)
+    return chain.dropTransactions([txHash]).length > 0
+  },
+})
+
+/** Empties the pool. Pre-confirmed transactions are in the pending block already, and stay. */
+export const anvilDropAllTransactions = defineMethod({
+  name: 'anvil_dropAllTransactions',
+  params: z.tuple([]),
+  handler: (_params, { chain, wallet, request }): null => {
+    wallet.requireOwner(request)
+    chain.dropTransactions()
+    return null
+  },
+})
