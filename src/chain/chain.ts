@@ -230,8 +230,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   let autoSeal: Promise<unknown> = Promise.resolve()
   function sealWith(hash: Hex): Promise<void> {
     const sealed = autoSeal.then(async () => {
-      const where = locate(hash, pending())?.kind
-      if (where === 'pool' || where === 'preconfirmed') await producer.seal()
+      if (pool.get(hash) !== undefined || pendingIndexOf(pending(), hash) !== undefined) await producer.seal()
     })
     autoSeal = sealed.catch(() => {})
     return sealed

@@ -43,6 +43,9 @@ export const quantity = z.string().transform((value, context) => {
   return BigInt(value)
 })
 
+/** A hex quantity, or a JSON integer as Hardhat and anvil also take for counts, seconds and timestamps. */
+export const quantityOrNumber = z.union([quantity, z.number().int().nonnegative().transform(BigInt)])
+
 /** A quantity that must fit in 64 bits (nonces, gas, block numbers). */
 export const uint64 = quantity.refine((value) => value < 2n ** 64n, 'hex number > 64 bits')
 

@@ -64,3 +64,33 @@ describe('evm_setNextBlockTimestamp, anvil_setNextBlockTimestamp', () => {
     expect((await latest()) > head).toBe(true)
   })
 })
+
+describe("the test-control setters are the owner's", () => {
+  it('error: a caller from a web page (with an Origin) gets 4100 from each, and nothing changes', async () => {
+    const head = await t.blockNumber()
+    const refusedTimestamp = (await latest()) + 1_000n
+    const calls: [string, unknown[]][] = [
+      ['evm_setAutomine', [true]],
+      ['anvil_setAutomine', [true]],
+      ['anvil_mine', ['0x2']],
+      ['hardhat_mine', ['0x2']],
+      ['evm_increaseTime', ['0x3c']],
+      ['evm_setNextBlockTimestamp', [toHex(refusedTimestamp)]],
+      ['anvil_dropAllTransactions', []],
+      ['hardhat_dropTransaction', [`0x${'11'.repeat(32)}`]],
+    ]
+    for (const [method, params] of calls) {
+      const response = await fetch(t.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: 'http://dapp.example' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+      const body = (await response.json()) as { error?: { code: number; message: string } }
+      expect([method, body.error?.code, body.error?.message]).toEqual([method, 4100, expect.stringContaining('admin methods are for the owner only')])
+    }
+    expect([await t.blockNumber(), await t.testClient.getAutomine()]).toEqual([head, false])
+    // The refused evm_setNextBlockTimestamp set nothing: the next block keeps to the clock.
+    await t.mine()
+    expect((await latest()) < refusedTimestamp).toBe(true)
+  })
+})

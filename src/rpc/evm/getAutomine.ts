@@ -2,17 +2,12 @@ import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
 
+import type { MethodContext } from '../method.ts'
+
 const params = z.tuple([])
 
 /** Whether each transaction is sealed as it arrives (`--mining auto` or evm_setAutomine). */
-export const hardhatGetAutomine = defineMethod({
-  name: 'hardhat_getAutomine',
-  params,
-  handler: (_params, { chain }): boolean => chain.mining === 'auto',
-})
+const isAutomine = (_params: unknown, { chain }: MethodContext): boolean => chain.mining === 'auto'
 
-export const anvilGetAutomine = defineMethod({
-  name: 'anvil_getAutomine',
-  params,
-  handler: (_params, { chain }): boolean => chain.mining === 'auto',
-})
+export const hardhatGetAutomine = defineMethod({ name: 'hardhat_getAutomine', params, handler: isAutomine })
+export const anvilGetAutomine = defineMethod({ name: 'anvil_getAutomine', params, handler: isAutomine })

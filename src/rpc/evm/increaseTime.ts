@@ -1,12 +1,12 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { quantity } from '../schemas.ts'
+import { quantityOrNumber } from '../schemas.ts'
 
 /** Moves the chain's clock forward by `seconds` (a number or a hex quantity); answers how far it is now ahead, s. */
 export const increaseTime = defineMethod({
   name: 'evm_increaseTime',
-  params: z.tuple([z.union([quantity, z.number().int().nonnegative().transform(BigInt)])]),
+  params: z.tuple([quantityOrNumber]),
   handler: ([seconds], { chain, wallet, request }): number => {
     wallet.requireOwner(request)
     return Number(chain.increaseTime(seconds))
