@@ -54,6 +54,8 @@ export type SealedBlocks = {
   hashes(): Uint8Array[]
   /** Where a sealed transaction is, by its hash. */
   locate(hash: Hex): { number: bigint; index: number } | undefined
+  /** Forgets the blocks after `number` (a revert), which the store no longer holds either. */
+  truncate(number: bigint): void
 }
 
 export type SealedBlocksOptions = {
@@ -78,6 +80,14 @@ function createHeld(capacity: number) {
     touch(number: number, sealed: SealedBlock) {
       held.delete(number)
       held.set(number, sealed)
+    },
+    /** Gives up the blocks after `number`. */
+    dropAfter(number: number) {
+      for (const [at, block] of held) {
+        if (at <= number) continue
+        held.delete(at)
+        weight -= weightOf(block)
+      }
     },
     /** Adds a block, then gives up the oldest until the weight fits, except `keep`. */
     add(number: number, sealed: SealedBlock, keep: SealedBlock) {
@@ -174,5 +184,18 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     },
     hashes: () => [...hashBytes],
     locate: (hash) => transactions.get(hash.toLowerCase() as Hex),
+    truncate(number) {
+      const keep = Number(number) + 1
+      if (keep < 1) throw new Error('the genesis block stays')
+      if (keep >= hashes.length) return
+      for (const hash of hashes.splice(keep)) numbers.delete(hash)
+      hashBytes.length = keep
+      blooms.length = keep
+      for (const [hash, location] of transactions) if (location.number > number) transactions.delete(hash)
+      newest.dropAfter(keep - 1)
+      readBack.dropAfter(keep - 1)
+      head = byNumber(number)!
+      if (newest.get(keep - 1) === undefined) newest.add(keep - 1, head, head)
+    },
   }
 }

@@ -8,7 +8,7 @@ import type { CallRequest } from './executor.ts'
  * balanceOf or the same estimate again every block. An answer is keyed by the exact state it was computed on (one
  * sealed block, or one published flashblock: both are immutable objects, replaced rather than changed) and the
  * whole request, so a hit is the answer a fresh run would give. A new block or flashblock is a new snapshot, so
- * nothing is ever invalidated by hand; old entries simply age out of the bounded LRU. Requests with state or block
+ * nothing is invalidated by hand but for the test-control methods (see `clear`); old entries simply age out of the bounded LRU. Requests with state or block
  * overrides are never cached. Failures that are answers (a revert, an out-of-gas estimate) are kept as well; any
  * other error is not.
  *
@@ -22,6 +22,11 @@ import type { CallRequest } from './executor.ts'
 export type AnswerCache = {
   /** The answer for (snapshot, method, request), computing and keeping it on a miss. `hit` says which it was. */
   answer<T>(snapshot: object, method: string, request: CallRequest, compute: () => Promise<T>): Promise<{ value: T; hit: boolean }>
+  /**
+   * Forgets every answer: the state of a snapshot changed in place (a test-control edit, a revert), which is the
+   * one way it can. An answer being computed meanwhile is kept under the snapshot's old key, where nothing finds it.
+   */
+  clear(): void
   /** Answers kept. */
   readonly size: number
 }
@@ -50,7 +55,7 @@ export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache 
    * did not need to be; the answer itself is always looked up by the whole key.
    */
   const seen = new Int32Array(SEEN_SLOTS)
-  const snapshotIds = new WeakMap<object, number>()
+  let snapshotIds = new WeakMap<object, number>()
   let nextSnapshotId = 0
 
   function keyOf(snapshot: object, method: string, request: CallRequest): string | undefined {
@@ -127,6 +132,10 @@ export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache 
       }
       if (worthKeeping) keep(key, entry)
       return { value: settle(entry), hit: false }
+    },
+    clear() {
+      kept.clear()
+      snapshotIds = new WeakMap()
     },
     get size() {
       return kept.size

@@ -12,7 +12,12 @@ export type ChainClock = {
   next: bigint | undefined
   /** A block took `timestamp`, which it was given: the next-block timestamp is spent, and the clock goes on from it. */
   used(timestamp: bigint): void
+  /** The clock's settings, for a snapshot to put back. */
+  save(): ClockSettings
+  restore(settings: ClockSettings): void
 }
+
+export type ClockSettings = { offsetMs: number; next: bigint | undefined }
 
 export function createClock(): ChainClock {
   let offsetMs = 0
@@ -26,6 +31,11 @@ export function createClock(): ChainClock {
     used(timestamp) {
       clock.next = undefined
       offsetMs = Number(timestamp) * 1000 - Date.now()
+    },
+    save: () => ({ offsetMs, next: clock.next }),
+    restore(settings) {
+      offsetMs = settings.offsetMs
+      clock.next = settings.next
     },
   }
   return clock

@@ -98,4 +98,72 @@ describe('state history', () => {
     )
     expect([...history.entries()]).toEqual([[alice, account(1n), new Map([[slot, Uint8Array.of(1)]])]])
   })
+
+  test('an edit writes into its block, and undo takes back exactly what it wrote', () => {
+    const history = createStateHistory()
+    const bob = '0x0000000000000000000000000000000000000b0b' as Hex
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    history.commit(
+      1n,
+      diffWith((d) => {
+        d.accounts.set(alice, account(2n))
+        d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(7)]]) })
+      }),
+    )
+    const undo = history.edit(
+      1n,
+      diffWith((d) => {
+        d.accounts.set(alice, account(50n))
+        d.accounts.set(bob, account(60n))
+        d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(8)]]) })
+        d.storage.set(bob, { cleared: false, slots: new Map([[slot, Uint8Array.of(9)]]) })
+      }),
+    )
+    expect(history.at(1n).account(alice)?.balance).toBe(50n)
+    expect(history.at(1n).account(bob)?.balance).toBe(60n)
+    expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(8))
+    expect(history.at(0n).account(alice)?.balance).toBe(1n)
+    expect(history.at(0n).account(bob)).toBeUndefined()
+
+    history.undo(1n, undo)
+    expect(history.at(1n).account(alice)?.balance).toBe(2n)
+    expect(history.at(1n).account(bob)).toBeUndefined()
+    expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(7))
+    expect(history.at(1n).storage(bob, slot)).toEqual(new Uint8Array())
+    expect([...history.entries()].map(([address]) => address)).toEqual([alice])
+  })
+
+  test('rewind forgets the blocks after it, and the chain goes on from there', () => {
+    const history = createStateHistory()
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    history.commit(
+      1n,
+      diffWith((d) => {
+        d.accounts.set(alice, null)
+        d.storage.set(alice, { cleared: true, slots: new Map([[slot, Uint8Array.of(1)]]) })
+      }),
+    )
+    history.commit(
+      2n,
+      diffWith((d) => d.accounts.set(alice, account(3n))),
+    )
+    history.rewind(0n)
+    expect(history.at(5n).account(alice)?.balance).toBe(1n)
+    expect(history.at(5n).storage(alice, slot)).toEqual(new Uint8Array())
+    history.commit(
+      1n,
+      diffWith((d) => d.accounts.set(alice, account(4n))),
+    )
+    expect(history.at(0n).account(alice)?.balance).toBe(1n)
+    expect(history.at(1n).account(alice)?.balance).toBe(4n)
+    history.rewind(-1n)
+    expect(history.at(1n).account(alice)).toBeUndefined()
+    expect([...history.entries()]).toEqual([])
+  })
 })

@@ -32,11 +32,19 @@ function record<T>(versions: Versions<T> | undefined, block: number, value: T): 
   return versions
 }
 
-/**
- * Every sealed block's state, readable forever (nothing is pruned): one flat map per kind of key, each key
- * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
- * read never sees a half-sealed block.
- */
+/** Drops the newest version; true when none is left. */
+function dropLast<T>(versions: Versions<T>): boolean {
+  versions.blocks.pop()
+  versions.values.pop()
+  return versions.blocks.length === 0
+}
+
+/** Drops the versions written after `block`; true when none is left. */
+function dropAfter<T>(versions: Versions<T>, block: number): boolean {
+  while (versions.blocks.length > 0 && versions.blocks.at(-1)! > block) dropLast(versions)
+  return versions.blocks.length === 0
+}
+
 /** The whole history as plain maps, for another thread to start from (structured-cloneable). */
 export type HistorySnapshot = {
   accounts: Map<Hex, Versions<AccountRecord | null>>
@@ -44,17 +52,43 @@ export type HistorySnapshot = {
   codes: Map<Hex, Uint8Array>
 }
 
+/**
+ * What an edit replaced at its block, key by key: the value written there before it, or `had: false` when that
+ * block had written nothing to the key. Plain data, so a replica of the history can take the same undo.
+ */
+export type EditUndo = {
+  accounts: { address: Hex; had: boolean; value: AccountRecord | null }[]
+  slots: { address: Hex; slot: Hex; had: boolean; value: Uint8Array }[]
+}
+
 export type StateHistory = {
   /** The state at the end of block `number`. */
   at(number: bigint): StateReader
   /** Records the writes of block `number`. Blocks are committed in ascending order. */
   commit(number: bigint, diff: StateDiff): void
+  /**
+   * Writes `diff` into block `number`'s own writes, as if that block had made them: the test-control methods change
+   * the head's state in place. Returns what to give `undo` to take the edit back. The diff clears no storage.
+   */
+  edit(number: bigint, diff: StateDiff): EditUndo
+  /**
+   * Takes an edit of block `number` back, if what it wrote is still that block's newest write. Edits are undone
+   * newest first, after a rewind to their block.
+   */
+  undo(number: bigint, undo: EditUndo): void
+  /** Forgets every write of the blocks after `number` (-1: all of them), as if they had never been committed. */
+  rewind(number: bigint): void
   /** Every live account of the newest block, with its storage; used to rebuild the state trie. */
   entries(): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
   /** The maps themselves, not a copy: post them (which copies) before the next commit. */
   snapshot(): HistorySnapshot
 }
 
+/**
+ * Every sealed block's state, readable forever (nothing is pruned): one flat map per kind of key, each key
+ * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
+ * read never sees a half-sealed block.
+ */
 export function createStateHistory(from?: HistorySnapshot): StateHistory {
   const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
   const storage = from?.storage ?? new Map<Hex, AccountStorage>()
@@ -102,6 +136,61 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
         for (const [slot, value] of written.slots) {
           account.slots.set(slot, record(account.slots.get(slot), block, value))
         }
+      }
+    },
+
+    edit(number, diff) {
+      const block = Number(number)
+      const undo: EditUndo = { accounts: [], slots: [] }
+      for (const [hash, code] of diff.code) codes.set(hash, code)
+      for (const [address, account] of diff.accounts) {
+        const versions = accounts.get(address)
+        const had = versions?.blocks.at(-1) === block
+        undo.accounts.push({ address, had, value: had ? versions!.values.at(-1)! : null })
+        accounts.set(address, record(versions, block, account))
+      }
+      for (const [address, written] of diff.storage) {
+        let account = storage.get(address)
+        if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
+        for (const [slot, value] of written.slots) {
+          const versions = account.slots.get(slot)
+          const had = versions?.blocks.at(-1) === block
+          undo.slots.push({ address, slot, had, value: had ? versions!.values.at(-1)! : EMPTY })
+          account.slots.set(slot, record(versions, block, value))
+        }
+      }
+      return undo
+    },
+
+    undo(number, undo) {
+      const block = Number(number)
+      // Newest first within the edit too, so a key it wrote twice ends with what it had before.
+      for (const { address, slot, had, value } of undo.slots.toReversed()) {
+        const slots = storage.get(address)?.slots
+        const versions = slots?.get(slot)
+        if (slots === undefined || versions === undefined || versions.blocks.at(-1) !== block) continue
+        if (had) versions.values[versions.values.length - 1] = value
+        else if (dropLast(versions)) slots.delete(slot)
+      }
+      for (const { address, had, value } of undo.accounts.toReversed()) {
+        const versions = accounts.get(address)
+        if (versions === undefined || versions.blocks.at(-1) !== block) continue
+        if (had) versions.values[versions.values.length - 1] = value
+        else if (dropLast(versions)) accounts.delete(address)
+      }
+    },
+
+    rewind(number) {
+      const block = Number(number)
+      for (const [address, versions] of accounts) {
+        if (dropAfter(versions, block)) accounts.delete(address)
+      }
+      for (const [address, account] of storage) {
+        while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
+        for (const [slot, versions] of account.slots) {
+          if (dropAfter(versions, block)) account.slots.delete(slot)
+        }
+        if (account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
       }
     },
 

@@ -27,6 +27,16 @@ export type StateTrie = {
   root(): Uint8Array
   /** The head's storage root of one account. */
   storageRoot(address: Hex): Uint8Array
+  /** Starts over from a whole state (after the chain was rewound), as createStateTrie builds one. */
+  rebuild(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>): Promise<void>
+}
+
+/** Sealed account records carry their exact storage roots, as the trie computed them. */
+export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoots: Map<Hex, Uint8Array>): void {
+  for (const [address, storageRoot] of storageRoots) {
+    const account = after.account(address)
+    if (account !== undefined) diff.accounts.set(address, { ...account, storageRoot })
+  }
 }
 
 function createTrie(): MerklePatriciaTrie {
@@ -38,19 +48,26 @@ export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): 
 }
 
 export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = []): Promise<StateTrie> {
-  const accountTrie = createTrie()
-  const storageTries = new Map<Hex, MerklePatriciaTrie>()
+  let accountTrie = createTrie()
+  let storageTries = new Map<Hex, MerklePatriciaTrie>()
 
-  for (const [address, account, slots] of accounts) {
-    let storageRoot = KECCAK256_RLP
-    if (slots.size > 0) {
-      const trie = createTrie()
-      for (const [slot, value] of slots) await trie.put(hexToBytes(slot), RLP.encode(value))
-      storageTries.set(address, trie)
-      storageRoot = trie.root()
+  async function fill(from: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>) {
+    const tries = new Map<Hex, MerklePatriciaTrie>()
+    const root = createTrie()
+    for (const [address, account, slots] of from) {
+      let storageRoot = KECCAK256_RLP
+      if (slots.size > 0) {
+        const trie = createTrie()
+        for (const [slot, value] of slots) await trie.put(hexToBytes(slot), RLP.encode(value))
+        tries.set(address, trie)
+        storageRoot = trie.root()
+      }
+      await root.put(hexToBytes(address), encodeAccount(account, storageRoot))
     }
-    await accountTrie.put(hexToBytes(address), encodeAccount(account, storageRoot))
+    accountTrie = root
+    storageTries = tries
   }
+  await fill(accounts)
 
   async function update(diff: StateDiff, state: StateReader, keep: boolean): Promise<StateRoots> {
     const storageRoots = new Map<Hex, Uint8Array>()
@@ -110,5 +127,6 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     preview: (diff, state) => update(diff, state, false),
     root: () => accountTrie.root(),
     storageRoot: (address) => storageTries.get(address)?.root() ?? KECCAK256_RLP,
+    rebuild: fill,
   }
 }
