@@ -27,6 +27,8 @@ import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
 import { loadChain } from './storage/load.ts'
+import { createGenesis } from './state/genesis.ts'
+import { createTestControl } from './testControl.ts'
 
 import type { Hex } from '../hex.ts'
 import type { ResolvedBlock } from './blocks/tags.ts'
@@ -38,6 +40,7 @@ import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
+import type { TestControl } from './testControl.ts'
 import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
 
 /**
@@ -60,6 +63,14 @@ export type Chain = {
   increaseTime(seconds: bigint): bigint
   /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
   setNextBlockTimestamp(timestamp: bigint): void
+  /**
+   * Changes state in place, visible at once through `latest` and `pending`, without producing a block
+   * (anvil_setBalance and the like). The latest block's state root no longer describes its state afterwards.
+   */
+  edit: TestControl['edit']
+  snapshot: TestControl['snapshot']
+  revert: TestControl['revert']
+  reset: TestControl['reset']
   /** The newest sealed block. */
   head(): Block
   /** The block a specifier names (`pending`: the block being built); undefined when there is none. */
@@ -97,7 +108,11 @@ export type Chain = {
   isActive(eip: number): boolean
   /** EIP-7825's per-transaction gas cap in the pending block, if active. */
   txGasCap(): bigint | undefined
-  sendRawTransaction(raw: Uint8Array): Promise<Hex>
+  /**
+   * Admits a signed transaction to the pool. With `impersonating`, it is from that account whatever its signature
+   * says (anvil_impersonateAccount: the wallet decides who may).
+   */
+  sendRawTransaction(raw: Uint8Array, impersonating?: Hex): Promise<Hex>
   /** Executes what the pool holds and publishes one flashblock. */
   preconfirm(): Promise<PendingBlock>
   /** Pre-confirms what is pending, then seals the block. */
@@ -183,6 +198,21 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     log,
   })
   const pending = () => producer.pending()
+  const control = createTestControl({
+    store,
+    history,
+    trie,
+    blocks,
+    calls,
+    producer,
+    pool,
+    clock,
+    async genesis() {
+      const { block, diff } = await createGenesis(spec)
+      return { diff, stateRoot: block.header.stateRoot }
+    },
+    log,
+  })
   const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined })
   const resolver = createBlockResolver({ blocks, pending, finalizedAtHead: () => finalizedAtHead })
 
@@ -195,11 +225,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   }
 
   // Transactions whose hash was returned before a restart are back in the pool, in arrival order.
-  for (const raw of store.poolTransactions()) {
+  for (const { hash, raw, sender } of store.poolTransactions()) {
     try {
-      admission.admit(admission.decode(raw), raw)
+      admission.admit(admission.decode(raw, sender !== undefined), raw, sender)
     } catch (error) {
-      store.removePoolTransactions([bytesToHex(admission.decode(raw).hash()) as Hex])
+      store.removePoolTransactions([hash])
       log(`dropped a stored pool transaction: ${error instanceof Error ? error.message : error}`)
     }
   }
@@ -256,6 +286,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (enabled) await producer.stop()
       else producer.start(interval)
     },
+    edit: control.edit,
+    snapshot: control.snapshot,
+    revert: control.revert,
+    reset: control.reset,
     head: () => sealedBlockOf(blocks.head()),
     block(specifier) {
       const resolved = resolveIfAny(specifier)
@@ -294,8 +328,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     logs: (filter) => findLogs(filter, { blocks, pending, common }),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),
-    async sendRawTransaction(raw) {
-      const hash = admission.admit(admission.decode(raw), raw)
+    async sendRawTransaction(raw, impersonating) {
+      const hash = admission.admit(admission.decode(raw, impersonating !== undefined), raw, impersonating)
       if (automine) await sealWith(hash)
       return hash
     },

@@ -34,6 +34,19 @@ import { preconfirm } from './flashchain/preconfirm.ts'
 import { resolveApproval } from './flashchain/resolveApproval.ts'
 import { setApprovalPolicy } from './flashchain/setApprovalPolicy.ts'
 import { version } from './net/version.ts'
+import {
+  anvilAutoImpersonateAccount,
+  anvilImpersonateAccount,
+  anvilStopImpersonatingAccount,
+  hardhatImpersonateAccount,
+  hardhatStopImpersonatingAccount,
+} from './anvil/impersonateAccount.ts'
+import { anvilReset, hardhatReset } from './anvil/reset.ts'
+import { anvilAddBalance, anvilSetBalance, hardhatSetBalance } from './anvil/setBalance.ts'
+import { anvilSetCode, hardhatSetCode } from './anvil/setCode.ts'
+import { anvilSetNonce, hardhatSetNonce } from './anvil/setNonce.ts'
+import { anvilSetStorageAt, hardhatSetStorageAt } from './anvil/setStorageAt.ts'
+import { anvilRevert, anvilSnapshot, revert, snapshot } from './evm/snapshot.ts'
 import { content } from './txpool/content.ts'
 import { contentFrom } from './txpool/contentFrom.ts'
 import { anvilDropAllTransactions, anvilDropTransaction, hardhatDropTransaction } from './txpool/dropTransaction.ts'
@@ -87,6 +100,26 @@ export const methods = [
   anvilSetAutomine,
   hardhatGetAutomine,
   anvilGetAutomine,
+  anvilSetBalance,
+  hardhatSetBalance,
+  anvilAddBalance,
+  anvilSetCode,
+  hardhatSetCode,
+  anvilSetNonce,
+  hardhatSetNonce,
+  anvilSetStorageAt,
+  hardhatSetStorageAt,
+  snapshot,
+  anvilSnapshot,
+  revert,
+  anvilRevert,
+  anvilReset,
+  hardhatReset,
+  anvilImpersonateAccount,
+  hardhatImpersonateAccount,
+  anvilStopImpersonatingAccount,
+  hardhatStopImpersonatingAccount,
+  anvilAutoImpersonateAccount,
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,

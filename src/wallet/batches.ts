@@ -269,7 +269,7 @@ export function createBatches(core: WalletCore): Batches {
       store.addBatch(record)
       for (const [i, raw] of serialized.entries()) {
         try {
-          await chain.sendRawTransaction(hexToBytes(raw))
+          await chain.sendRawTransaction(hexToBytes(raw), signer.impersonated ? request.from : undefined)
         } catch (error) {
           if (i === 0) {
             store.removeBatch(request.from, id)

@@ -1,4 +1,4 @@
-import { UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
+import { AtomicReadyWalletRejectedUpgradeError, UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { createApprovals } from './approvals.ts'
 import { EXECUTOR_ADDRESS } from './executor.ts'
@@ -28,6 +28,9 @@ export type WalletChain = Pick<
   | 'transaction'
   | 'isActive'
   | 'txGasCap'
+  | 'snapshot'
+  | 'revert'
+  | 'reset'
 >
 
 /** Who is asking: a browser dApp carries an Origin; scripts and tests on the loopback bind do not. */
@@ -50,6 +53,41 @@ export type WalletOptions = {
 
 export type AtomicStatus = 'supported' | 'ready' | 'unsupported'
 
+/**
+ * What signs an account's transactions. For an impersonated account it is a stand-in that no one can verify: a
+ * signature made of the address, which the chain is told to ignore (`impersonated`).
+ */
+export type Signer = Pick<PrivateKeyAccount, 'signTransaction' | 'signAuthorization'> & { impersonated: boolean }
+
+export type Impersonation = {
+  start(address: Hex): void
+  stop(address: Hex): void
+  /** anvil_autoImpersonateAccount: every address is impersonated while it is on. */
+  setAuto(enabled: boolean): void
+  has(address: Hex): boolean
+  /** The addresses impersonated one by one, and the automatic switch, for a snapshot. */
+  save(): { addresses: Hex[]; auto: boolean }
+  restore(saved: { addresses: Hex[]; auto: boolean }): void
+}
+
+function createImpersonation(): Impersonation {
+  let addresses = new Set<Hex>()
+  let auto = false
+  return {
+    start: (address) => void addresses.add(address),
+    stop: (address) => void addresses.delete(address),
+    setAuto(enabled) {
+      auto = enabled
+    },
+    has: (address) => auto || addresses.has(address),
+    save: () => ({ addresses: [...addresses], auto }),
+    restore(saved) {
+      addresses = new Set(saved.addresses)
+      auto = saved.auto
+    },
+  }
+}
+
 /** The wallet's accounts, its user (the approval policy) and its rules of who may do what, shared by its parts. */
 export type WalletCore = {
   chain: WalletChain
@@ -59,7 +97,10 @@ export type WalletCore = {
   addresses: readonly Hex[]
   chainIdHex: Hex
   maxBatchSize: number
-  signer(address: Hex): Promise<PrivateKeyAccount>
+  /** Who signs for `address`: its key, or for an impersonated account a stand-in (see impersonatedSigner). */
+  signer(address: Hex): Promise<Signer>
+  /** anvil_impersonateAccount and friends: accounts the owner may send from without their keys. */
+  impersonation: Impersonation
   /** Whether the caller may use the wallet at all: on a non-loopback bind, only with the token. */
   tokenAccepted(caller: Caller): boolean
   /** The owner: no Origin, and the token where one is needed. */
@@ -82,23 +123,45 @@ export type WalletCore = {
  */
 let accountsModule: Promise<typeof import('viem/accounts')> | undefined
 const loadAccounts = () => (accountsModule ??= import('viem/accounts'))
+let utilsModule: Promise<typeof import('viem/utils')> | undefined
+const loadUtils = () => (utilsModule ??= import('viem/utils'))
 
 export function createWalletCore(options: WalletOptions): WalletCore {
   const { chain } = options
   const store = openWalletStore(options.database)
   const approvals = createApprovals({ policy: { default: options.approval, methods: {} }, timeoutMs: options.approvalTimeout })
   const addresses = options.accounts.map((account) => account.address)
-  const signers = new Map<Hex, PrivateKeyAccount>()
+  const signers = new Map<Hex, Signer>()
+  const impersonation = createImpersonation()
 
-  async function signer(address: Hex): Promise<PrivateKeyAccount> {
+  async function signer(address: Hex): Promise<Signer> {
     const signing = signers.get(address)
     if (signing !== undefined) return signing
     const key = options.accounts.find((candidate) => candidate.address === address)
-    if (key === undefined) throw new UnauthorizedError(`${address} is not an account of this wallet`)
+    if (key === undefined) {
+      if (impersonation.has(address)) return impersonatedSigner(address)
+      throw new UnauthorizedError(`${address} is not an account of this wallet`)
+    }
     const { privateKeyToAccount } = await loadAccounts()
-    const account = signers.get(address) ?? privateKeyToAccount(key.privateKey)
+    const account = signers.get(address) ?? Object.assign(privateKeyToAccount(key.privateKey), { impersonated: false })
     signers.set(address, account)
     return account
+  }
+
+  async function impersonatedSigner(address: Hex): Promise<Signer> {
+    const { serializeTransaction } = await loadUtils()
+    // r is the address itself, so that two impersonated accounts sending the same fields send different hashes.
+    const signature = { r: `0x${address.slice(2).padStart(64, '0')}`, s: '0x1', yParity: 0, v: 27n } as const
+    return {
+      impersonated: true,
+      signTransaction: (async (transaction: Parameters<typeof serializeTransaction>[0]) =>
+        serializeTransaction(transaction, signature)) as unknown as Signer['signTransaction'],
+      signAuthorization: () => {
+        throw new AtomicReadyWalletRejectedUpgradeError(
+          `${address} is impersonated: there is no key to sign its EIP-7702 authorization, so it cannot send an atomic batch`,
+        )
+      },
+    }
   }
 
   /** On a non-loopback bind, nothing of the wallet answers without the token (docs/wallet.md, "Who may use it"). */
@@ -111,7 +174,8 @@ export function createWalletCore(options: WalletOptions): WalletCore {
 
   function permittedAccounts(caller: Caller): Hex[] {
     if (!tokenAccepted(caller)) return []
-    if (caller.origin === undefined) return addresses.slice()
+    // The owner also acts for the accounts it impersonates, as anvil lists them among eth_accounts.
+    if (caller.origin === undefined) return [...addresses, ...impersonation.save().addresses.filter((address) => !addresses.includes(address))]
     const granted = store.permissions(caller.origin)?.accounts ?? []
     return addresses.filter((address) => granted.includes(address))
   }
@@ -126,12 +190,14 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     chainIdHex: `0x${chain.chainId.toString(16)}`,
     maxBatchSize: options.maxBatchSize,
     signer,
+    impersonation,
     tokenAccepted,
     isOwner,
     permittedAccounts,
 
     authorize(caller, address) {
       if (!tokenAccepted(caller)) throw new UnauthorizedError(options.loopback ? undefined : 'a bearer token is required')
+      if (!addresses.includes(address) && isOwner(caller) && impersonation.has(address)) return
       if (!addresses.includes(address)) throw new UnauthorizedError(`${address} is not an account of this wallet`)
       if (!isOwner(caller) && !permittedAccounts(caller).includes(address)) {
         throw new UnauthorizedError(`${caller.origin} has not been granted ${address}; call eth_requestAccounts first`)

@@ -1,6 +1,6 @@
 import { inTransaction } from '../chain/storage/database.ts'
 
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
 import type { Hex } from '../hex.ts'
 
 export type BatchRecord = {
@@ -29,7 +29,18 @@ export type WalletStore = {
   grant(origin: string, accounts: Hex[], at: number): void
   revoke(origin: string): void
   permissions(origin: string): { accounts: Hex[]; grantedAt: number } | undefined
+  /** Every row of the wallet's tables, for a snapshot (evm_snapshot). */
+  capture(): WalletRows
+  /** Puts captured rows back in place of what the tables hold; the caller runs it inside its transaction. */
+  restore(rows: WalletRows): void
+  /** Forgets what belongs to the chain's history (batches, watched tokens) and keeps the grants; inside a transaction. */
+  clearHistory(): void
 }
+
+/** A snapshot of the wallet's tables: each table's rows, as SQLite returns them. */
+export type WalletRows = Record<(typeof tables)[number], Record<string, SQLInputValue>[]>
+
+const tables = ['wallet_batches', 'wallet_batch_transactions', 'wallet_assets', 'wallet_permissions'] as const
 
 const schema = `
   CREATE TABLE IF NOT EXISTS wallet_batches (
@@ -69,6 +80,16 @@ export function openWalletStore(db: DatabaseSync): WalletStore {
     grant: db.prepare('INSERT OR REPLACE INTO wallet_permissions (origin, account, granted_at) VALUES (?, ?, ?)'),
     revoke: db.prepare('DELETE FROM wallet_permissions WHERE origin = ?'),
     permissions: db.prepare('SELECT account, granted_at FROM wallet_permissions WHERE origin = ? ORDER BY account'),
+  }
+  const whole = Object.fromEntries(
+    tables.map((table) => [table, { all: db.prepare(`SELECT * FROM ${table}`), clear: db.prepare(`DELETE FROM ${table}`) }]),
+  )
+
+  function insertRows(table: string, rows: Record<string, SQLInputValue>[]) {
+    if (rows.length === 0) return
+    const columns = Object.keys(rows[0]!)
+    const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
+    for (const row of rows) insert.run(...columns.map((column) => row[column]!))
   }
 
   return {
@@ -124,6 +145,16 @@ export function openWalletStore(db: DatabaseSync): WalletStore {
       })
     },
     revoke: (origin) => void statements.revoke.run(origin),
+    capture: () => Object.fromEntries(tables.map((table) => [table, whole[table]!.all.all()])) as WalletRows,
+    restore(rows) {
+      for (const table of tables) {
+        whole[table]!.clear.run()
+        insertRows(table, rows[table])
+      }
+    },
+    clearHistory() {
+      for (const table of ['wallet_batches', 'wallet_batch_transactions', 'wallet_assets'] as const) whole[table]!.clear.run()
+    },
     permissions(origin) {
       const rows = statements.permissions.all(origin) as { account: Hex; granted_at: number }[]
       return rows.length === 0 ? undefined : { accounts: rows.map((row) => row.account), grantedAt: rows[0]!.granted_at }

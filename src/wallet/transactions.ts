@@ -5,7 +5,7 @@ import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './core.ts'
 
 /**
- * eth_sendTransaction: signed by one of the wallet's accounts, with nonce, gas and fees filled from the pending state
+ * eth_sendTransaction: signed by one of the wallet's accounts (or sent as an impersonated one), with nonce, gas and fees filled from the pending state
  * where the request leaves them out. As geth and anvil: a transaction that would revert is refused with the revert,
  * not sent.
  */
@@ -39,6 +39,6 @@ export async function sendTransaction(core: WalletCore, caller: Caller, request:
             maxFeePerGas: request.maxFeePerGas ?? suggested.maxFeePerGas - suggested.maxPriorityFeePerGas + tip,
             accessList: request.accessList,
           })
-    return chain.sendRawTransaction(hexToBytes(serialized))
+    return chain.sendRawTransaction(hexToBytes(serialized), account.impersonated ? request.from : undefined)
   })
 }

@@ -10,9 +10,9 @@ import type { Hex } from '../hex.ts'
 import type { Approvals } from './approvals.ts'
 import type { AssetRequest } from './assets.ts'
 import type { Batches } from './batches.ts'
-import type { AtomicStatus, Caller, WalletOptions } from './core.ts'
+import type { AtomicStatus, Caller, Impersonation, WalletOptions } from './core.ts'
 import type { Permissions } from './permissions.ts'
-import type { WatchedAsset } from './store.ts'
+import type { WalletRows, WatchedAsset } from './store.ts'
 
 export type { Caller, WalletChain, WalletOptions } from './core.ts'
 export type { Permission } from './permissions.ts'
@@ -34,8 +34,19 @@ export type Wallet = Permissions & {
   approvals: Approvals
   /** Admin methods are for the owner only: no Origin, and the token where one is needed. */
   requireOwner(caller: Caller): void
+  /** Accounts the owner sends from without their keys (anvil_impersonateAccount). */
+  impersonation: Impersonation
+  /** evm_snapshot: the chain's snapshot, with the wallet's batches, token lists and grants beside it. */
+  snapshot(): Promise<bigint>
+  /** evm_revert: the chain and the wallet as they were at the snapshot, in one database transaction. */
+  revert(id: bigint): Promise<boolean>
+  /** anvil_reset: the chain back to block 0, and the wallet without batches or watched tokens; grants stay. */
+  reset(): Promise<void>
   close(): void
 }
+
+/** What a snapshot keeps of the wallet: its tables, and the accounts it impersonates. */
+type WalletSnapshot = { rows: WalletRows; impersonation: ReturnType<Impersonation['save']> }
 
 export function createWallet(options: WalletOptions): Wallet {
   const core = createWalletCore(options)
@@ -67,6 +78,20 @@ export function createWallet(options: WalletOptions): Wallet {
     requireOwner(caller) {
       if (!core.isOwner(caller)) throw new UnauthorizedError('admin methods are for the owner only')
     },
+
+    impersonation: core.impersonation,
+    snapshot: () => core.chain.snapshot((): WalletSnapshot => ({ rows: store.capture(), impersonation: core.impersonation.save() })),
+    revert: (id) =>
+      core.chain.revert(id, (kept) => {
+        const saved = kept as WalletSnapshot
+        store.restore(saved.rows)
+        core.impersonation.restore(saved.impersonation)
+      }),
+    reset: () =>
+      core.chain.reset(() => {
+        store.clearHistory()
+        core.impersonation.restore({ addresses: [], auto: false })
+      }),
 
     close: () => core.approvals.close(),
   }

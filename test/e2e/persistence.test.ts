@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,7 +7,8 @@ import { createPublicClient, defineChain, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test } from 'vitest'
 
-const root = join(import.meta.dirname, '..', '..')
+import { killHard, startCli } from './processes.ts'
+
 const devKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const recipient = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
 const chain = defineChain({
@@ -16,36 +17,6 @@ const chain = defineChain({
   nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
   rpcUrls: { default: { http: ['http://127.0.0.1'] } },
 })
-
-/** Starts the real CLI and resolves with its URL once it prints the listening line (bounded wait). */
-function start(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['src/cli.ts', '--port', '0', '--mining', 'manual', '--data-dir', dataDir, '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  return new Promise((resolve, reject) => {
-    let output = ''
-    const timeout = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${output}`)), 20_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = output.match(/Listening on (http:\/\/\S+)/)
-      if (match !== null) {
-        clearTimeout(timeout)
-        resolve({ child, url: match[1]! })
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)))
-  })
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.on('exit', () => resolve())
-    child.kill('SIGKILL')
-  })
-}
 
 describe('persistence', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'flashchain-persistence-'))
@@ -56,7 +27,7 @@ describe('persistence', () => {
   })
 
   test('every transaction whose hash was returned survives kill -9, sealed or pooled', async () => {
-    const first = await start(dataDir)
+    const first = await startCli(dataDir)
     running.push(first.child)
     let client = createPublicClient({ chain, transport: http(first.url) })
     const account = privateKeyToAccount(devKey)
@@ -89,7 +60,7 @@ describe('persistence', () => {
 
     await killHard(first.child)
 
-    const second = await start(dataDir)
+    const second = await startCli(dataDir)
     running.push(second.child)
     client = createPublicClient({ chain, transport: http(second.url) })
 
@@ -117,7 +88,7 @@ describe('persistence', () => {
   })
 
   test('a restart resumes the chain with its state', async () => {
-    const restarted = await start(dataDir)
+    const restarted = await startCli(dataDir)
     running.push(restarted.child)
     const client = createPublicClient({ chain, transport: http(restarted.url) })
     expect(await client.getBlockNumber()).toBe(2n)

@@ -15,7 +15,7 @@ import type { StateDiff } from '../state/types.ts'
 import type { BlockEnv, SequencePlan } from '../types.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
-import type { CallMethod, WorkerInit } from './workerMessages.ts'
+import type { CallMethod, UndoneEdit, WorkerInit } from './workerMessages.ts'
 import type { ExecutionPool } from './workerPool.ts'
 
 export type CallsOptions = {
@@ -44,6 +44,10 @@ export type Calls = {
   startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void): void
   /** Replicates a sealed block to the workers; call it before anything can read the block. */
   commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
+  /** Replicates a test-control edit of block `number`'s state, and forgets the answers it made stale. */
+  editBlock(number: bigint, diff: StateDiff): void
+  /** Replicates a revert (see StateHistory.undo and rewind), and forgets every answer. */
+  rewind(number: bigint, undone: UndoneEdit[]): void
   /** EVM runs made by calls and estimates so far (a debug figure). */
   readonly runs: number
   close(): Promise<void>
@@ -131,6 +135,16 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
 
     commitBlock(number, hash, diff) {
       workers?.commitBlock(number, hash, diff)
+    },
+
+    editBlock(number, diff) {
+      workers?.broadcast({ kind: 'edit', number, diff })
+      answers.clear()
+    },
+
+    rewind(number, undone) {
+      workers?.broadcast({ kind: 'rewind', number, undo: undone })
+      answers.clear()
     },
 
     get runs() {

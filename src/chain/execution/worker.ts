@@ -73,6 +73,14 @@ port.on('message', (message: ToWorker) => {
       history.commit(message.number, message.diff)
       blockHashes[Number(message.number)] = message.hash
       break
+    case 'edit':
+      history.edit(message.number, message.diff)
+      break
+    case 'rewind':
+      history.rewind(message.number)
+      for (const { number, undo } of message.undo) history.undo(number, undo)
+      blockHashes.length = Number(message.number) + 1
+      break
     case 'state':
       states.set(message.id, createOverlay(message.diff, stateOf(message.parent)))
       break

@@ -5,8 +5,10 @@ import { CALL_REQUEST_FIELDS } from './executor.ts'
 import type { PortableRpcError } from '../../errors.ts'
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
-import type { HistorySnapshot } from '../state/history.ts'
+import type { EditUndo, HistorySnapshot } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
+
+export type UndoneEdit = { number: bigint; undo: EditUndo }
 
 /** What a worker starts from: a snapshot of the chain as it is when the worker starts. */
 export type WorkerInit = {
@@ -32,6 +34,10 @@ export type CallMethod = 'eth_call' | 'eth_estimateGas'
 
 export type ToWorker =
   | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
+  /** A test-control method changed block `number`'s state in place (StateHistory.edit). */
+  | { kind: 'edit'; number: bigint; diff: StateDiff }
+  /** A revert: the blocks after `number` to forget, then the edits to take back, newest first. */
+  | { kind: 'rewind'; number: bigint; undo: UndoneEdit[] }
   | { kind: 'state'; id: number; parent: StateRef; diff: StateDiff }
   | { kind: 'env'; id: number; env: BlockEnv }
   | { kind: 'forget'; id: number }

@@ -55,6 +55,8 @@ export type ExecutionPool = {
   run(method: CallMethod, request: CallRequest, view: ExecutionView): Promise<RemoteAnswer> | undefined
   /** Replicates a sealed block. Call it before anything can read the block. */
   commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
+  /** Sends every worker the same change to its history (an edit, a rewind). */
+  broadcast(message: ToWorker): void
   /** EVM runs the workers made, answered or failed. */
   readonly runs: number
   /** Worker threads running now, ready or starting, and not told to exit. */
@@ -233,6 +235,10 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
 
     commitBlock(number, hash, diff) {
       for (const member of members) post(member, { kind: 'block', number, hash, diff })
+    },
+
+    broadcast(message) {
+      for (const member of members) post(member, message)
     },
 
     get runs() {

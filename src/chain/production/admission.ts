@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
-import { KECCAK256_NULL, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
+import { KECCAK256_NULL, bytesToBigInt, bytesToHex, createAddressFromString, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
 
 import { txErrors } from '../../errors.ts'
 import { decodeError } from '../gethErrors.ts'
@@ -35,8 +35,10 @@ export type AdmissionOptions = {
  * with geth's words, before it is kept. A transaction whose hash was returned is in the store's pool table.
  */
 export type Admission = {
-  decode(raw: Uint8Array): TypedTransaction
-  admit(tx: TypedTransaction, raw: Uint8Array): Hex
+  /** `impersonated`: left unfrozen, so that admit can tell it who it is from. */
+  decode(raw: Uint8Array, impersonated?: boolean): TypedTransaction
+  /** `impersonating`: the transaction is from that account, whose key no one has; its signature is ignored. */
+  admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex): Hex
   /** The sender's next nonce: the pending state's, then past its queued pool transactions. */
   nextNonce(address: Hex): bigint
 }
@@ -57,10 +59,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return fork
   }
 
-  function decode(raw: Uint8Array): TypedTransaction {
+  function decode(raw: Uint8Array, impersonated = false): TypedTransaction {
     const { env } = options.pending()
     try {
-      const decodeOptions = { common: commonAt(env), allowUnlimitedInitCodeSize: false }
+      const decodeOptions = { common: commonAt(env), allowUnlimitedInitCodeSize: false, freeze: !impersonated }
       // A blob transaction arrives in its network form, with blobs, commitments and proofs (EIP-4844, EIP-7594).
       if (raw[0] === 3 && Array.isArray(RLP.decode(raw.subarray(1))[0])) return createBlob4844TxFromSerializedNetworkWrapper(raw, decodeOptions)
       return createTxFromRLP(raw, decodeOptions)
@@ -86,7 +88,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return next
   }
 
-  function admit(tx: TypedTransaction, raw: Uint8Array): Hex {
+  function admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex): Hex {
+    // The EVM asks the transaction for its sender; an impersonated one answers without recovering a signature.
+    if (impersonating !== undefined) tx.getSenderAddress = () => createAddressFromString(impersonating)
     const hash = bytesToHex(tx.hash()) as Hex
     const pending = options.pending()
     if (options.isSealed(hash) || pool.get(hash) !== undefined || pendingIndexOf(pending, hash) !== undefined) throw txErrors.alreadyKnown()
@@ -120,9 +124,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
       if (!isDelegation(code)) throw txErrors.senderNotEOA(sender)
     }
 
-    const replaced = pool.add({ tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender) })
+    const entry = { tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender), impersonated: impersonating !== undefined }
+    const replaced = pool.add(entry)
     // Durable before the hash is returned: a crash after this line loses nothing.
-    store.addPoolTransaction(hash, raw)
+    store.addPoolTransaction(hash, raw, impersonating)
     if (replaced !== undefined) store.removePoolTransactions([replaced.hash])
     return hash
   }

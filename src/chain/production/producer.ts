@@ -9,6 +9,7 @@ import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { orderedTrieRoot } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
+import { withStorageRoots } from '../state/trie.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
@@ -18,20 +19,13 @@ import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
+import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { StateDiff, StateReader } from '../state/types.ts'
+import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv, Receipt } from '../types.ts'
-
-/** Sealed account records carry their exact storage roots, as the trie computed them. */
-function withStorageRoots(diff: StateDiff, after: StateReader, storageRoots: Map<Hex, Uint8Array>) {
-  for (const [address, storageRoot] of storageRoots) {
-    const account = after.account(address)
-    if (account !== undefined) diff.accounts.set(address, { ...account, storageRoot })
-  }
-}
 
 export type ProducerHost = {
   common: Common
@@ -60,6 +54,8 @@ type Building = {
   transactions: TypedTransaction[]
   senders: Hex[]
   receipts: Receipt[]
+  /** The pool entries the transactions came from, to build the block again after a revert. */
+  entries: PoolTransaction[]
   segments: StateDiff[]
   flashblockIndex: number
 }
@@ -111,6 +107,14 @@ export type Producer = {
   /** Starts the clocks (interval mining); again after `stop`, it goes on with the block being built. */
   start(options: { blockTime: number; flashblockInterval: number }): void
   stop(): Promise<void>
+  /** Runs `work` on the writer's queue, between flashblocks and seals. The three below run only inside it. */
+  exclusive<T>(work: () => Promise<T>): Promise<T>
+  /** The block being built: its timestamp and its pre-confirmed transactions in order; undefined when none is. */
+  building(): { timestamp: bigint; transactions: PoolTransaction[] } | undefined
+  /** Applies a state edit to the block being built, on top of what it pre-confirmed (the head takes it apart). */
+  editPending(edit: StateEdit): void
+  /** Drops the block being built, after the head changed under it; with `resume`, builds it again from those. */
+  restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
 
 export function createProducer(host: ProducerHost): Producer {
@@ -194,6 +198,7 @@ export function createProducer(host: ProducerHost): Producer {
       transactions: [],
       senders: [],
       receipts: [],
+      entries: [],
       segments: [],
       flashblockIndex: -1,
     }
@@ -248,6 +253,7 @@ export function createProducer(host: ProducerHost): Producer {
       block.transactions.push(entry.tx)
       block.senders.push(entry.sender)
       block.receipts.push(toReceipt(result, entry.tx, block.env))
+      block.entries.push(entry)
       pool.remove(entry.hash)
       return true
     } catch (error) {
@@ -382,6 +388,32 @@ export function createProducer(host: ProducerHost): Producer {
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
       await queue
+    },
+
+    exclusive: serially,
+
+    building: () => (building === undefined ? undefined : { timestamp: building.env.timestamp, transactions: building.entries.slice() }),
+
+    editPending(edit) {
+      if (building === undefined) {
+        // The idle pending block reads the head's state, which took the edit: only its snapshot is renewed.
+        published = idlePending()
+        return
+      }
+      const diff = edit(stateManager.base)
+      stateManager.publishDiff(diff)
+      building.segments.push(diff)
+      published = { ...published!, state: stateManager.base }
+    },
+
+    async restart(resume) {
+      building = undefined
+      published = undefined
+      stateManager.reset(history.at(host.head().number))
+      if (resume === undefined) return
+      const block = await startBlock(resume.timestamp)
+      for (const entry of resume.transactions) await include(block, entry)
+      publish(block)
     },
   }
 }

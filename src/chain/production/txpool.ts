@@ -7,6 +7,8 @@ export type PoolTransaction = {
   tx: TypedTransaction
   hash: Hex
   sender: Hex
+  /** Sent as an impersonated account: `sender` is who it is from, whatever its signature says. */
+  impersonated?: boolean
   raw: Uint8Array
   /**
    * The sender's nonce once this transaction ran: nonce + 1, plus one for each authorization of the sender's own

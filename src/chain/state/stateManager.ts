@@ -107,6 +107,11 @@ export class FlatStateManager implements StateManagerInterface {
     return diff
   }
 
+  /** Lays `diff` over the base as if it had been written and published; only between transactions. */
+  publishDiff(diff: StateDiff): void {
+    this.base = createOverlay(diff, this.base)
+  }
+
   /** Whether a write must be remembered: only an open checkpoint can be reverted. */
   private get journaling(): boolean {
     return this.checkpoints.length > 0

@@ -10,6 +10,11 @@ import type { StateHistory } from '../state/history.ts'
 import type { AccountRecord, StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
+/** The last row of each table of state writes. */
+export type StoreMark = { accounts: number; storage: number; clears: number }
+
+export type StoredPoolTransaction = { hash: Hex; raw: Uint8Array; sender?: Hex | undefined }
+
 export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
 
 /**
@@ -29,9 +34,20 @@ export type ChainStore = {
   /** Replays every stored state write, oldest block first. */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
-  addPoolTransaction(hash: Hex, raw: Uint8Array): void
+  /** Writes a test-control edit of block `number`'s state, after what that block wrote (see StateHistory.edit). */
+  writeEdit(number: bigint, diff: StateDiff): void
+  /** Where the state writes end now: a rewind to this mark forgets every write made after it. */
+  mark(): StoreMark
+  /**
+   * In one transaction: forgets the blocks after `number` and every state write after `mark` (none given: every
+   * write, for a reset that writes block 0's again as `genesis`), puts `pool` in the pool's place, and runs `within`,
+   * so that a crash leaves the chain as it was before or after, never between.
+   */
+  rewind(number: bigint, to: { mark: StoreMark } | { genesis: StateDiff }, pool: StoredPoolTransaction[], within?: () => void): void
+  /** `sender` only for a transaction sent as an impersonated account, whose signature recovers no one. */
+  addPoolTransaction(hash: Hex, raw: Uint8Array, sender?: Hex): void
   removePoolTransactions(hashes: Iterable<Hex>): void
-  poolTransactions(): Uint8Array[]
+  poolTransactions(): StoredPoolTransaction[]
 }
 
 const schema = `
@@ -41,8 +57,10 @@ const schema = `
   CREATE TABLE IF NOT EXISTS storage (block INTEGER NOT NULL, address BLOB NOT NULL, slot BLOB NOT NULL, value BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS storage_clears (block INTEGER NOT NULL, address BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS code (hash BLOB PRIMARY KEY, code BLOB NOT NULL) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL, sender BLOB) WITHOUT ROWID;
 `
+
+const senderBytes = (sender: Hex | undefined) => (sender === undefined ? null : hexToBytes(sender))
 
 function encodeRecord(account: AccountRecord): Uint8Array {
   return RLP.encode([bigIntToUnpaddedBytes(account.nonce), bigIntToUnpaddedBytes(account.balance), account.storageRoot, account.codeHash])
@@ -85,6 +103,10 @@ function storedBlock(row: BlockRow): StoredBlock {
 
 export function openChainStore(db: DatabaseSync): ChainStore {
   db.exec(schema)
+  // Stores written before impersonation have no sender column.
+  if (!(db.prepare('SELECT name FROM pragma_table_info(?)').all('pool') as { name: string }[]).some((column) => column.name === 'sender')) {
+    db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
+  }
 
   const statements = {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
@@ -102,10 +124,30 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     storage: db.prepare('SELECT block, address, slot, value FROM storage ORDER BY block, rowid'),
     clears: db.prepare('SELECT block, address FROM storage_clears ORDER BY block, rowid'),
     code: db.prepare('SELECT hash, code FROM code'),
-    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq) VALUES (?, ?, ?)'),
+    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq, sender) VALUES (?, ?, ?, ?)'),
     lastPoolSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM pool'),
     removePool: db.prepare('DELETE FROM pool WHERE hash = ?'),
-    pool: db.prepare('SELECT raw FROM pool ORDER BY seq'),
+    pool: db.prepare('SELECT hash, raw, sender FROM pool ORDER BY seq'),
+    mark: db.prepare(
+      'SELECT (SELECT COALESCE(MAX(rowid), 0) FROM accounts) AS accounts, (SELECT COALESCE(MAX(rowid), 0) FROM storage) AS storage, (SELECT COALESCE(MAX(rowid), 0) FROM storage_clears) AS clears',
+    ),
+    dropBlocks: db.prepare('DELETE FROM blocks WHERE number > ?'),
+    dropAccounts: db.prepare('DELETE FROM accounts WHERE block > ? OR rowid > ?'),
+    dropStorage: db.prepare('DELETE FROM storage WHERE block > ? OR rowid > ?'),
+    dropClears: db.prepare('DELETE FROM storage_clears WHERE block > ? OR rowid > ?'),
+    clearPool: db.prepare('DELETE FROM pool'),
+  }
+
+  function writeDiff(number: number, diff: StateDiff) {
+    for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
+    for (const [address, account] of diff.accounts) {
+      statements.insertAccount.run(number, hexToBytes(address), account === null ? null : encodeRecord(account))
+    }
+    for (const [address, storage] of diff.storage) {
+      const key = hexToBytes(address)
+      if (storage.cleared) statements.insertClear.run(number, key)
+      for (const [slot, value] of storage.slots) statements.insertStorage.run(number, key, hexToBytes(slot), value)
+    }
   }
 
   // The pool's arrival order. Only this process writes the database, so the counter is read once: a MAX(seq) per
@@ -165,25 +207,45 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         const senders = new Uint8Array(block.senders.length * 20)
         for (const [i, sender] of block.senders.entries()) senders.set(hexToBytes(sender), i * 20)
         statements.insertBlock.run(number, hexToBytes(block.hash), block.rlp, JSON.stringify(block.receipts, toJSON), senders)
-        for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
-        for (const [address, account] of diff.accounts) {
-          statements.insertAccount.run(number, hexToBytes(address), account === null ? null : encodeRecord(account))
-        }
-        for (const [address, storage] of diff.storage) {
-          const key = hexToBytes(address)
-          if (storage.cleared) statements.insertClear.run(number, key)
-          for (const [slot, value] of storage.slots) statements.insertStorage.run(number, key, hexToBytes(slot), value)
-        }
+        writeDiff(number, diff)
         for (const hash of block.transactionHashes) statements.removePool.run(hexToBytes(hash))
       })
     },
 
-    addPoolTransaction: (hash, raw) => void statements.addPool.run(hexToBytes(hash), raw, ++poolSeq),
+    writeEdit(number, diff) {
+      inTransaction(db, () => writeDiff(Number(number), diff))
+    },
+
+    mark: () => ({ ...(statements.mark.get() as StoreMark) }),
+
+    rewind(number, to, pool, within) {
+      const block = Number(number)
+      inTransaction(db, () => {
+        statements.dropBlocks.run(block)
+        // A reset forgets block 0's writes too (rowid > -1 is every row), then writes the genesis state again.
+        const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
+        statements.dropAccounts.run(block, mark.accounts)
+        statements.dropStorage.run(block, mark.storage)
+        statements.dropClears.run(block, mark.clears)
+        if ('genesis' in to) writeDiff(0, to.genesis)
+        statements.clearPool.run()
+        for (const [seq, entry] of pool.entries()) statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender))
+        within?.()
+      })
+      poolSeq = pool.length
+    },
+
+    addPoolTransaction: (hash, raw, sender) => void statements.addPool.run(hexToBytes(hash), raw, ++poolSeq, senderBytes(sender)),
     removePoolTransactions(hashes) {
       inTransaction(db, () => {
         for (const hash of hashes) statements.removePool.run(hexToBytes(hash))
       })
     },
-    poolTransactions: () => (statements.pool.all() as { raw: Uint8Array }[]).map((row) => row.raw),
+    poolTransactions: () =>
+      (statements.pool.all() as { hash: Uint8Array; raw: Uint8Array; sender: Uint8Array | null }[]).map((row) => ({
+        hash: bytesToHex(row.hash) as Hex,
+        raw: row.raw,
+        sender: row.sender === null ? undefined : (bytesToHex(row.sender) as Hex),
+      })),
   }
 }

@@ -1,0 +1,150 @@
+import { equalsBytes } from '@ethereumjs/util'
+
+import { createOverlay } from './state/overlay.ts'
+import { withStorageRoots } from './state/trie.ts'
+
+import type { SealedBlocks } from './blocks/sealedBlocks.ts'
+import type { Calls } from './execution/calls.ts'
+import type { UndoneEdit } from './execution/workerMessages.ts'
+import type { ChainClock, ClockSettings } from './production/clock.ts'
+import type { Producer } from './production/producer.ts'
+import type { Pool, PoolTransaction } from './production/txpool.ts'
+import type { StateEdit } from './state/edits.ts'
+import type { StateHistory } from './state/history.ts'
+import type { StateTrie } from './state/trie.ts'
+import type { StateDiff } from './state/types.ts'
+import type { ChainStore, StoreMark } from './storage/chainStore.ts'
+
+/**
+ * What evm_snapshot keeps: where the sealed chain and its stored state writes end, the block being built (its
+ * transactions, to build it again), the pool, the clock, and whatever the layer above keeps beside it (the wallet's
+ * state). Nothing here survives a restart.
+ */
+type Snapshot = {
+  head: bigint
+  mark: StoreMark
+  /** How many edits had been made when it was taken (the edit log's length). */
+  edits: number
+  building: { timestamp: bigint; transactions: PoolTransaction[] } | undefined
+  pool: PoolTransaction[]
+  clock: ClockSettings
+  kept: unknown
+}
+
+export type TestControlParts = {
+  store: ChainStore
+  history: StateHistory
+  trie: StateTrie
+  blocks: SealedBlocks
+  calls: Calls
+  producer: Producer
+  pool: Pool
+  clock: ChainClock
+  /** Block 0's state, computed again, for a reset. */
+  genesis: () => Promise<{ diff: StateDiff; stateRoot: Uint8Array }>
+  log: (line: string) => void
+}
+
+/**
+ * The test-control methods that change the chain in place rather than by a block: state edits (anvil_setBalance
+ * and the like), snapshots and reverts (evm_snapshot, evm_revert), and reset (anvil_reset). Each runs on the
+ * producer's queue, so none interleaves with a flashblock or a seal, and each is written to the store in one
+ * transaction before memory changes.
+ */
+export type TestControl = {
+  /** Applies an edit to the head's state and to the pending state, without producing a block. */
+  edit(edit: StateEdit): Promise<void>
+  /** Takes a snapshot; `keep` runs at the same moment, and what it returns is handed back to a revert. */
+  snapshot(keep?: () => unknown): Promise<bigint>
+  /**
+   * Goes back to a snapshot, forgetting it and every later one (Hardhat's semantics). `restore` runs inside the
+   * store's transaction with what `keep` returned. False when there is no such snapshot.
+   */
+  revert(id: bigint, restore?: (kept: unknown) => void): Promise<boolean>
+  /** Back to block 0 as the chain was created: every later block, edit, pool transaction and snapshot is gone. */
+  reset(within?: () => void): Promise<void>
+}
+
+export function createTestControl(parts: TestControlParts): TestControl {
+  const { store, history, trie, blocks, calls, producer, pool, clock } = parts
+  const snapshots = new Map<bigint, Snapshot>()
+  let nextId = 1n
+  /** Every edit since the oldest live snapshot, oldest first: what a revert takes back. */
+  const edits: UndoneEdit[] = []
+
+  /** Memory follows the store: the history, the blocks, the trie, the workers' replicas and the pool. */
+  async function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]) {
+    // Blocks first: an edit of the snapshot's head is then the newest version of what it wrote, for undo to find.
+    history.rewind(number)
+    for (const { number: at, undo } of undone) history.undo(at, undo)
+    blocks.truncate(number < 0n ? 0n : number)
+    calls.rewind(number, undone)
+    for (const entry of [...pool.all()]) pool.remove(entry.hash)
+    for (const entry of entries) pool.add(entry)
+  }
+
+  return {
+    edit: (edit) =>
+      producer.exclusive(async () => {
+        const number = blocks.head().number
+        const before = history.at(number)
+        const diff = edit(before)
+        const after = createOverlay(diff, before)
+        withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
+        store.writeEdit(number, diff)
+        const undo = history.edit(number, diff)
+        if (snapshots.size > 0) edits.push({ number, undo })
+        calls.editBlock(number, diff)
+        producer.editPending(edit)
+      }),
+
+    snapshot: (keep) =>
+      producer.exclusive(async () => {
+        const id = nextId++
+        snapshots.set(id, {
+          head: blocks.head().number,
+          mark: store.mark(),
+          edits: edits.length,
+          building: producer.building(),
+          pool: [...pool.all()],
+          clock: clock.save(),
+          kept: keep?.(),
+        })
+        return id
+      }),
+
+    revert: (id, restore) =>
+      producer.exclusive(async () => {
+        const snapshot = snapshots.get(id)
+        if (snapshot === undefined) return false
+        for (const later of snapshots.keys()) if (later >= id) snapshots.delete(later)
+        const waiting = snapshot.pool.concat(snapshot.building?.transactions ?? []).map(({ hash, raw, sender, impersonated }) => ({
+          hash,
+          raw,
+          sender: impersonated === true ? sender : undefined,
+        }))
+        store.rewind(snapshot.head, { mark: snapshot.mark }, waiting, () => restore?.(snapshot.kept))
+        await rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)
+        await trie.rebuild(history.entries())
+        if (snapshots.size === 0) edits.length = 0
+        await producer.restart(snapshot.building)
+        clock.restore(snapshot.clock)
+        return true
+      }),
+
+    reset: (within) =>
+      producer.exclusive(async () => {
+        const genesis = await parts.genesis()
+        snapshots.clear()
+        edits.length = 0
+        store.rewind(0n, { genesis: genesis.diff }, [], within)
+        await rewindTo(-1n, [], [])
+        history.commit(0n, genesis.diff)
+        calls.commitBlock(0n, blocks.head().block.hash(), genesis.diff)
+        await trie.rebuild(history.entries())
+        if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
+        await producer.restart()
+        clock.restore({ offsetMs: 0, next: undefined })
+      }),
+  }
+}
