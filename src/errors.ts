@@ -123,6 +123,7 @@ export const txErrors = {
   invalidChainId: (expected: bigint, got: bigint) => new TransactionRejectedError(`invalid chain id: have ${got} want ${expected}`),
   typeNotSupported: () => new TransactionRejectedError('transaction type not supported'),
   replacementUnderpriced: () => new TransactionRejectedError('replacement transaction underpriced'),
+  underpriced: () => new TransactionRejectedError('transaction underpriced'),
   alreadyKnown: () => new TransactionRejectedError('already known'),
   invalidSender: (detail: string) => new TransactionRejectedError(`invalid sender: ${detail}`),
   feeCapTooLow: (address: string, maxFeePerGas: bigint, baseFee: bigint) =>

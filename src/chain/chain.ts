@@ -15,6 +15,7 @@ import { unpatchedPackages } from './execution/patches.ts'
 import { createAdmission } from './production/admission.ts'
 import { suggestedFees } from './production/fees.ts'
 import { createClock } from './production/clock.ts'
+import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
 import { createPool } from './production/txpool.ts'
@@ -36,6 +37,7 @@ import type { PendingSnapshot } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SuggestedFees } from './production/fees.ts'
+import type { BlockPlan } from './production/plan.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
@@ -52,6 +54,8 @@ export type Chain = {
   readonly chainId: bigint
   readonly revertCode: number
   readonly accounts: readonly DevAccount[]
+  /** ms between flashblocks while blocks are produced on a clock. */
+  readonly flashblockInterval: number
   /** How blocks are produced now: `auto` while automine is on, else `interval` while its clock runs, else `manual`. */
   readonly mining: MiningMode
   /**
@@ -59,6 +63,15 @@ export type Chain = {
    * Hardhat does; while automine is on, the clock is stopped.
    */
   setAutomine(enabled: boolean): Promise<void>
+  /**
+   * Seals a block every `blockTime` ms, with flashblocks between (evm_setIntervalMining), and turns automine off;
+   * 0 stops the clock. -32602 for a block time shorter than the flashblock interval.
+   */
+  setIntervalMining(blockTime: number): Promise<void>
+  /** Changes what the blocks to come take (evm_setBlockGasLimit, anvil_setCoinbase …); the pending block follows. */
+  planBlocks(change: (plan: BlockPlan) => void): Promise<void>
+  /** The lowest gas price a legacy transaction may offer (anvil_setMinGasPrice), on a chain without EIP-1559. */
+  setMinGasPrice(price: bigint): void
   /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
   increaseTime(seconds: bigint): bigint
   /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
@@ -137,10 +150,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
   const startMode = options.mining ?? defaults.mining
   let automine = startMode === 'auto'
-  const interval =
-    startMode === 'interval'
-      ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval: options.flashblockInterval ?? defaults.flashblockInterval }
-      : undefined
+  const flashblockInterval = options.flashblockInterval ?? defaults.flashblockInterval
+  let interval = startMode === 'interval' ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval } : undefined
   const miningMode = (): MiningMode => (automine ? 'auto' : interval !== undefined ? 'interval' : 'manual')
 
   const loaded = await loadChain(store, {
@@ -163,8 +174,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const producerCommon = common.copy()
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
+  const plan = createBlockPlan()
   const producer = createProducer({
     clock,
+    plan,
     common: producerCommon,
     vm: await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) }),
     stateManager,
@@ -270,6 +283,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     chainId,
     revertCode,
     accounts,
+    flashblockInterval,
     get mining() {
       return miningMode()
     },
@@ -285,6 +299,25 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (interval === undefined) return
       if (enabled) await producer.stop()
       else producer.start(interval)
+    },
+    async setIntervalMining(blockTime) {
+      if (blockTime !== 0 && blockTime < flashblockInterval) {
+        throw new InvalidParamsError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
+      }
+      await producer.stop()
+      interval = blockTime === 0 ? undefined : { blockTime, flashblockInterval }
+      if (interval === undefined) return
+      automine = false
+      producer.start(interval)
+    },
+    planBlocks: (change) =>
+      producer.exclusive(async () => {
+        change(plan)
+        producer.replan()
+      }),
+    setMinGasPrice(price) {
+      if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidParamsError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
+      admission.minGasPrice = price
     },
     edit: control.edit,
     snapshot: control.snapshot,

@@ -42,6 +42,18 @@ import {
   hardhatStopImpersonatingAccount,
 } from './anvil/impersonateAccount.ts'
 import { anvilReset, hardhatReset } from './anvil/reset.ts'
+import {
+  anvilRemoveBlockTimestampInterval,
+  anvilSetBlockTimestampInterval,
+  hardhatRemoveBlockTimestampInterval,
+  hardhatSetBlockTimestampInterval,
+} from './anvil/blockTimestampInterval.ts'
+import { anvilSetCoinbase, hardhatSetCoinbase } from './anvil/setCoinbase.ts'
+import { anvilSetMinGasPrice, hardhatSetMinGasPrice } from './anvil/setMinGasPrice.ts'
+import { anvilSetNextBlockBaseFeePerGas, hardhatSetNextBlockBaseFeePerGas } from './anvil/setNextBlockBaseFeePerGas.ts'
+import { hardhatSetPrevRandao } from './anvil/setPrevRandao.ts'
+import { setBlockGasLimit } from './evm/setBlockGasLimit.ts'
+import { anvilSetIntervalMining, setIntervalMining } from './evm/setIntervalMining.ts'
 import { anvilAddBalance, anvilSetBalance, hardhatSetBalance } from './anvil/setBalance.ts'
 import { anvilSetCode, hardhatSetCode } from './anvil/setCode.ts'
 import { anvilSetNonce, hardhatSetNonce } from './anvil/setNonce.ts'
@@ -120,6 +132,20 @@ export const methods = [
   anvilStopImpersonatingAccount,
   hardhatStopImpersonatingAccount,
   anvilAutoImpersonateAccount,
+  setBlockGasLimit,
+  anvilSetNextBlockBaseFeePerGas,
+  hardhatSetNextBlockBaseFeePerGas,
+  anvilSetCoinbase,
+  hardhatSetCoinbase,
+  hardhatSetPrevRandao,
+  anvilSetMinGasPrice,
+  hardhatSetMinGasPrice,
+  anvilSetBlockTimestampInterval,
+  hardhatSetBlockTimestampInterval,
+  anvilRemoveBlockTimestampInterval,
+  hardhatRemoveBlockTimestampInterval,
+  setIntervalMining,
+  anvilSetIntervalMining,
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,

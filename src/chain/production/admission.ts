@@ -39,6 +39,8 @@ export type Admission = {
   decode(raw: Uint8Array, impersonated?: boolean): TypedTransaction
   /** `impersonating`: the transaction is from that account, whose key no one has; its signature is ignored. */
   admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex): Hex
+  /** Set on a chain without EIP-1559 (anvil_setMinGasPrice): a lower gas price is refused as underpriced. */
+  minGasPrice: bigint | undefined
   /** The sender's next nonce: the pending state's, then past its queued pool transactions. */
   nextNonce(address: Hex): bigint
 }
@@ -103,6 +105,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     } catch (error) {
       throw txErrors.invalidSender(error instanceof Error ? error.message : String(error))
     }
+    if (admission.minGasPrice !== undefined && 'gasPrice' in tx && (tx.gasPrice as bigint) < admission.minGasPrice) throw txErrors.underpriced()
     if (tx.gasLimit > pending.env.gasLimit) throw txErrors.exceedsBlockGasLimit()
     const cap = forks.txGasCap(pending.env)
     if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
@@ -132,12 +135,14 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return hash
   }
 
-  return {
+  const admission: Admission = {
     decode,
     admit,
+    minGasPrice: undefined,
     nextNonce(address) {
       const stateNonce = options.pending().state.account(address)?.nonce ?? 0n
       return pool.nextNonce(address, stateNonce)
     },
   }
+  return admission
 }

@@ -18,6 +18,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
+import type { BlockPlan } from './plan.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory } from '../state/history.ts'
@@ -36,6 +37,7 @@ export type ProducerHost = {
   pool: Pool
   blockGasLimit: () => bigint
   clock: ChainClock
+  plan: BlockPlan
   head: () => SealedBlock
   /** Persists and indexes a sealed block with its state writes. */
   commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
@@ -111,6 +113,8 @@ export type Producer = {
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** The block being built: its timestamp and its pre-confirmed transactions in order; undefined when none is. */
   building(): { timestamp: bigint; transactions: PoolTransaction[] } | undefined
+  /** The plan or the clock changed: a pending block not started yet is computed again. */
+  replan(): void
   /** Applies a state edit to the block being built, on top of what it pre-confirmed (the head takes it apart). */
   editPending(edit: StateEdit): void
   /** Drops the block being built, after the head changed under it; with `resume`, builds it again from those. */
@@ -131,7 +135,7 @@ export function createProducer(host: ProducerHost): Producer {
   function idlePending(): PendingSnapshot {
     const head = host.head()
     return {
-      env: withTimestamp(nextEnv(head.block, host.common, host.clock.now(), host.blockGasLimit()), head, host.clock.next),
+      env: plannedEnv(head),
       flashblockIndex: -1,
       transactions: [],
       senders: [],
@@ -151,6 +155,14 @@ export function createProducer(host: ProducerHost): Producer {
     return roots.root
   }
 
+  /** The timestamp set for the block after `head`: evm_setNextBlockTimestamp's, else the plan's interval's. */
+  const plannedTimestamp = (head: SealedBlock) => host.clock.next ?? host.plan.timestampAfter(head.block.header.timestamp)
+
+  /** The environment of the block after `head`, as the clock and the plan make it. */
+  function plannedEnv(head: SealedBlock, timestamp = plannedTimestamp(head)): BlockEnv {
+    return host.plan.apply(withTimestamp(nextEnv(head.block, host.common, host.clock.now(), host.blockGasLimit()), head, timestamp))
+  }
+
   function serially<T>(work: () => Promise<T>): Promise<T> {
     const result = queue.then(work)
     queue = result.catch(() => {})
@@ -159,9 +171,10 @@ export function createProducer(host: ProducerHost): Producer {
 
   async function startBlock(timestamp?: bigint): Promise<Building> {
     const head = host.head()
-    const given = timestamp ?? host.clock.next
-    const env = withTimestamp(nextEnv(head.block, host.common, host.clock.now(), host.blockGasLimit()), head, given)
+    const given = timestamp ?? plannedTimestamp(head)
+    const env = plannedEnv(head, given)
     if (given !== undefined && env.timestamp === given) host.clock.used(given)
+    host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
     const builder = await buildBlock(vm, {
@@ -334,12 +347,13 @@ export function createProducer(host: ProducerHost): Producer {
   return {
     pending() {
       // Until a block starts (manual mining), the pending environment follows the clock, a second at a time.
+      const head = host.head()
+      const planned = plannedTimestamp(head)
       const stale =
         published === undefined ||
         (building === undefined &&
-          (published.env.number !== host.head().number + 1n ||
-            published.env.timestamp < BigInt(Math.floor(host.clock.now() / 1000)) ||
-            (host.clock.next !== undefined && published.env.timestamp !== host.clock.next)))
+          (published.env.number !== head.number + 1n ||
+            (planned === undefined ? published.env.timestamp < BigInt(Math.floor(host.clock.now() / 1000)) : published.env.timestamp !== planned)))
       if (stale) published = idlePending()
       return published!
     },
@@ -393,6 +407,10 @@ export function createProducer(host: ProducerHost): Producer {
     exclusive: serially,
 
     building: () => (building === undefined ? undefined : { timestamp: building.env.timestamp, transactions: building.entries.slice() }),
+
+    replan() {
+      if (building === undefined) published = idlePending()
+    },
 
     editPending(edit) {
       if (building === undefined) {

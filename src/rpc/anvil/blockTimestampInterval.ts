@@ -1,0 +1,42 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { quantityOrNumber } from '../schemas.ts'
+import { anvilMethod } from './control.ts'
+
+import type { MethodContext } from '../method.ts'
+
+const params = z.tuple([quantityOrNumber.refine((seconds) => seconds > 0n, 'the interval must be at least 1 second')])
+
+/** Each block from the next on is stamped `seconds` after the one before, whatever the clock says. */
+function setInterval([seconds]: z.output<typeof params>, { chain }: MethodContext) {
+  return chain.planBlocks((plan) => {
+    plan.timestampInterval = seconds
+  })
+}
+
+export const anvilSetBlockTimestampInterval = anvilMethod('anvil_setBlockTimestampInterval', params, setInterval)
+/** viem's test client calls it under its mode's prefix. */
+export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTimestampInterval', params, setInterval)
+
+/** Back to the clock; true when there was an interval to remove, as anvil answers. */
+async function removeInterval(_: unknown, { chain, wallet, request }: MethodContext): Promise<boolean> {
+  wallet.requireOwner(request)
+  let removed = false
+  await chain.planBlocks((plan) => {
+    removed = plan.timestampInterval !== undefined
+    plan.timestampInterval = undefined
+  })
+  return removed
+}
+
+export const anvilRemoveBlockTimestampInterval = defineMethod({
+  name: 'anvil_removeBlockTimestampInterval',
+  params: z.tuple([]),
+  handler: removeInterval,
+})
+export const hardhatRemoveBlockTimestampInterval = defineMethod({
+  name: 'hardhat_removeBlockTimestampInterval',
+  params: z.tuple([]),
+  handler: removeInterval,
+})
