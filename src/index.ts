@@ -60,11 +60,16 @@ export type { ChainOptions, RpcSchema }
 /** Starts a chain and its JSON-RPC server in this process. */
 export async function createFlashchain(options: FlashchainOptions = {}): Promise<Flashchain> {
   const host = options.host ?? '127.0.0.1'
+  // anvil_setLoggingEnabled turns every line off and on again.
+  let logging = true
+  const print = options.log
+  const log = print === undefined ? undefined : (line: string) => logging && print(line)
   const database = openDatabase(options)
   let chain: Chain
   try {
     chain = await createChain({
       ...options,
+      log,
       database,
       predeploys: { [EXECUTOR_ADDRESS]: { code: executorCode }, ...options.predeploys },
     })
@@ -81,14 +86,19 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     walletToken: options.walletToken,
     loopback: isLoopback(host),
     maxBatchSize: options.maxBatchSize ?? 100,
-    log: options.log ?? (() => {}),
+    log: log ?? (() => {}),
   })
   if (!isLoopback(host) && options.walletToken === undefined) {
     options.log?.(`warning: bound to ${host} without --wallet-token: wallet and admin methods will refuse every caller`)
   }
+  const node = {
+    setLogging(enabled: boolean) {
+      logging = enabled
+    },
+  }
   const dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, request }),
+    context: (request) => ({ chain, wallet, node, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })

@@ -1,5 +1,5 @@
 import { createVM } from '@ethereumjs/vm'
-import { bytesToHex } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
@@ -7,6 +7,7 @@ import { findLogs } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
+import { balanceWord, findBalanceSlot } from './execution/balanceSlot.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
@@ -24,6 +25,8 @@ import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
 import { createForks } from './spec/forks.ts'
 import { codeHexOf } from './state/code.ts'
+import { dumpState, loadDump } from './state/dump.ts'
+import { setStorage } from './state/edits.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
@@ -41,6 +44,7 @@ import type { BlockPlan } from './production/plan.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
+import type { StateDump } from './state/dump.ts'
 import type { StateReader } from './state/types.ts'
 import type { TestControl } from './testControl.ts'
 import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
@@ -84,6 +88,20 @@ export type Chain = {
   snapshot: TestControl['snapshot']
   revert: TestControl['revert']
   reset: TestControl['reset']
+  snapshots: TestControl['snapshots']
+  /**
+   * Sets an ERC20 balance of `account` (anvil_dealERC20): finds the slot balanceOf reads the balance from, and edits
+   * it at latest and pending. -32602 when no slot holds the balance whole.
+   */
+  dealERC20(token: Hex, account: Hex, amount: bigint): Promise<void>
+  /** Every live account of the latest state, with its code and storage (anvil_dumpState). */
+  dumpState(): StateDump
+  /** Loads a dump over the state, at latest and pending (anvil_loadState). */
+  loadState(dump: StateDump): Promise<void>
+  /** 32 random bytes naming this run of the chain; a reset draws new ones (hardhat_metadata's instanceId). */
+  readonly instanceId: Hex
+  /** The hardfork of the pending block, by its ethereumjs name. */
+  hardfork(): string
   /** The newest sealed block. */
   head(): Block
   /** The block a specifier names (`pending`: the block being built); undefined when there is none. */
@@ -323,6 +341,17 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     snapshot: control.snapshot,
     revert: control.revert,
     reset: control.reset,
+    snapshots: control.snapshots,
+    dumpState: () => dumpState(history.entries(), history.at(blocks.head().number)),
+    loadState: (dump) => control.edit(loadDump(dump)),
+    async dealERC20(token, account, amount) {
+      const { address, slot } = await findBalanceSlot(calls, resolve('latest'), token, account)
+      await control.edit(setStorage(address, hexToBytes(slot), balanceWord(amount)))
+    },
+    get instanceId() {
+      return control.instanceId
+    },
+    hardfork: () => forks.at(pendingEnv()).hardfork(),
     head: () => sealedBlockOf(blocks.head()),
     block(specifier) {
       const resolved = resolveIfAny(specifier)

@@ -1,4 +1,6 @@
-import { equalsBytes } from '@ethereumjs/util'
+import { randomBytes } from 'node:crypto'
+
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { createOverlay } from './state/overlay.ts'
 import { withStorageRoots } from './state/trie.ts'
@@ -13,6 +15,7 @@ import type { StateEdit } from './state/edits.ts'
 import type { StateHistory } from './state/history.ts'
 import type { StateTrie } from './state/trie.ts'
 import type { StateDiff } from './state/types.ts'
+import type { Hex } from '../hex.ts'
 import type { ChainStore, StoreMark } from './storage/chainStore.ts'
 
 /**
@@ -63,6 +66,10 @@ export type TestControl = {
   revert(id: bigint, restore?: (kept: unknown) => void): Promise<boolean>
   /** Back to block 0 as the chain was created: every later block, edit, pool transaction and snapshot is gone. */
   reset(within?: () => void): Promise<void>
+  /** The live snapshots, oldest first, with the block each was taken at. */
+  snapshots(): { id: bigint; number: bigint }[]
+  /** 32 random bytes naming this run of the chain; a reset draws new ones, as Hardhat's instanceId. */
+  readonly instanceId: Hex
 }
 
 export function createTestControl(parts: TestControlParts): TestControl {
@@ -71,6 +78,8 @@ export function createTestControl(parts: TestControlParts): TestControl {
   let nextId = 1n
   /** Every edit since the oldest live snapshot, oldest first: what a revert takes back. */
   const edits: UndoneEdit[] = []
+  const newInstanceId = () => bytesToHex(randomBytes(32)) as Hex
+  let instanceId = newInstanceId()
 
   /** Memory follows the store: the history, the blocks, the trie, the workers' replicas and the pool. */
   async function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]) {
@@ -84,6 +93,10 @@ export function createTestControl(parts: TestControlParts): TestControl {
   }
 
   return {
+    get instanceId() {
+      return instanceId
+    },
+    snapshots: () => [...snapshots].map(([id, snapshot]) => ({ id, number: snapshot.head })),
     edit: (edit) =>
       producer.exclusive(async () => {
         const number = blocks.head().number
@@ -145,6 +158,7 @@ export function createTestControl(parts: TestControlParts): TestControl {
         if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
         await producer.restart()
         clock.restore({ offsetMs: 0, next: undefined })
+        instanceId = newInstanceId()
       }),
   }
 }

@@ -11,9 +11,16 @@ export type RequestContext = {
   authorization: string | undefined
 }
 
+/** What the node itself lets methods change, beside the chain and the wallet. */
+export type NodeControl = {
+  /** Turns the node's log lines on or off (anvil_setLoggingEnabled). */
+  setLogging(enabled: boolean): void
+}
+
 export type MethodContext = {
   chain: Chain
   wallet: Wallet
+  node: NodeControl
   /** Who sent the request; the wallet decides what it may do. */
   request: RequestContext
 }

@@ -41,6 +41,12 @@ import {
   hardhatImpersonateAccount,
   hardhatStopImpersonatingAccount,
 } from './anvil/impersonateAccount.ts'
+import { anvilDealERC20 } from './anvil/dealERC20.ts'
+import { anvilDumpState, anvilLoadState, hardhatDumpState, hardhatLoadState } from './anvil/dumpState.ts'
+import { anvilSetLoggingEnabled, anvilSetRpcUrl, hardhatSetLoggingEnabled, hardhatSetRpcUrl } from './anvil/node.ts'
+import { sendUnsignedTransaction } from './eth/sendUnsignedTransaction.ts'
+import { anvilMetadata, hardhatMetadata } from './anvil/metadata.ts'
+import { nodeInfo } from './anvil/nodeInfo.ts'
 import { anvilReset, hardhatReset } from './anvil/reset.ts'
 import {
   anvilRemoveBlockTimestampInterval,
@@ -146,6 +152,19 @@ export const methods = [
   hardhatRemoveBlockTimestampInterval,
   setIntervalMining,
   anvilSetIntervalMining,
+  anvilDealERC20,
+  anvilDumpState,
+  hardhatDumpState,
+  anvilLoadState,
+  hardhatLoadState,
+  anvilSetLoggingEnabled,
+  hardhatSetLoggingEnabled,
+  anvilSetRpcUrl,
+  hardhatSetRpcUrl,
+  sendUnsignedTransaction,
+  nodeInfo,
+  anvilMetadata,
+  hardhatMetadata,
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,

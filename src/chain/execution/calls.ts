@@ -11,7 +11,8 @@ import type { Common } from '@ethereumjs/common'
 import type { ResolvedBlock } from '../blocks/tags.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { StateHistory } from '../state/history.ts'
-import type { StateDiff } from '../state/types.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 import type { BlockEnv, SequencePlan } from '../types.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
@@ -44,6 +45,8 @@ export type Calls = {
   startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void): void
   /** Replicates a sealed block to the workers; call it before anything can read the block. */
   commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
+  /** The storage slots a call reads, in the order it first reads them, by account (on this thread). */
+  storageReads(request: CallRequest, block: ResolvedBlock): Promise<{ address: Hex; slot: Hex }[]>
   /** Replicates a test-control edit of block `number`'s state, and forgets the answers it made stale. */
   editBlock(number: bigint, diff: StateDiff): void
   /** Replicates a revert (see StateHistory.undo and rewind), and forgets every answer. */
@@ -135,6 +138,23 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
 
     commitBlock(number, hash, diff) {
       workers?.commitBlock(number, hash, diff)
+    },
+
+    async storageReads(request, resolved) {
+      const view = viewOf(resolved)
+      const reads = new Map<string, { address: Hex; slot: Hex }>()
+      const { state } = view
+      // No origin: the reader is not one a worker could rebuild, so the run stays here, where it is watched.
+      const watched: StateReader = {
+        account: (address) => state.account(address),
+        code: (codeHash) => state.code(codeHash),
+        storage(address, slot) {
+          reads.set(`${address}${slot}`, { address, slot })
+          return state.storage(address, slot)
+        },
+      }
+      await runner.call(request, { env: view.env, state: watched })
+      return [...reads.values()]
     },
 
     editBlock(number, diff) {

@@ -9,15 +9,22 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([quantityOrNumber.refine((seconds) => seconds > 0n, 'the interval must be at least 1 second')])
 
 /** Each block from the next on is stamped `seconds` after the one before, whatever the clock says. */
-function setInterval([seconds]: z.output<typeof params>, { chain }: MethodContext) {
+function setInterval(seconds: bigint, { chain }: MethodContext) {
   return chain.planBlocks((plan) => {
     plan.timestampInterval = seconds
   })
 }
 
-export const anvilSetBlockTimestampInterval = anvilMethod('anvil_setBlockTimestampInterval', params, setInterval)
-/** viem's test client calls it under its mode's prefix. */
-export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTimestampInterval', params, setInterval)
+export const anvilSetBlockTimestampInterval = anvilMethod('anvil_setBlockTimestampInterval', params, ([seconds], context) =>
+  setInterval(seconds, context),
+)
+
+const millisecondParams = z.tuple([quantityOrNumber.refine((ms) => ms >= 1000n && ms % 1000n === 0n, 'the interval must be whole seconds, in ms')])
+
+/** Hardhat has no such method; viem's test client calls it in its Hardhat mode, in milliseconds. */
+export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTimestampInterval', millisecondParams, ([ms], context) =>
+  setInterval(ms / 1000n, context),
+)
 
 /** Back to the clock; true when there was an interval to remove, as anvil answers. */
 async function removeInterval(_: unknown, { chain, wallet, request }: MethodContext): Promise<boolean> {

@@ -1,0 +1,43 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { clientVersionString } from '../web3/clientVersion.ts'
+
+import type { Hex } from '../../hex.ts'
+import type { MethodContext } from '../method.ts'
+
+/** What Hardhat answers: tools read it to recognise a development node. flashchain forks nothing. */
+export type Metadata = {
+  clientVersion: string
+  chainId: number
+  instanceId: Hex
+  latestBlockNumber: number
+  latestBlockHash: Hex
+}
+
+function metadataOf({ chain }: MethodContext): Metadata {
+  const head = chain.head()
+  return {
+    clientVersion: clientVersionString,
+    chainId: Number(chain.chainId),
+    instanceId: chain.instanceId,
+    latestBlockNumber: Number(head.header.number),
+    latestBlockHash: head.hash,
+  }
+}
+
+export const hardhatMetadata = defineMethod({ name: 'hardhat_metadata', params: z.tuple([]), handler: (_, context): Metadata => metadataOf(context) })
+
+/** anvil's adds each live snapshot: its id, with the number and hash of the block it was taken at. */
+export const anvilMetadata = defineMethod({
+  name: 'anvil_metadata',
+  params: z.tuple([]),
+  handler: (_, context): Metadata & { forkedNetwork: null; snapshots: Record<Hex, [number, Hex]> } => {
+    const snapshots: Record<Hex, [number, Hex]> = {}
+    for (const { id, number } of context.chain.snapshots()) {
+      const block = context.chain.block(number)
+      if (block?.kind === 'sealed') snapshots[`0x${id.toString(16)}`] = [Number(number), block.hash]
+    }
+    return { ...metadataOf(context), forkedNetwork: null, snapshots }
+  },
+})

@@ -1,0 +1,42 @@
+import { z } from 'zod'
+
+import { toQuantity } from '../../hex.ts'
+import { defineMethod } from '../method.ts'
+
+import type { PendingBlock } from '../../chain/types.ts'
+import type { Hex } from '../../hex.ts'
+
+/** anvil's node information, in its shape: the head, the hardfork, and the next block's environment. */
+export type NodeInfo = {
+  currentBlockNumber: Hex
+  currentBlockTimestamp: number
+  currentBlockHash: Hex
+  hardFork: string
+  transactionOrder: 'fees'
+  environment: { baseFee: Hex; chainId: number; gasLimit: Hex; gasPrice: Hex }
+  forkConfig: { forkUrl: null; forkBlockNumber: null; forkRetryBackoff: null }
+}
+
+export const nodeInfo = defineMethod({
+  name: 'anvil_nodeInfo',
+  params: z.tuple([]),
+  handler: (_, { chain }): NodeInfo => {
+    const head = chain.head()
+    const pending = chain.block('pending') as PendingBlock
+    return {
+      currentBlockNumber: toQuantity(head.header.number),
+      currentBlockTimestamp: Number(head.header.timestamp),
+      currentBlockHash: head.hash,
+      hardFork: chain.hardfork(),
+      // The pool orders by tip, then by arrival.
+      transactionOrder: 'fees',
+      environment: {
+        baseFee: toQuantity(pending.env.baseFeePerGas ?? 0n),
+        chainId: Number(chain.chainId),
+        gasLimit: toQuantity(pending.env.gasLimit),
+        gasPrice: toQuantity(chain.suggestedFees().gasPrice),
+      },
+      forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+    }
+  },
+})
