@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { createTestClient, createWalletClient, http, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { startChain } from './helpers.ts'
+import { Store } from './fixtures/contracts.ts'
+import { deploy, startChain } from './helpers.ts'
 import { CHAIN_ID, DAPP, callsStatus, sendCalls, sendCallsError, sendWith } from './walletHelpers.ts'
 
 import type { Hex } from 'viem'
@@ -77,6 +78,24 @@ describe('anvil_impersonateAccount, anvil_stopImpersonatingAccount', () => {
     expect((await t.rpcError('eth_sendTransaction', [{ from: whale(5), to: sink(3), value: '0x1' }])).code).toBe(4100)
     await t.mine()
     expect(await t.publicClient.getBalance({ address: sink(3) })).toBe(3n)
+  })
+
+  it('a contract can be impersonated: it sends as an account would, and keeps its code', async () => {
+    const { address: contract } = await deploy(t, Store, [5n])
+    const { address: target } = await deploy(t, Store, [6n])
+    await t.mine()
+    const code = await t.publicClient.getCode({ address: contract })
+    await t.testClient.setBalance({ address: contract, value: parseEther('1') })
+    await t.testClient.impersonateAccount({ address: contract })
+    const hash = await walletOf(t, contract).writeContract({ address: target, abi: Store.abi, functionName: 'set', args: [77n] })
+    const paid = await walletOf(t, contract).sendTransaction({ to: sink(8), value: 9n })
+    await t.mine()
+    for (const sent of [hash, paid]) expect((await t.publicClient.getTransactionReceipt({ hash: sent })).status).toBe('success')
+    expect(await t.publicClient.readContract({ address: target, abi: Store.abi, functionName: 'value' })).toBe(77n)
+    expect(await t.publicClient.getBalance({ address: sink(8) })).toBe(9n)
+    expect(await t.publicClient.getCode({ address: contract })).toBe(code)
+    expect(await t.publicClient.getTransactionCount({ address: contract })).toBe(3)
+    expect(await t.publicClient.readContract({ address: contract, abi: Store.abi, functionName: 'value' })).toBe(5n)
   })
 
   it('error: a browser origin may not impersonate, nor send from an impersonated account', async () => {

@@ -89,6 +89,22 @@ describe('createSealedBlocks', () => {
     expect(reads).toEqual([1n])
   })
 
+  test('truncate forgets the later blocks, their hashes and transactions; the chain goes on from there', () => {
+    const { blocks, stored } = chainOf(6, 2, { whole: 100, readBack: 10 })
+    const laterHash = stored[4]!.hash
+    blocks.truncate(3n)
+    expect(blocks.count).toBe(4)
+    expect(blocks.head()).toBe(stored[3])
+    expect(blocks.byNumber(4n)).toBeUndefined()
+    expect(blocks.numberOf(laterHash)).toBeUndefined()
+    expect(blocks.hash(4n)).toBeUndefined()
+    expect(blocks.hashes()).toHaveLength(4)
+    const next = sealedBlock(4, 1)
+    blocks.add({ ...next, block: next.block })
+    expect(blocks.head().number).toBe(4n)
+    expect(() => blocks.truncate(-1n)).toThrow(/genesis/)
+  })
+
   test('logs come from a block held whole, else from the store without holding the block', () => {
     const { blocks, stored, reads, logReads } = chainOf(5, 2, { whole: 2, readBack: 2 })
     const held = blocks.logs(4n)!

@@ -220,6 +220,8 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       const tx = built ?? createCallTransaction(request, gasLimit, vm.common)
       const block = blockFor(view.env, vm.common, priced)
       probe.start(priced)
+      // As in simulateCall: a call may come from an address with code, which runTx would refuse (EIP-3607).
+      stateManager.codeHiddenFor = tx.getSenderAddress().toString() as Hex
       let result: Pick<RunTxResult, 'execResult' | 'totalGasSpent'>
       try {
         // Writes that are kept must be exactly a transaction's: only those runs take the whole runTx.
@@ -236,6 +238,8 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
               })
       } catch (error) {
         return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
+      } finally {
+        stateManager.codeHiddenFor = undefined
       }
       const { execResult } = result
       const gasConsumed = execResult.executionGasUsed + tx.getIntrinsicGas()

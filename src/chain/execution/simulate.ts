@@ -1,7 +1,5 @@
 import { Capability, getCalldataFloorGas } from '@ethereumjs/tx'
-import { Account, KECCAK256_NULL, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
-
-import { isDelegation } from '../spec/eip7702.ts'
+import { Account, bytesToUnprefixedHex } from '@ethereumjs/util'
 
 import type { Block } from '@ethereumjs/block'
 import type { ExecResult } from '@ethereumjs/evm'
@@ -88,14 +86,8 @@ export async function simulateCall(vm: VM, tx: TypedTransaction, block: Block): 
       throw new Error(`INTRINSIC_GAS_TOO_LOW: tx gas limit ${tx.gasLimit} is lower than the minimum gas limit of ${minimum}`)
     }
 
+    // No EIP-3607 check: geth's eth_call and eth_estimateGas may run from an address with code (SkipFromEOACheck).
     const sender = (await vm.stateManager.getAccount(caller)) ?? new Account()
-    if (!equalsBytes(sender.codeHash, KECCAK256_NULL)) {
-      const code = await vm.stateManager.getCode(caller)
-      // EIP-3607, relaxed by EIP-7702 for delegated accounts.
-      if (!vm.common.isActivatedEIP(7702) || !isDelegation(code)) {
-        throw new Error('invalid sender address, address is not EOA (EIP-3607)')
-      }
-    }
     // Nothing is paid for gas; runTx's skipBalance tops the sender up to the value it sends.
     if (sender.balance < tx.value) sender.balance = tx.value
     sender.nonce += 1n

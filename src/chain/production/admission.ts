@@ -121,7 +121,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     const cost = tx.getUpfrontCost()
     const maxCost = 'maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost
     if (balance < maxCost) throw txErrors.insufficientFunds(sender, balance, maxCost)
-    if (account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+    // An impersonated account may have code: anvil lets a test send as a contract.
+    if (impersonating === undefined && account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
       const code = pending.state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
       // EIP-3607, relaxed by EIP-7702 for delegated accounts.
       if (!isDelegation(code)) throw txErrors.senderNotEOA(sender)

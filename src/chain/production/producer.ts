@@ -242,7 +242,7 @@ export function createProducer(host: ProducerHost): Producer {
   }
 
   /** Runs one pool transaction on the block being built, with the checks BlockBuilder.addTransaction makes. */
-  async function execute(block: Building, tx: TypedTransaction): Promise<RunTxResult> {
+  async function execute(block: Building, tx: TypedTransaction, impersonating?: Hex): Promise<RunTxResult> {
     const { sealed } = block
     if (tx.gasLimit > block.env.gasLimit - sealed.gasUsed) throw new Error('tx has a higher gas limit than the remaining gas in the block')
     let blobGas = 0n
@@ -250,7 +250,13 @@ export function createProducer(host: ProducerHost): Producer {
       blobGas = BigInt(tx.blobVersionedHashes.length) * vm.common.param('blobGasPerBlob')
       if (sealed.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
     }
-    const result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: sealed.gasUsed, skipHardForkValidation: true })
+    stateManager.codeHiddenFor = impersonating
+    let result: RunTxResult
+    try {
+      result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: sealed.gasUsed, skipHardForkValidation: true })
+    } finally {
+      stateManager.codeHiddenFor = undefined
+    }
     // Blocks carry blob transactions without their blobs (EIP-4844).
     sealed.transactions.push(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx)
     sealed.transactionResults.push(result)
@@ -262,7 +268,7 @@ export function createProducer(host: ProducerHost): Producer {
 
   async function include(block: Building, entry: PoolTransaction): Promise<boolean> {
     try {
-      const result = await execute(block, entry.tx)
+      const result = await execute(block, entry.tx, entry.impersonated === true ? entry.sender : undefined)
       block.transactions.push(entry.tx)
       block.senders.push(entry.sender)
       block.receipts.push(toReceipt(result, entry.tx, block.env))

@@ -30,7 +30,7 @@ describe('the pool table', () => {
     const store = openChainStore(openDatabase({}))
     for (const n of [3, 1, 2]) store.addPoolTransaction(hash(n), raw(n))
     store.addPoolTransaction(hash(3), raw(3))
-    expect(store.poolTransactions()).toEqual([raw(3), raw(1), raw(2)])
+    expect(store.poolTransactions().map((entry) => entry.raw)).toEqual([raw(3), raw(1), raw(2)])
   })
 
   test('after a restart, new arrivals queue behind the ones kept, and removed ones stay gone', () => {
@@ -44,8 +44,27 @@ describe('the pool table', () => {
     const second = openDatabase({ dataDir: dir })
     const after = openChainStore(second)
     after.addPoolTransaction(hash(4), raw(4))
-    expect(after.poolTransactions()).toEqual([raw(1), raw(3), raw(4)])
+    expect(after.poolTransactions().map((entry) => entry.raw)).toEqual([raw(1), raw(3), raw(4)])
     second.close()
+  })
+
+  test("keeps an impersonated transaction's sender, and nothing for a signed one", () => {
+    const store = openChainStore(openDatabase({}))
+    const sender = `0x${'ab'.repeat(20)}` as Hex
+    store.addPoolTransaction(hash(1), raw(1), sender)
+    store.addPoolTransaction(hash(2), raw(2))
+    expect(store.poolTransactions()).toEqual([
+      { hash: hash(1), raw: raw(1), sender },
+      { hash: hash(2), raw: raw(2), sender: undefined },
+    ])
+  })
+
+  test('a store written before the sender column gets it', () => {
+    const db = openDatabase({})
+    db.exec('CREATE TABLE pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID')
+    db.prepare('INSERT INTO pool (hash, raw, seq) VALUES (?, ?, 1)').run(new Uint8Array(32).fill(7), raw(7))
+    const store = openChainStore(db)
+    expect(store.poolTransactions()).toEqual([{ hash: `0x${'07'.repeat(32)}`, raw: raw(7), sender: undefined }])
   })
 })
 
@@ -102,5 +121,65 @@ describe('the blocks table', () => {
       new Uint8Array(20),
     )
     expect(store.block(3n)!.receipts).toEqual([transfer])
+  })
+})
+
+describe('rewind', () => {
+  const account = (balance: bigint) => ({ nonce: 0n, balance, codeHash: new Uint8Array(32), storageRoot: new Uint8Array(32) })
+  const diffOf = (address: Hex, balance: bigint) => ({ accounts: new Map([[address, account(balance)]]), storage: new Map(), code: new Map() })
+  const alice = `0x${'a1'.repeat(20)}` as Hex
+  const block = (number: bigint) => ({
+    number,
+    hash: hash(Number(number) + 100),
+    rlp: raw(Number(number)),
+    receipts: [],
+    senders: [],
+    transactionHashes: [],
+  })
+  const balances = (store: ReturnType<typeof openChainStore>) => {
+    const seen: bigint[] = []
+    store.loadState({
+      commit: (_n: bigint, diff: { accounts: Map<Hex, { balance: bigint } | null> }) => seen.push(diff.accounts.get(alice)!.balance),
+    } as never)
+    return seen
+  }
+
+  test('forgets the blocks after it and every state write after the mark, and replaces the pool, in one transaction', () => {
+    const store = openChainStore(openDatabase({}))
+    store.writeBlock(block(0n), diffOf(alice, 1n))
+    store.writeBlock(block(1n), diffOf(alice, 2n))
+    const mark = store.mark()
+    store.writeEdit(1n, diffOf(alice, 3n))
+    store.writeBlock(block(2n), diffOf(alice, 4n))
+    store.addPoolTransaction(hash(9), raw(9))
+
+    store.rewind(1n, { mark }, [{ hash: hash(8), raw: raw(8) }])
+    expect([...store.blocks()].map((stored) => stored.number)).toEqual([0n, 1n])
+    expect(balances(store)).toEqual([1n, 2n])
+    expect(store.poolTransactions().map((entry) => entry.hash)).toEqual([hash(8)])
+  })
+
+  test('error: when what runs inside it throws, nothing is rewound', () => {
+    const store = openChainStore(openDatabase({}))
+    store.writeBlock(block(0n), diffOf(alice, 1n))
+    const mark = store.mark()
+    store.writeBlock(block(1n), diffOf(alice, 2n))
+    expect(() =>
+      store.rewind(0n, { mark }, [], () => {
+        throw new Error('the wallet could not restore')
+      }),
+    ).toThrow(/could not restore/)
+    expect([...store.blocks()].map((stored) => stored.number)).toEqual([0n, 1n])
+    expect(balances(store)).toEqual([1n, 2n])
+  })
+
+  test("a reset forgets block 0's writes too, and writes the genesis state again", () => {
+    const store = openChainStore(openDatabase({}))
+    store.writeBlock(block(0n), diffOf(alice, 1n))
+    store.writeEdit(0n, diffOf(alice, 5n))
+    store.writeBlock(block(1n), diffOf(alice, 2n))
+    store.rewind(0n, { genesis: diffOf(alice, 1n) }, [])
+    expect([...store.blocks()].map((stored) => stored.number)).toEqual([0n])
+    expect(balances(store)).toEqual([1n])
   })
 })
