@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
+import { createTouchedKeys } from './state/history.ts'
 import { createOverlay } from './state/overlay.ts'
 import { withStorageRoots } from './state/trie.ts'
 
@@ -12,7 +13,7 @@ import type { ChainClock, ClockSettings } from './production/clock.ts'
 import type { Producer } from './production/producer.ts'
 import type { Pool, PoolTransaction } from './production/txpool.ts'
 import type { StateEdit } from './state/edits.ts'
-import type { StateHistory } from './state/history.ts'
+import type { StateHistory, TouchedKeys } from './state/history.ts'
 import type { StateTrie } from './state/trie.ts'
 import type { StateDiff } from './state/types.ts'
 import type { Hex } from '../hex.ts'
@@ -81,15 +82,20 @@ export function createTestControl(parts: TestControlParts): TestControl {
   const newInstanceId = () => bytesToHex(randomBytes(32)) as Hex
   let instanceId = newInstanceId()
 
-  /** Memory follows the store: the history, the blocks, the trie, the workers' replicas and the pool. */
-  async function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]) {
+  /**
+   * Memory follows the store: the history, the blocks, the workers' replicas and the pool. Returns the keys that
+   * changed, for the trie to move back by those alone.
+   */
+  function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]): TouchedKeys {
+    const touched = createTouchedKeys()
     // Blocks first: an edit of the snapshot's head is then the newest version of what it wrote, for undo to find.
-    history.rewind(number)
-    for (const { number: at, undo } of undone) history.undo(at, undo)
+    history.rewind(number, touched)
+    for (const { number: at, undo } of undone) history.undo(at, undo, touched)
     blocks.truncate(number < 0n ? 0n : number)
     calls.rewind(number, undone)
     for (const entry of [...pool.all()]) pool.remove(entry.hash)
     for (const entry of entries) pool.add(entry)
+    return touched
   }
 
   return {
@@ -137,8 +143,9 @@ export function createTestControl(parts: TestControlParts): TestControl {
           sender: impersonated === true ? sender : undefined,
         }))
         store.rewind(snapshot.head, { mark: snapshot.mark }, waiting, () => restore?.(snapshot.kept))
-        await rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)
-        await trie.rebuild(history.entries())
+        const touched = rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)
+        // The trie moves back by what changed since the snapshot, not by the whole state.
+        await trie.apply(history.restore(snapshot.head, touched), history.at(snapshot.head))
         if (snapshots.size === 0) edits.length = 0
         await producer.restart(snapshot.building)
         clock.restore(snapshot.clock)
@@ -151,7 +158,7 @@ export function createTestControl(parts: TestControlParts): TestControl {
         snapshots.clear()
         edits.length = 0
         store.rewind(0n, { genesis: genesis.diff }, [], within)
-        await rewindTo(-1n, [], [])
+        rewindTo(-1n, [], [])
         history.commit(0n, genesis.diff)
         calls.commitBlock(0n, blocks.head().block.hash(), genesis.diff)
         await trie.rebuild(history.entries())

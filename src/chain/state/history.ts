@@ -61,6 +61,23 @@ export type EditUndo = {
   slots: { address: Hex; slot: Hex; had: boolean; value: Uint8Array }[]
 }
 
+/**
+ * The keys a rewind or an undo changed, so that the trie can be moved back by those alone: accounts, slots by
+ * account, and the accounts whose storage a forgotten clear had wiped (all their slots are back).
+ */
+export type TouchedKeys = { accounts: Set<Hex>; slots: Map<Hex, Set<Hex>>; cleared: Set<Hex> }
+
+export function createTouchedKeys(): TouchedKeys {
+  return { accounts: new Set(), slots: new Map(), cleared: new Set() }
+}
+
+function touchSlot(touched: TouchedKeys | undefined, address: Hex, slot: Hex) {
+  if (touched === undefined) return
+  let slots = touched.slots.get(address)
+  if (slots === undefined) touched.slots.set(address, (slots = new Set()))
+  slots.add(slot)
+}
+
 export type StateHistory = {
   /** The state at the end of block `number`. */
   at(number: bigint): StateReader
@@ -75,9 +92,14 @@ export type StateHistory = {
    * Takes an edit of block `number` back, if what it wrote is still that block's newest write. Edits are undone
    * newest first, after a rewind to their block.
    */
-  undo(number: bigint, undo: EditUndo): void
-  /** Forgets every write of the blocks after `number` (-1: all of them), as if they had never been committed. */
-  rewind(number: bigint): void
+  undo(number: bigint, undo: EditUndo, touched?: TouchedKeys): void
+  /**
+   * Forgets every write of the blocks after `number` (-1: all of them), as if they had never been committed; the
+   * keys it changed go into `touched`.
+   */
+  rewind(number: bigint, touched?: TouchedKeys): void
+  /** The writes that take a state with `touched` changed back to the state at the end of block `number`. */
+  restore(number: bigint, touched: TouchedKeys): StateDiff
   /** Every live account of the newest block, with its storage; used to rebuild the state trie. */
   entries(): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
   /** The maps themselves, not a copy: post them (which copies) before the next commit. */
@@ -162,36 +184,71 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
       return undo
     },
 
-    undo(number, undo) {
+    undo(number, undo, touched) {
       const block = Number(number)
       // Newest first within the edit too, so a key it wrote twice ends with what it had before.
       for (const { address, slot, had, value } of undo.slots.toReversed()) {
         const slots = storage.get(address)?.slots
         const versions = slots?.get(slot)
         if (slots === undefined || versions === undefined || versions.blocks.at(-1) !== block) continue
+        touchSlot(touched, address, slot)
         if (had) versions.values[versions.values.length - 1] = value
         else if (dropLast(versions)) slots.delete(slot)
       }
       for (const { address, had, value } of undo.accounts.toReversed()) {
         const versions = accounts.get(address)
         if (versions === undefined || versions.blocks.at(-1) !== block) continue
+        touched?.accounts.add(address)
         if (had) versions.values[versions.values.length - 1] = value
         else if (dropLast(versions)) accounts.delete(address)
       }
     },
 
-    rewind(number) {
+    rewind(number, touched) {
       const block = Number(number)
       for (const [address, versions] of accounts) {
+        if (versions.blocks.at(-1)! <= block) continue
+        touched?.accounts.add(address)
         if (dropAfter(versions, block)) accounts.delete(address)
       }
       for (const [address, account] of storage) {
-        while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
+        if (account.clears.length > 0 && account.clears.at(-1)! > block) {
+          touched?.cleared.add(address)
+          while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
+        }
         for (const [slot, versions] of account.slots) {
+          if (versions.blocks.at(-1)! <= block) continue
+          touchSlot(touched, address, slot)
           if (dropAfter(versions, block)) account.slots.delete(slot)
         }
         if (account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
       }
+    },
+
+    restore(number, touched) {
+      const block = Number(number)
+      const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() }
+      const at = (address: Hex) => {
+        const versions = accounts.get(address)
+        const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
+        return index < 0 ? null : versions!.values[index]!
+      }
+      for (const address of touched.accounts) diff.accounts.set(address, at(address))
+      for (const [address, slots] of touched.slots) {
+        const written = new Map<Hex, Uint8Array>()
+        for (const slot of slots) written.set(slot, readStorage(address, slot, block))
+        diff.storage.set(address, { cleared: false, slots: written })
+      }
+      // A clear forgotten brings back every slot the account had: its storage trie is built again whole.
+      for (const address of touched.cleared) {
+        const written = new Map<Hex, Uint8Array>()
+        for (const slot of storage.get(address)?.slots.keys() ?? []) {
+          const value = readStorage(address, slot, block)
+          if (value.length > 0) written.set(slot, value)
+        }
+        diff.storage.set(address, { cleared: true, slots: written })
+      }
+      return diff
     },
 
     snapshot: () => ({ accounts, storage, codes }),

@@ -4,7 +4,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP, hexToBytes } from '@ethereumjs/util'
 
-import { createStateHistory } from './history.ts'
+import { createStateHistory, createTouchedKeys } from './history.ts'
 import { encodeAccount, createStateTrie } from './trie.ts'
 import { createStateDiff } from './types.ts'
 
@@ -66,5 +66,45 @@ describe('state trie', () => {
     expect(preview.root).toEqual(await rootFromScratch([[a, record(9n), new Map()]]))
     expect(trie.root()).toEqual(before)
     expect(trie.storageRoot(a)).not.toEqual(KECCAK256_RLP)
+  })
+
+  test('after a rewind and an undo, the trie moved back by the keys they touched has the root of the state then', async () => {
+    const history = createStateHistory()
+    const trie = await createStateTrie()
+    const other = `0x${'00'.repeat(31)}02` as Hex
+    const commit = async (number: bigint, build: (diff: ReturnType<typeof createStateDiff>) => void) => {
+      const diff = createStateDiff()
+      build(diff)
+      history.commit(number, diff)
+      await trie.apply(diff, history.at(number))
+    }
+    await commit(0n, (d) => {
+      d.accounts.set(a, record(1n))
+      d.storage.set(a, {
+        cleared: false,
+        slots: new Map([
+          [slot, Uint8Array.of(1)],
+          [other, Uint8Array.of(2)],
+        ]),
+      })
+    })
+    const atZero = trie.root()
+    const edit = createStateDiff()
+    edit.accounts.set(b, record(9n))
+    edit.storage.set(a, { cleared: false, slots: new Map([[other, Uint8Array.of(8)]]) })
+    const undo = history.edit(0n, edit)
+    await trie.apply(edit, history.at(0n))
+    await commit(1n, (d) => {
+      d.accounts.set(a, record(2n))
+      d.storage.set(a, { cleared: true, slots: new Map([[slot, Uint8Array.of(5)]]) })
+    })
+    await commit(2n, (d) => d.accounts.set(a, null))
+
+    const touched = createTouchedKeys()
+    history.rewind(0n, touched)
+    history.undo(0n, undo, touched)
+    await trie.apply(history.restore(0n, touched), history.at(0n))
+    expect(trie.root()).toEqual(atZero)
+    expect(trie.root()).toEqual(await rootFromScratch([...history.entries()]))
   })
 })

@@ -132,9 +132,11 @@ export function openChainStore(db: DatabaseSync): ChainStore {
       'SELECT (SELECT COALESCE(MAX(rowid), 0) FROM accounts) AS accounts, (SELECT COALESCE(MAX(rowid), 0) FROM storage) AS storage, (SELECT COALESCE(MAX(rowid), 0) FROM storage_clears) AS clears',
     ),
     dropBlocks: db.prepare('DELETE FROM blocks WHERE number > ?'),
-    dropAccounts: db.prepare('DELETE FROM accounts WHERE block > ? OR rowid > ?'),
-    dropStorage: db.prepare('DELETE FROM storage WHERE block > ? OR rowid > ?'),
-    dropClears: db.prepare('DELETE FROM storage_clears WHERE block > ? OR rowid > ?'),
+    // Every row written after a mark has a higher rowid (SQLite gives the next one), blocks after the snapshot's
+    // head included: a range of the rowid's b-tree, where a test of `block` would scan the whole table.
+    dropAccounts: db.prepare('DELETE FROM accounts WHERE rowid > ?'),
+    dropStorage: db.prepare('DELETE FROM storage WHERE rowid > ?'),
+    dropClears: db.prepare('DELETE FROM storage_clears WHERE rowid > ?'),
     clearPool: db.prepare('DELETE FROM pool'),
   }
 
@@ -224,9 +226,9 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         statements.dropBlocks.run(block)
         // A reset forgets block 0's writes too (rowid > -1 is every row), then writes the genesis state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
-        statements.dropAccounts.run(block, mark.accounts)
-        statements.dropStorage.run(block, mark.storage)
-        statements.dropClears.run(block, mark.clears)
+        statements.dropAccounts.run(mark.accounts)
+        statements.dropStorage.run(mark.storage)
+        statements.dropClears.run(mark.clears)
         if ('genesis' in to) writeDiff(0, to.genesis)
         statements.clearPool.run()
         for (const [seq, entry] of pool.entries()) statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender))
