@@ -72,6 +72,7 @@ describe('state trie', () => {
     const history = createStateHistory()
     const trie = await createStateTrie()
     const other = `0x${'00'.repeat(31)}02` as Hex
+    const untouched = `0x${'00'.repeat(31)}03` as Hex
     const commit = async (number: bigint, build: (diff: ReturnType<typeof createStateDiff>) => void) => {
       const diff = createStateDiff()
       build(diff)
