@@ -81,11 +81,13 @@ describe('state trie', () => {
     }
     await commit(0n, (d) => {
       d.accounts.set(a, record(1n))
+      // `untouched` is written at block 0 alone: only the forgotten clear of block 1 can bring it back.
       d.storage.set(a, {
         cleared: false,
         slots: new Map([
           [slot, Uint8Array.of(1)],
           [other, Uint8Array.of(2)],
+          [untouched, Uint8Array.of(3)],
         ]),
       })
     })
