@@ -97,6 +97,12 @@ export function renderSummary(report: Report): string {
   if (mined.length > 0) {
     const figures = mined.map((name) => `${name} ${num(report.peers[name]!.mineMs!)} ms`).join(', ')
     lines.push(`${report.settings.mineBlocks ?? ''} empty blocks in one anvil_mine (hardhat_mine): ${figures}`)
+    const reverted = mined.filter((name) => report.peers[name]!.revertMs !== undefined)
+    if (reverted.length > 0) {
+      lines.push(
+        `evm_revert after them (a change and a block since the snapshot), median: ${reverted.map((name) => `${name} ${report.peers[name]!.revertMs!.toFixed(1)} ms`).join(', ')}`,
+      )
+    }
   }
   lines.push('start to first answer (spawn → eth_chainId), median of samples; RSS (VmRSS) after the load:')
   for (const name of PEERS) {

@@ -69,6 +69,8 @@ const REST = Number(env.BENCH_REST ?? 30)
 const REST_SAMPLES = [5, 15].filter((seconds) => seconds < REST)
 const STARTUP_SAMPLES = 3
 const MINE_BLOCKS = Number(env.BENCH_MINE_BLOCKS ?? 10_000)
+/** Snapshot, change, block and revert cycles timed after the blocks are mined. */
+const REVERT_CYCLES = 100
 const ALL_PEERS: PeerName[] = ['flashchain', 'anvil', 'hardhat']
 const ONLY = env.BENCH_WORKLOADS?.split(',')
 const PEERS = (env.BENCH_PEERS ?? ALL_PEERS.join(',')).split(',').filter((name): name is PeerName => ALL_PEERS.includes(name as PeerName))
@@ -230,6 +232,8 @@ export type PeerInfo = {
   mode: string
   /** One anvil_mine (hardhat_mine for Hardhat) of BENCH_MINE_BLOCKS empty blocks: request → answer, ms. */
   mineMs?: number
+  /** evm_revert after those blocks, to a snapshot taken before a balance change and a block: median ms. */
+  revertMs?: number
   skipped?: string
 }
 
@@ -520,14 +524,29 @@ async function measureMining(name: PeerName) {
     await rpc(control, name === 'hardhat' ? 'hardhat_mine' : 'anvil_mine', [`0x${MINE_BLOCKS.toString(16)}`])
     const mineMs = performance.now() - started
     const after = BigInt(await rpc<Hex>(control, 'eth_blockNumber'))
-    control.close()
     if (after - before !== BigInt(MINE_BLOCKS)) throw new Error(`mined ${after - before} blocks, asked for ${MINE_BLOCKS}`)
-    recordPeer(name, { mineMs })
+    // The step a test suite repeats before each test: back to a snapshot, here one taken before a change and a block.
+    const reverts: number[] = []
+    for (let cycle = 0; cycle < REVERT_CYCLES; cycle++) {
+      const id = await rpc<Hex>(control, 'evm_snapshot')
+      await rpc(control, name === 'hardhat' ? 'hardhat_setBalance' : 'anvil_setBalance', [SINK, `0x${(cycle + 1).toString(16)}`])
+      await rpc(control, 'evm_mine')
+      const reverting = performance.now()
+      const reverted = await rpc<boolean>(control, 'evm_revert', [id])
+      reverts.push(performance.now() - reverting)
+      if (reverted !== true) throw new Error(`evm_revert answered ${reverted}`)
+    }
+    control.close()
+    const revertMs = percentile(
+      reverts.sort((a, b) => a - b),
+      50,
+    )
+    recordPeer(name, { mineMs, revertMs })
     console.log(
-      `  ${server.label.padEnd(22)} ${MINE_BLOCKS} empty blocks in one ${name === 'hardhat' ? 'hardhat_mine' : 'anvil_mine'}: ${mineMs.toFixed(0)} ms`,
+      `  ${server.label.padEnd(22)} ${MINE_BLOCKS} empty blocks in one ${name === 'hardhat' ? 'hardhat_mine' : 'anvil_mine'}: ${mineMs.toFixed(0)} ms; evm_revert after them: ${revertMs.toFixed(1)} ms (median of ${REVERT_CYCLES})`,
     )
   } catch (error) {
-    note(`${name}: mining ${MINE_BLOCKS} blocks not measured: ${error instanceof Error ? error.message : error}`)
+    note(`${name}: mining ${MINE_BLOCKS} blocks (and reverts after them) not measured: ${error instanceof Error ? error.message : error}`)
   } finally {
     await stopServer(server)
   }

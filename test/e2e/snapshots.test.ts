@@ -126,6 +126,24 @@ describe('evm_snapshot, evm_revert', () => {
     expect(await balance(sink(6))).toBe(0n)
   })
 
+  it('a batch sent before the snapshot and sealed after it reads as pending again after the revert', async () => {
+    const from = t.accounts[6]!.address
+    const { id: batch } = await sendCalls(t, {
+      version: '2.0.0',
+      chainId: CHAIN_ID,
+      from,
+      atomicRequired: false,
+      calls: [{ to: sink(10), value: '0x1' }],
+    })
+    const id = await t.testClient.snapshot()
+    await t.mine()
+    expect((await callsStatus(t, batch)).status).toBe(200)
+    await t.testClient.revert({ id })
+    expect((await callsStatus(t, batch)).status).toBe(100)
+    await t.mine()
+    expect((await callsStatus(t, batch)).status).toBe(200)
+  })
+
   it('error: a browser origin may not take or use snapshots', async () => {
     const response = await fetch(t.url, {
       method: 'POST',
