@@ -15,7 +15,7 @@ import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
 import { unpatchedPackages } from './execution/patches.ts'
 import { createAdmission } from './production/admission.ts'
 import { suggestedFees } from './production/fees.ts'
-import { createClock } from './production/clock.ts'
+import { MAX_TIMESTAMP, createClock } from './production/clock.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
@@ -146,7 +146,10 @@ export type Chain = {
   sendRawTransaction(raw: Uint8Array, impersonating?: Hex): Promise<Hex>
   /** Executes what the pool holds and publishes one flashblock. */
   preconfirm(): Promise<PendingBlock>
-  /** Pre-confirms what is pending, then seals the block. */
+  /**
+   * Pre-confirms what is pending, then seals the block; with a timestamp, at that timestamp, which must be after the
+   * latest block's and not past MAX_TIMESTAMP (-32602).
+   */
   mine(options?: { timestamp?: bigint }): Promise<Block>
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
@@ -305,10 +308,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     get mining() {
       return miningMode()
     },
-    increaseTime: (seconds) => clock.increase(seconds),
+    increaseTime(seconds) {
+      const now = BigInt(Math.floor(clock.now() / 1000))
+      if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
+      return clock.increase(seconds)
+    },
     setNextBlockTimestamp(timestamp) {
-      const latest = blocks.head().block.header.timestamp
-      if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+      checkTimestamp(timestamp)
       clock.next = timestamp
     },
     async setAutomine(enabled) {
@@ -396,7 +402,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       return hash
     },
     preconfirm: async () => pendingBlockOf(await producer.preconfirm()),
-    mine: async (mineOptions) => sealedBlockOf(await producer.seal(mineOptions)),
+    async mine(mineOptions = {}) {
+      if (mineOptions.timestamp !== undefined) checkTimestamp(mineOptions.timestamp)
+      return sealedBlockOf(await producer.seal(mineOptions))
+    },
     waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
     get executionRuns() {
       return calls.runs
@@ -406,6 +415,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       await calls.close()
       if (ownsDatabase) database.close()
     },
+  }
+
+  /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
+  function checkTimestamp(timestamp: bigint) {
+    const latest = blocks.head().block.header.timestamp
+    if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+    if (timestamp > MAX_TIMESTAMP) throw new InvalidParamsError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
   }
 
   function locate(hash: Hex, snapshot: PendingSnapshot): TransactionLocation | undefined {

@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto'
+
 import { AtomicReadyWalletRejectedUpgradeError, UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { createApprovals } from './approvals.ts'
@@ -167,7 +169,12 @@ export function createWalletCore(options: WalletOptions): WalletCore {
   /** On a non-loopback bind, nothing of the wallet answers without the token (docs/wallet.md, "Who may use it"). */
   function tokenAccepted(caller: Caller): boolean {
     if (options.loopback) return true
-    return options.walletToken !== undefined && caller.authorization === `Bearer ${options.walletToken}`
+    const given = caller.authorization?.match(/^bearer[ \t]+(\S+)[ \t]*$/i)?.[1]
+    if (options.walletToken === undefined || given === undefined) return false
+    // The scheme is case-insensitive (RFC 9110); the token is compared in constant time.
+    const expected = Buffer.from(options.walletToken)
+    const actual = Buffer.from(given)
+    return expected.length === actual.length && timingSafeEqual(expected, actual)
   }
 
   const isOwner = (caller: Caller) => caller.origin === undefined && tokenAccepted(caller)

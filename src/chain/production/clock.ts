@@ -3,6 +3,12 @@
  * (evm_setNextBlockTimestamp). Once a block takes a timestamp it was given, the clock goes on from that timestamp, as
  * anvil's and Hardhat's do, so the blocks after it do not fall back to wall time plus one second each.
  */
+/**
+ * The latest timestamp a block may take, s: the clock counts milliseconds in a double, exact up to 2^53 (the year
+ * 287,396). Past it, ethereumjs's fork lookup compares timestamps as doubles too, and fails for good.
+ */
+export const MAX_TIMESTAMP = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000))
+
 export type ChainClock = {
   /** Milliseconds, as Date.now() counts them. */
   now(): number

@@ -1,3 +1,5 @@
+import { MAX_TIMESTAMP } from './clock.ts'
+
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv } from '../types.ts'
 
@@ -36,7 +38,12 @@ export function createBlockPlan(): BlockPlan {
       if (plan.nextPrevRandao !== undefined) env.prevRandao = plan.nextPrevRandao
       return env
     },
-    timestampAfter: (parent) => (plan.timestampInterval === undefined ? undefined : parent + plan.timestampInterval),
+    timestampAfter(parent) {
+      if (plan.timestampInterval === undefined) return undefined
+      const next = parent + plan.timestampInterval
+      // Past the last timestamp a block may take, blocks go back to the clock rather than stop.
+      return next > MAX_TIMESTAMP ? undefined : next
+    },
     used() {
       plan.nextBaseFee = undefined
       plan.nextPrevRandao = undefined

@@ -1,12 +1,15 @@
 import { z } from 'zod'
 
+import { MAX_TIMESTAMP } from '../../chain/production/clock.ts'
 import { defineMethod } from '../method.ts'
 import { quantityOrNumber } from '../schemas.ts'
 import { anvilMethod } from './control.ts'
 
 import type { MethodContext } from '../method.ts'
 
-const params = z.tuple([quantityOrNumber.refine((seconds) => seconds > 0n, 'the interval must be at least 1 second')])
+const params = z.tuple([
+  quantityOrNumber.refine((seconds) => seconds > 0n && seconds <= MAX_TIMESTAMP, `the interval must be from 1 to ${MAX_TIMESTAMP} seconds`),
+])
 
 /** Each block from the next on is stamped `seconds` after the one before, whatever the clock says. */
 function setInterval(seconds: bigint, { chain }: MethodContext) {
@@ -19,7 +22,9 @@ export const anvilSetBlockTimestampInterval = anvilMethod('anvil_setBlockTimesta
   setInterval(seconds, context),
 )
 
-const millisecondParams = z.tuple([quantityOrNumber.refine((ms) => ms >= 1000n && ms % 1000n === 0n, 'the interval must be whole seconds, in ms')])
+const millisecondParams = z.tuple([
+  quantityOrNumber.refine((ms) => ms >= 1000n && ms % 1000n === 0n && ms / 1000n <= MAX_TIMESTAMP, 'the interval must be whole seconds, in ms'),
+])
 
 /** Hardhat has no such method; viem's test client calls it in its Hardhat mode, in milliseconds. */
 export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTimestampInterval', millisecondParams, ([ms], context) =>

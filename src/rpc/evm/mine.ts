@@ -3,11 +3,15 @@ import { z } from 'zod'
 import { defineMethod } from '../method.ts'
 import { quantityOrNumber } from '../schemas.ts'
 
-/** Pre-confirms what is pending, then seals the block (optionally at a given timestamp), as anvil's evm_mine. */
+/**
+ * Pre-confirms what is pending, then seals the block (optionally at a given timestamp, after the latest block's), as
+ * anvil's evm_mine. For the node's owner.
+ */
 export const mine = defineMethod({
   name: 'evm_mine',
   params: z.tuple([quantityOrNumber.optional()]),
-  handler: async ([timestamp], { chain }): Promise<'0x0'> => {
+  handler: async ([timestamp], { chain, wallet, request }): Promise<'0x0'> => {
+    wallet.requireOwner(request)
     await chain.mine({ timestamp })
     return '0x0'
   },

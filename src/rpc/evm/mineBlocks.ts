@@ -1,5 +1,7 @@
 import { z } from 'zod'
 
+import { MAX_TIMESTAMP } from '../../chain/production/clock.ts'
+import { InvalidParamsError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
 import { quantity } from '../schemas.ts'
 
@@ -19,6 +21,10 @@ const params = z.tuple([
  */
 async function mineBlocks([count = 1n, interval = 0n]: z.output<typeof params>, { chain, wallet, request }: MethodContext): Promise<void> {
   wallet.requireOwner(request)
+  const last = chain.head().header.timestamp + interval * count
+  if (interval > 0n && last > MAX_TIMESTAMP) {
+    throw new InvalidParamsError(`the last block would be stamped ${last}, past ${MAX_TIMESTAMP}, the latest a block may take`)
+  }
   let timestamp: bigint | undefined
   for (let mined = 0n; mined < count; mined++) {
     const block = await chain.mine({ timestamp })

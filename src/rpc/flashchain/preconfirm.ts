@@ -7,11 +7,12 @@ import type { Hex } from '../../hex.ts'
 
 export type PreconfirmResult = { blockNumber: Hex; flashblockIndex: number; transactions: Hex[] }
 
-/** Publishes one flashblock now: executes the pool's executable transactions on the pending block. */
+/** Publishes one flashblock now: executes the pool's executable transactions on the pending block. For the owner. */
 export const preconfirm = defineMethod({
   name: 'flashchain_preconfirm',
   params: z.tuple([]),
-  handler: async (_params, { chain }): Promise<PreconfirmResult> => {
+  handler: async (_params, { chain, wallet, request }): Promise<PreconfirmResult> => {
+    wallet.requireOwner(request)
     const pending = await chain.preconfirm()
     return {
       blockNumber: toQuantity(pending.env.number),
