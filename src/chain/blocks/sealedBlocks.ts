@@ -17,6 +17,8 @@ export const WHOLE_TRANSACTIONS = 4096
  */
 export const READ_BACK_TRANSACTIONS = 1024
 
+const NO_TRANSACTIONS: Hex[] = []
+
 /** What eth_getLogs needs of a sealed block: less than the whole block, and cheaper to read back. */
 export type BlockLogs = {
   number: bigint
@@ -112,6 +114,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   const numbers = new Map<Hex, number>()
   /** Every sealed transaction's block and position, by hash. */
   const transactions = new Map<Hex, { number: bigint; index: number }>()
+  /** The hashes of each block's transactions, by block, for truncate to find without a scan. */
+  const hashesOf: Hex[][] = []
   /** The newest blocks, in the order they were sealed. */
   const newest = createHeld(wholeTransactions)
   /** Older blocks read back, least recently used first. */
@@ -151,9 +155,14 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       // A copy: the header's bloom may be a view into the whole block's encoding.
       blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
       numbers.set(sealed.hash, at)
+      const blockTransactions: Hex[] = []
       for (const [index, tx] of sealed.block.transactions.entries()) {
-        transactions.set(bytesToHex(tx.hash()) as Hex, { number: sealed.number, index })
+        const hash = bytesToHex(tx.hash()) as Hex
+        transactions.set(hash, { number: sealed.number, index })
+        blockTransactions.push(hash)
       }
+      // Empty blocks (most of a test chain's) share one list.
+      hashesOf.push(blockTransactions.length === 0 ? NO_TRANSACTIONS : blockTransactions)
       head = sealed
       newest.add(at, sealed, sealed)
     },
@@ -191,7 +200,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       for (const hash of hashes.splice(keep)) numbers.delete(hash)
       hashBytes.length = keep
       blooms.length = keep
-      for (const [hash, location] of transactions) if (location.number > number) transactions.delete(hash)
+      for (const forgotten of hashesOf.splice(keep)) for (const hash of forgotten) transactions.delete(hash)
       newest.dropAfter(keep - 1)
       readBack.dropAfter(keep - 1)
       head = byNumber(number)!

@@ -50,6 +50,19 @@ export type HistorySnapshot = {
   accounts: Map<Hex, Versions<AccountRecord | null>>
   storage: Map<Hex, AccountStorage>
   codes: Map<Hex, Uint8Array>
+  journal: Written[]
+}
+
+/** The keys one commit or edit wrote, in the journal a rewind walks back instead of every key of the state. */
+type Written = { block: number; accounts: Hex[]; slots: [Hex, Hex][]; clears: Hex[] }
+
+function writtenBy(block: number, diff: StateDiff): Written {
+  const written: Written = { block, accounts: [...diff.accounts.keys()], slots: [], clears: [] }
+  for (const [address, storage] of diff.storage) {
+    if (storage.cleared) written.clears.push(address)
+    for (const slot of storage.slots.keys()) written.slots.push([address, slot])
+  }
+  return written
 }
 
 /**
@@ -115,6 +128,8 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
   const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
   const storage = from?.storage ?? new Map<Hex, AccountStorage>()
   const codes = from?.codes ?? new Map<Hex, Uint8Array>()
+  /** Oldest first, block numbers never decreasing (edits are of the head). */
+  const journal = from?.journal ?? []
 
   function readStorage(address: Hex, slot: Hex, block: number): Uint8Array {
     const account = storage.get(address)
@@ -147,6 +162,7 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
 
     commit(number, diff) {
       const block = Number(number)
+      journal.push(writtenBy(block, diff))
       for (const [hash, code] of diff.code) codes.set(hash, code)
       for (const [address, account] of diff.accounts) {
         accounts.set(address, record(accounts.get(address), block, account))
@@ -163,6 +179,7 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
 
     edit(number, diff) {
       const block = Number(number)
+      journal.push(writtenBy(block, diff))
       const undo: EditUndo = { accounts: [], slots: [] }
       for (const [hash, code] of diff.code) codes.set(hash, code)
       for (const [address, account] of diff.accounts) {
@@ -206,22 +223,32 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
 
     rewind(number, touched) {
       const block = Number(number)
-      for (const [address, versions] of accounts) {
-        if (versions.blocks.at(-1)! <= block) continue
-        touched?.accounts.add(address)
-        if (dropAfter(versions, block)) accounts.delete(address)
-      }
-      for (const [address, account] of storage) {
-        if (account.clears.length > 0 && account.clears.at(-1)! > block) {
+      // Only the keys the later blocks wrote can have versions to forget.
+      while (journal.length > 0 && journal.at(-1)!.block > block) {
+        const written = journal.pop()!
+        for (const address of written.accounts) {
+          const versions = accounts.get(address)
+          if (versions === undefined || versions.blocks.at(-1)! <= block) continue
+          touched?.accounts.add(address)
+          if (dropAfter(versions, block)) accounts.delete(address)
+        }
+        for (const [address, slot] of written.slots) {
+          const account = storage.get(address)
+          const versions = account?.slots.get(slot)
+          if (versions === undefined || versions.blocks.at(-1)! <= block) continue
+          touchSlot(touched, address, slot)
+          if (dropAfter(versions, block)) account!.slots.delete(slot)
+        }
+        for (const address of written.clears) {
+          const account = storage.get(address)
+          if (account === undefined || account.clears.length === 0 || account.clears.at(-1)! <= block) continue
           touched?.cleared.add(address)
           while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
         }
-        for (const [slot, versions] of account.slots) {
-          if (versions.blocks.at(-1)! <= block) continue
-          touchSlot(touched, address, slot)
-          if (dropAfter(versions, block)) account.slots.delete(slot)
+        for (const address of new Set([...written.clears, ...written.slots.map(([address]) => address)])) {
+          const account = storage.get(address)
+          if (account !== undefined && account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
         }
-        if (account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
       }
     },
 
@@ -251,7 +278,7 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
       return diff
     },
 
-    snapshot: () => ({ accounts, storage, codes }),
+    snapshot: () => ({ accounts, storage, codes, journal }),
 
     *entries() {
       const head = Number.MAX_SAFE_INTEGER
