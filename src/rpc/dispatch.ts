@@ -59,6 +59,9 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     const method = methods.get(name)
     if (method === undefined) return isNotification ? undefined : failure(replyId, new MethodNotFoundError(name))
 
+    const unfit = unfitParams(params)
+    if (unfit !== undefined) return isNotification ? undefined : failure(replyId, unfit)
+
     try {
       const parsed = method.params.safeParse(params)
       if (!parsed.success) {
@@ -112,6 +115,35 @@ export function toInvalidParamsError(issue: z.core.$ZodIssue, params: unknown): 
   }
   // Named params (an object), e.g. wallet_watchAsset: there is no argument index to give.
   return new InvalidParamsError(`invalid params: ${formatPath(issue.path)}: ${issue.message}`)
+}
+
+/** Params nested deeper than this are refused: no method takes anything close, and deep values overflow the stack. */
+export const MAX_PARAMS_DEPTH = 64
+
+/**
+ * What no schema should have to see: nesting deeper than MAX_PARAMS_DEPTH, and a `__proto__` key, which JSON.parse
+ * makes an own key but which schemas of records and objects silently drop, where any other unknown key is refused.
+ * Walked without recursion, so that no nesting can overflow the stack here.
+ */
+function unfitParams(params: object): InvalidParamsError | undefined {
+  const pending: { value: object; path: PropertyKey[] }[] = [{ value: params, path: [] }]
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!
+    if (path.length > MAX_PARAMS_DEPTH) return new InvalidParamsError(`${describe(path)}nested more than ${MAX_PARAMS_DEPTH} levels deep`)
+    if (Object.hasOwn(value, '__proto__')) return new InvalidParamsError(`${describe(path)}unrecognized key: "__proto__"`)
+    for (const key of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[key]
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] })
+    }
+  }
+  return undefined
+}
+
+/** `invalid argument N: path: ` for a place in the params, as toInvalidParamsError names one. */
+function describe(path: readonly PropertyKey[]): string {
+  const [head, ...rest] = path
+  if (typeof head !== 'number') return path.length === 0 ? 'invalid params: ' : `invalid params: ${formatPath(path)}: `
+  return `invalid argument ${head}: ${rest.length === 0 ? '' : `${formatPath(rest)}: `}`
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -95,7 +95,8 @@ const authorization = z.object({
   chainId: quantity,
   address,
   nonce: uint64,
-  yParity: quantity.transform(Number),
+  // geth reads it into a uint8.
+  yParity: quantity.refine((value) => value <= 0xffn, 'hex number > 8 bits').transform(Number),
   r: quantity,
   s: quantity,
 })
@@ -113,8 +114,14 @@ export const callRequest = z
     value: quantity.optional(),
     data: data.optional(),
     input: data.optional(),
-    nonce: uint64.optional(),
-    type: quantity.transform(Number).optional(),
+    // 2^64 - 1 is no nonce a transaction may have (EIP-2681).
+    nonce: uint64.refine((nonce) => nonce < 2n ** 64n - 1n, 'nonce must be below 2^64 - 1 (EIP-2681)').optional(),
+    type: quantity
+      .refine((type) => type <= 4n, {
+        error: (issue) => `transaction type 0x${(issue.input as bigint).toString(16)} is not supported: want 0x0 to 0x4`,
+      })
+      .transform(Number)
+      .optional(),
     chainId: quantity.optional(),
     accessList: accessList.optional(),
     authorizationList: z.array(authorization).optional(),
@@ -129,6 +136,13 @@ export const callRequest = z
     }
     if (value.maxFeePerGas !== undefined && value.maxPriorityFeePerGas !== undefined && value.maxPriorityFeePerGas > value.maxFeePerGas) {
       context.addIssue({ code: 'custom', message: `maxFeePerGas (${value.maxFeePerGas}) < maxPriorityFeePerGas (${value.maxPriorityFeePerGas})` })
+    }
+    // geth's words (core.ErrEmptyAuthList, ErrMissingBlobHashes) for a set-code or blob transaction without its list.
+    if (value.authorizationList?.length === 0 || (value.type === 4 && value.authorizationList === undefined)) {
+      context.addIssue({ code: 'custom', path: ['authorizationList'], message: 'EIP-7702 transaction with empty auth list' })
+    }
+    if (value.blobVersionedHashes?.length === 0 || (value.type === 3 && value.blobVersionedHashes === undefined)) {
+      context.addIssue({ code: 'custom', path: ['blobVersionedHashes'], message: 'blob transaction missing blob hashes' })
     }
   })
   .transform(({ input, data: callData, chainId: _chainId, ...rest }): CallRequest => ({ ...rest, data: input ?? callData }))

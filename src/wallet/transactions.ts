@@ -1,3 +1,4 @@
+import { InvalidParamsError } from '../errors.ts'
 import { hexToBytes } from '../hex.ts'
 
 import type { CallRequest } from '../chain/execution/executor.ts'
@@ -16,6 +17,8 @@ export async function sendTransaction(core: WalletCore, caller: Caller, request:
   const account = await core.signer(request.from)
   return core.serially(async () => {
     const nonce = request.nonce ?? chain.nextNonce(request.from)
+    // The signer counts nonces in doubles; no account gets near 2^53 transactions.
+    if (nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidParamsError(`invalid argument 0: nonce ${nonce} is beyond what this wallet signs`)
     const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
     const suggested = chain.suggestedFees()
     const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas

@@ -3,6 +3,7 @@ import { createTx } from '@ethereumjs/tx'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { Address, createZeroAddress, hexToBytes } from '@ethereumjs/util'
 
+import { InvalidParamsError } from '../../errors.ts'
 import { attachGasProbe } from './gasProbe.ts'
 import { canSimulate, simulateCall } from './simulate.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
@@ -91,6 +92,16 @@ export function isPriced(request: CallRequest): boolean {
 }
 
 export function createCallTransaction(request: CallRequest, gasLimit: bigint, common: Common): TypedTransaction {
+  try {
+    return callTransaction(request, gasLimit, common)
+  } catch (error) {
+    // Fields that cannot make a transaction of this fork (too many blobs, an authorization ethereumjs refuses …).
+    const message = error instanceof Error ? error.message : String(error)
+    throw new InvalidParamsError(`invalid argument 0: ${message.replace(/ \(tx type=.*$/s, '')}`)
+  }
+}
+
+function callTransaction(request: CallRequest, gasLimit: bigint, common: Common): TypedTransaction {
   const type =
     request.type ??
     (request.authorizationList !== undefined
