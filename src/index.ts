@@ -19,8 +19,10 @@ export type FlashchainOptions = ChainOptions & {
   port?: number
   /** Longest batch a request may hold. */
   maxBatchLength?: number
-  /** Largest request body, in bytes. */
+  /** Largest request body or WebSocket message, in bytes. */
   maxBodyBytes?: number
+  /** Most connections open at once, HTTP and WebSocket together (default 1000). */
+  maxConnections?: number
   /** The wallet's approval policy for every prompt (default approve). */
   approval?: ApprovalDecision
   /** ms a manual approval waits before it counts as rejected (default 300000). */
@@ -39,7 +41,7 @@ export function isLoopback(host: string): boolean {
 }
 
 export type Flashchain = {
-  /** `http://HOST:PORT` of the JSON-RPC endpoint. */
+  /** `http://HOST:PORT` of the JSON-RPC endpoint; the same with `ws://` serves WebSocket. */
   url: string
   /**
    * Calls a method in process, as an EIP-1193 provider would; failures reject with the RpcError. A method of the
@@ -97,6 +99,8 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     port: options.port ?? 8545,
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
+    maxConnections: options.maxConnections,
+    log: options.log,
   })
   let id = 0
   return {

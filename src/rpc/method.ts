@@ -2,13 +2,19 @@ import type { z } from 'zod'
 
 import type { Chain } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
+import type { Session } from './session.ts'
 
-/** What the transport knows about one HTTP request; wallet authorization decides on it. */
+/**
+ * What the transport knows about one request; wallet authorization decides on it. Over WebSocket, the headers are
+ * those of the upgrade request, so the same rules apply as over HTTP.
+ */
 export type RequestContext = {
   /** The HTTP `Origin` header, when a browser sent the request. */
   origin: string | undefined
   /** The HTTP `Authorization` header. */
   authorization: string | undefined
+  /** The connection's subscriptions, when it can carry notifications (WebSocket); undefined over HTTP. */
+  session?: Session | undefined
 }
 
 export type MethodContext = {
