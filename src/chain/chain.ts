@@ -3,10 +3,11 @@ import { bytesToHex } from '@ethereumjs/util'
 
 import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
-import { findLogs } from './blocks/logs.ts'
+import { findLogs, logsOf } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
+import { createChainEvents } from './events.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
@@ -29,8 +30,9 @@ import { openDatabase } from './storage/database.ts'
 import { loadChain } from './storage/load.ts'
 
 import type { Hex } from '../hex.ts'
+import type { ChainListener } from './events.ts'
 import type { ResolvedBlock } from './blocks/tags.ts'
-import type { PendingSnapshot } from './blocks/types.ts'
+import type { PendingSnapshot, SealedBlock } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SuggestedFees } from './production/fees.ts'
@@ -104,6 +106,11 @@ export type Chain = {
   mine(options?: { timestamp?: bigint }): Promise<Block>
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
+  /**
+   * Listens to what happens: transactions entering the pool, flashblocks, sealed blocks (see ChainEvent). Events
+   * arrive in order, on a later turn than the change they announce. Returns what stops listening.
+   */
+  subscribe(listener: ChainListener): () => void
   /** EVM runs made by calls and estimates so far (a debug figure). */
   readonly executionRuns: number
   close(): Promise<void>
@@ -143,6 +150,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const blockHashes = (number: bigint) => blocks.hash(number)
   let finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
 
+  const events = createChainEvents(log)
   const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
@@ -174,6 +182,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         diff,
       )
       blocks.add(sealed)
+      events.announce(() => ({ type: 'sealed', block: sealedBlockOf(sealed), logs: logsOf(sealedLogsSource(sealed)) }))
+    },
+    published(snapshot, first) {
+      events.announce(() => ({ type: 'flashblock', block: pendingBlockOf(snapshot), first, logs: logsOf(pendingLogsSource(snapshot), first) }))
     },
     dropTransaction(entry: PoolTransaction, reason: string) {
       pool.remove(entry.hash)
@@ -296,12 +308,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     txGasCap: () => forks.txGasCap(pendingEnv()),
     async sendRawTransaction(raw) {
       const hash = admission.admit(admission.decode(raw), raw)
+      const entry = pool.get(hash)
+      if (entry !== undefined) events.announce(() => ({ type: 'poolTransaction', transaction: transactionOf(entry.tx, entry.sender) }))
       if (automine) await sealWith(hash)
       return hash
     },
     preconfirm: async () => pendingBlockOf(await producer.preconfirm()),
     mine: async (mineOptions) => sealedBlockOf(await producer.seal(mineOptions)),
     waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
+    subscribe: (listener) => events.subscribe(listener),
     get executionRuns() {
       return calls.runs
     },
@@ -340,6 +355,29 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
     const queued = pool.get(key)
     return queued === undefined ? undefined : { kind: 'pool', transaction: transactionOf(queued.tx, queued.sender) }
+  }
+}
+
+/** A sealed block's logs with their positions, for its announcement. */
+function sealedLogsSource(sealed: SealedBlock) {
+  const { block } = sealed
+  return {
+    number: sealed.number,
+    hash: sealed.hash,
+    timestamp: block.header.timestamp,
+    receipts: sealed.receipts,
+    transactionHash: (index: number) => bytesToHex(block.transactions[index]!.hash()) as Hex,
+  }
+}
+
+/** The pending block's logs, whose block has no hash yet. */
+function pendingLogsSource(pending: PendingSnapshot) {
+  return {
+    number: pending.env.number,
+    hash: null,
+    timestamp: pending.env.timestamp,
+    receipts: pending.receipts,
+    transactionHash: (index: number) => bytesToHex(pending.transactions[index]!.hash()) as Hex,
   }
 }
 

@@ -170,3 +170,18 @@ export type PoolContent = { pending: Transaction[]; queued: Transaction[] }
 
 /** What a transaction to be sent after others will need: its gas, and whether it is known to revert. */
 export type SequencePlan = { gas: bigint; reverts: boolean }
+
+/**
+ * What the chain announces as it happens, for subscriptions and filters. Announced in order, after the writer's
+ * step is done, so a listener never holds up block production.
+ */
+export type ChainEvent =
+  /** A transaction entered the pool. */
+  | { type: 'poolTransaction'; transaction: Transaction }
+  /**
+   * A flashblock was published: the pending block as of it, and which of its transactions are new (from `first`
+   * on), with their logs.
+   */
+  | { type: 'flashblock'; block: PendingBlock; first: number; logs: FoundLog[] }
+  /** A block was sealed, with its logs in order. */
+  | { type: 'sealed'; block: Block; logs: FoundLog[] }

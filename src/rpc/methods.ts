@@ -20,7 +20,9 @@ import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.ts'
 import { sendRawTransaction } from './eth/sendRawTransaction.ts'
 import { sendRawTransactionSync } from './eth/sendRawTransactionSync.ts'
 import { sendTransaction } from './eth/sendTransaction.ts'
+import { subscribe } from './eth/subscribe.ts'
 import { syncing } from './eth/syncing.ts'
+import { unsubscribe } from './eth/unsubscribe.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
 import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
 import { increaseTime } from './evm/increaseTime.ts'
@@ -77,6 +79,8 @@ export const methods = [
   sendRawTransactionSync,
   sendTransaction,
   syncing,
+  subscribe,
+  unsubscribe,
   mine,
   increaseTime,
   setNextBlockTimestamp,

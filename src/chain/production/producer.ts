@@ -47,6 +47,8 @@ export type ProducerHost = {
   commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
   /** A pool transaction was found invalid when its turn came. */
   dropTransaction: (entry: PoolTransaction, reason: string) => void
+  /** A flashblock was published; its transactions from `first` on are new. */
+  published: (pending: PendingSnapshot, first: number) => void
   log: (line: string) => void
 }
 
@@ -62,6 +64,8 @@ type Building = {
   receipts: Receipt[]
   segments: StateDiff[]
   flashblockIndex: number
+  /** How many transactions the flashblocks published so far hold. */
+  announced: number
 }
 
 /**
@@ -196,6 +200,7 @@ export function createProducer(host: ProducerHost): Producer {
       receipts: [],
       segments: [],
       flashblockIndex: -1,
+      announced: 0,
     }
     publish(building)
     return building
@@ -213,7 +218,10 @@ export function createProducer(host: ProducerHost): Producer {
       receipts: block.receipts.slice(),
       state: stateManager.base,
     }
-    for (const tx of block.transactions) {
+    const first = block.announced
+    block.announced = block.transactions.length
+    host.published(published, first)
+    for (const tx of block.transactions.slice(first)) {
       const hash = bytesToHex(tx.hash()) as Hex
       const resolvers = waiters.get(hash)
       if (resolvers === undefined) continue

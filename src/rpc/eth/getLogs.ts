@@ -3,33 +3,17 @@ import { z } from 'zod'
 import { InvalidParamsError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatLog } from '../format.ts'
-import { address, block, hash } from '../schemas.ts'
+import { logFilter } from '../schemas.ts'
 
-import type { Hex } from '../../hex.ts'
 import type { LogJSON } from '../format.ts'
 
 /** geth's default cap on the blocks one eth_getLogs may scan. */
 const MAX_BLOCK_RANGE = 10_000n
 
-// A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
-const topic = z.union([
-  hash,
-  z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))),
-  z.null(),
-])
-
-const filter = z.object({
-  fromBlock: block.optional(),
-  toBlock: block.optional(),
-  blockHash: hash.optional(),
-  address: z.union([address, z.array(address)]).optional(),
-  topics: z.array(topic).max(4).optional(),
-})
-
 /** `(filter)`: the logs of a block range or of one block by hash, as geth filters them. */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
-  params: z.tuple([filter]),
+  params: z.tuple([logFilter]),
   handler: ([query], { chain }): LogJSON[] => {
     let fromBlock: bigint
     let toBlock: bigint
