@@ -2,6 +2,7 @@ import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
+import { createFilters } from './rpc/filters.ts'
 import { methods } from './rpc/methods.ts'
 
 import type { RpcSchema } from './rpc/methods.ts'
@@ -88,9 +89,10 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
   if (!isLoopback(host) && options.walletToken === undefined) {
     options.log?.(`warning: bound to ${host} without --wallet-token: wallet and admin methods will refuse every caller`)
   }
+  const filters = createFilters(chain)
   const dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, request }),
+    context: (request) => ({ chain, wallet, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
@@ -119,6 +121,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     },
     async close() {
       wallet.close()
+      filters.close()
       await server.close()
       await chain.close()
       database.close()

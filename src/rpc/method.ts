@@ -2,6 +2,7 @@ import type { z } from 'zod'
 
 import type { Chain } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
+import type { Filters } from './filters.ts'
 import type { Session } from './session.ts'
 
 /**
@@ -20,6 +21,8 @@ export type RequestContext = {
 export type MethodContext = {
   chain: Chain
   wallet: Wallet
+  /** The polled filters, shared by every connection (eth_newFilter and its kin). */
+  filters: Filters
   /** Who sent the request; the wallet decides what it may do. */
   request: RequestContext
 }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { Contract, WebSocketProvider } from 'ethers'
+import { Contract, JsonRpcProvider, WebSocketProvider } from 'ethers'
 import { createPublicClient, createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
@@ -28,7 +28,10 @@ beforeAll(async () => {
   flashchain = await createFlashchain({ host: '127.0.0.1', port: 0, blockTime: 300, flashblockInterval: 100 })
   const client = createPublicClient({ chain: flashchainChain(flashchain.url), transport: http(flashchain.url), pollingInterval: 50 })
   const hash = await walletClient(0).deployContract({ abi: Store.abi, bytecode: Store.bytecode, args: [1n] })
-  store = (await client.waitForTransactionReceipt({ hash })).contractAddress!
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  store = receipt.contractAddress!
+  // The receipt comes at pre-confirmation: wait for the seal, so its log is not among the events listened to.
+  while ((await client.getBlockNumber({ cacheTime: 0 })) < receipt.blockNumber) await new Promise((resolve) => setTimeout(resolve, 20))
 })
 
 afterAll(async () => {
@@ -68,6 +71,26 @@ describe('ethers v6 contract.on', () => {
       expect(seen.every((event) => event.blockNumber > 0)).toBe(true)
     } finally {
       await provider.destroy()
+    }
+  })
+
+  it('JsonRpcProvider: each event once, decoded, through eth_newFilter and eth_getFilterChanges', async () => {
+    const provider = new JsonRpcProvider(flashchain.url, 31337, { staticNetwork: true })
+    provider.pollingInterval = 50
+    const methods: string[] = []
+    provider.on('debug', (info: { action: string; payload?: { method: string } | { method: string }[] }) => {
+      if (info.action !== 'sendRpcPayload' || info.payload === undefined) return
+      for (const request of [info.payload].flat()) methods.push(request.method)
+    })
+    try {
+      const { seen, sent } = await listen(provider, 2, [9n, 10n])
+      expect(seen.map((event) => event.value)).toEqual([9n, 10n])
+      expect(seen.map((event) => event.transactionHash)).toEqual(sent)
+      expect(methods).toContain('eth_newFilter')
+      expect(methods).toContain('eth_getFilterChanges')
+      expect(methods).not.toContain('eth_getLogs')
+    } finally {
+      provider.destroy()
     }
   })
 })
