@@ -6,6 +6,7 @@ import { createFilters } from './rpc/filters.ts'
 import { methods } from './rpc/methods.ts'
 
 import type { RpcSchema } from './rpc/methods.ts'
+import { createFlashblocksStream } from './server/flashblocksStream.ts'
 import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
@@ -102,6 +103,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
     maxConnections: options.maxConnections,
+    websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
     log: options.log,
   })
   let id = 0

@@ -40,7 +40,18 @@ import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
-import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
+import type {
+  Block,
+  BlockSpecifier,
+  FeeHistory,
+  Flashblock,
+  FoundLog,
+  LogFilter,
+  PendingBlock,
+  PoolContent,
+  SequencePlan,
+  TransactionLocation,
+} from './types.ts'
 
 /**
  * The chain: its blocks and state as plain data, calls and estimates on any block, and the single writer that
@@ -111,6 +122,11 @@ export type Chain = {
    * arrive in order, on a later turn than the change they announce. Returns what stops listening.
    */
   subscribe(listener: ChainListener): () => void
+  /**
+   * Listens to flashblocks as the flashblocks stream carries them: what each adds, and the block's roots and hash as
+   * if sealed after it. Previewing them costs the writer work, done only while someone listens here.
+   */
+  subscribeFlashblocks(listener: (flashblock: Flashblock) => void): () => void
   /** EVM runs made by calls and estimates so far (a debug figure). */
   readonly executionRuns: number
   close(): Promise<void>
@@ -151,6 +167,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   let finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
 
   const events = createChainEvents(log)
+  const flashblocks = createChainEvents<Flashblock>(log, () => 'flashblocks stream')
   const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
@@ -184,6 +201,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       blocks.add(sealed)
       events.announce(() => ({ type: 'sealed', block: sealedBlockOf(sealed), logs: logsOf(sealedLogsSource(sealed)) }))
     },
+    streaming: () => flashblocks.listening,
+    flashblock: (flashblock) => flashblocks.announce(() => flashblock),
     published(snapshot, first) {
       events.announce(() => ({ type: 'flashblock', block: pendingBlockOf(snapshot), first, logs: logsOf(pendingLogsSource(snapshot), first) }))
     },
@@ -317,6 +336,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     mine: async (mineOptions) => sealedBlockOf(await producer.seal(mineOptions)),
     waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
     subscribe: (listener) => events.subscribe(listener),
+    subscribeFlashblocks: (listener) => flashblocks.subscribe(listener),
     get executionRuns() {
       return calls.runs
     },

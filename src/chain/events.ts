@@ -7,15 +7,18 @@ export type ChainListener = (event: ChainEvent) => void
  * someone listens; listeners are called on a later turn of the event loop, in order, so none of their work happens
  * inside a flashblock or a seal. A listener that throws is logged and kept.
  */
-export type ChainEvents = {
+export type ChainEvents<Event = ChainEvent> = {
   /** Starts listening; returns what stops it. */
-  subscribe(listener: ChainListener): () => void
-  announce(build: () => ChainEvent): void
+  subscribe(listener: (event: Event) => void): () => void
+  announce(build: () => Event): void
+  /** Whether anyone listens: work done only for listeners can be skipped otherwise. */
+  readonly listening: boolean
 }
 
-export function createChainEvents(log: (line: string) => void): ChainEvents {
-  const listeners = new Set<ChainListener>()
-  let queue: ChainEvent[] = []
+export function createChainEvents<Event = ChainEvent>(log: (line: string) => void, name?: (event: Event) => string): ChainEvents<Event> {
+  const listeners = new Set<(event: Event) => void>()
+  let queue: Event[] = []
+  const nameOf = name ?? ((event: Event) => (event as ChainEvent).type)
 
   function deliver() {
     const events = queue
@@ -25,7 +28,7 @@ export function createChainEvents(log: (line: string) => void): ChainEvents {
         try {
           listener(event)
         } catch (error) {
-          log(`a ${event.type} listener failed: ${error instanceof Error ? error.stack : error}`)
+          log(`a ${nameOf(event)} listener failed: ${error instanceof Error ? error.stack : error}`)
         }
       }
     }
@@ -34,7 +37,7 @@ export function createChainEvents(log: (line: string) => void): ChainEvents {
   return {
     subscribe(listener) {
       // A wrapper per subscription, so the same function subscribed twice is two listeners.
-      const entry: ChainListener = (event) => listener(event)
+      const entry = (event: Event) => listener(event)
       listeners.add(entry)
       return () => listeners.delete(entry)
     },
@@ -42,6 +45,9 @@ export function createChainEvents(log: (line: string) => void): ChainEvents {
       if (listeners.size === 0) return
       queue.push(build())
       if (queue.length === 1) setImmediate(deliver)
+    },
+    get listening() {
+      return listeners.size > 0
     },
   }
 }

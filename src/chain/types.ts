@@ -185,3 +185,26 @@ export type ChainEvent =
   | { type: 'flashblock'; block: PendingBlock; first: number; logs: FoundLog[] }
   /** A block was sealed, with its logs in order. */
   | { type: 'sealed'; block: Block; logs: FoundLog[] }
+
+/**
+ * One flashblock as the flashblocks stream carries it: what is new in it, and the block as if it were sealed right
+ * after it. The last flashblock of a block carries exactly the sealed block's roots and hash.
+ */
+export type Flashblock = {
+  number: bigint
+  index: number
+  /** The block's environment (the stream sends it with index 0). */
+  env: BlockEnv
+  extraData: Hex
+  /** The transactions new in this flashblock: raw EIP-2718 bytes, hash, type and receipt. */
+  transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt }[]
+  /** Every account this flashblock wrote, with its balance after it. */
+  balances: [Hex, bigint][]
+  stateRoot: Hex
+  receiptsRoot: Hex
+  logsBloom: Hex
+  gasUsed: bigint
+  blockHash: Hex
+  withdrawalsRoot: Hex | undefined
+  blobGasUsed: bigint | undefined
+}
