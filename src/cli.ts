@@ -45,7 +45,8 @@ const usage = `Usage: flashchain [options]
   --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
-  --quiet                       print only the listening line and errors
+  --quiet                       print only the listening line and errors (no live console of blocks,
+                                flashblocks and transactions)
   --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
   -h, --help                    show this help
 `

@@ -7,6 +7,7 @@ import { findLogs, logsOf } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
+import { activityLog } from './activityLog.ts'
 import { createChainEvents } from './events.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
@@ -168,6 +169,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   const events = createChainEvents(log)
   const flashblocks = createChainEvents<Flashblock>(log, () => 'flashblocks stream')
+  // The console, unless nothing is logged (--quiet, or a library caller without a log).
+  if (options.log !== undefined) events.subscribe(activityLog(log))
   const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
