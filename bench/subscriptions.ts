@@ -140,7 +140,9 @@ async function main() {
     const expected = count * SUBSCRIBERS
     console.log(`latency, ${SUBSCRIBERS} subscribers of pendingLogs, ${RATE} tx/s for ${SECONDS} s, flashblock interval ${INTERVAL} ms:`)
     console.log(`  notifications ${latencies.length} of ${expected}`)
-    console.log(`  p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms (goal: p99 ≤ ${INTERVAL + 25} ms)`)
+    console.log(
+      `  p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms (goal: p99 ≤ ${INTERVAL + 25} ms)`,
+    )
     for (const ws of sockets) ws.terminate()
     await sleep(500)
 

@@ -72,14 +72,16 @@ type Filter =
 /** geth's: a filter not polled for five minutes is removed. */
 const defaultTimeout = 5 * 60_000
 
-export function createFilters(chain: Chain, options: { timeout?: number } = {}): Filters {
+/** `now` reads the clock the timeout is measured on (wall time unless given). */
+export function createFilters(chain: Chain, options: { timeout?: number; now?: () => number } = {}): Filters {
   const timeout = options.timeout ?? defaultTimeout
+  const now = options.now ?? Date.now
   const filters = new Map<Hex, Filter>()
   const sweep = setInterval(
     () => {
-      const now = Date.now()
+      const time = now()
       for (const [id, filter] of filters) {
-        if (now - filter.polled <= timeout) continue
+        if (time - filter.polled <= timeout) continue
         filter.stop()
         filters.delete(id)
       }
@@ -115,7 +117,7 @@ export function createFilters(chain: Chain, options: { timeout?: number } = {}):
             if (matchesLog(entry, criteria)) gathered.push(entry)
           }
         })
-        return { kind: 'logs', query, gathered, stop, polled: Date.now() }
+        return { kind: 'logs', query, gathered, stop, polled: now() }
       })
     },
     newBlockFilter() {
@@ -124,7 +126,7 @@ export function createFilters(chain: Chain, options: { timeout?: number } = {}):
         const stop = chain.subscribe((event) => {
           if (event.type === 'sealed') gathered.push(event.block.hash)
         })
-        return { kind: 'blocks', gathered, stop, polled: Date.now() }
+        return { kind: 'blocks', gathered, stop, polled: now() }
       })
     },
     newPendingTransactionFilter(full) {
@@ -133,19 +135,19 @@ export function createFilters(chain: Chain, options: { timeout?: number } = {}):
         const stop = chain.subscribe((event) => {
           if (event.type === 'poolTransaction') gathered.push(full ? formatTransaction(event.transaction) : event.transaction.hash)
         })
-        return { kind: 'transactions', full, gathered, stop, polled: Date.now() }
+        return { kind: 'transactions', full, gathered, stop, polled: now() }
       })
     },
     changes(id) {
       const filter = find(id)
-      filter.polled = Date.now()
+      filter.polled = now()
       const taken = filter.gathered.splice(0)
       return filter.kind === 'logs' ? (taken as FoundLog[]).map((entry) => formatLog(entry)) : (taken as Hex[] | TransactionJSON[])
     },
     logs(id) {
       const filter = find(id)
       if (filter.kind !== 'logs') throw new FilterNotFoundError()
-      filter.polled = Date.now()
+      filter.polled = now()
       return chain.logs(resolveLogQuery(chain, filter.query)).map((entry) => formatLog(entry))
     },
     uninstall(id) {
