@@ -10,7 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 
 import { createFlashchain, type Flashchain } from '../../src/index.ts'
 import { Store } from './fixtures/contracts.ts'
-import { flashchainChain } from './helpers.ts'
+import { deployStoreSealed, flashchainChain } from './helpers.ts'
 import { wsUrl } from './wsHelpers.ts'
 
 import type { AbstractProvider, ContractEventPayload } from 'ethers'
@@ -27,11 +27,7 @@ function walletClient(index: number) {
 beforeAll(async () => {
   flashchain = await createFlashchain({ host: '127.0.0.1', port: 0, blockTime: 300, flashblockInterval: 100 })
   const client = createPublicClient({ chain: flashchainChain(flashchain.url), transport: http(flashchain.url), pollingInterval: 50 })
-  const hash = await walletClient(0).deployContract({ abi: Store.abi, bytecode: Store.bytecode, args: [1n] })
-  const receipt = await client.waitForTransactionReceipt({ hash })
-  store = receipt.contractAddress!
-  // The receipt comes at pre-confirmation: wait for the seal, so its log is not among the events listened to.
-  while ((await client.getBlockNumber({ cacheTime: 0 })) < receipt.blockNumber) await new Promise((resolve) => setTimeout(resolve, 20))
+  store = await deployStoreSealed(client, walletClient(0))
 })
 
 afterAll(async () => {

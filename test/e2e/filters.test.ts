@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createPublicClient, encodeFunctionData, http, keccak256, pad, toHex as viemToHex } from 'viem'
+import { createPublicClient, http, pad, toHex as viemToHex } from 'viem'
 
 import { Store } from './fixtures/contracts.ts'
-import { deploy, startChain } from './helpers.ts'
+import { VALUE_SET, deploy, setStoreValue, startChain } from './helpers.ts'
 import { connect, wsUrl } from './wsHelpers.ts'
 
 import type { Hex, Log } from 'viem'
@@ -15,7 +15,6 @@ import type { TestChain } from './helpers.ts'
 
 let t: TestChain
 let store: Hex
-const VALUE_SET = keccak256(viemToHex('ValueSet(uint256,address)'))
 
 beforeAll(async () => {
   t = await startChain()
@@ -29,9 +28,7 @@ afterAll(async () => {
 
 type Json = Record<string, unknown>
 
-function setValue(from: number, value: bigint): Promise<Hex> {
-  return t.wallet(from).sendTransaction({ to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [value] }) })
-}
+const setValue = (from: number, value: bigint) => setStoreValue(t, store, from, value)
 
 /** Events are handed to filters on the turn after the change; a poll right after a request may come first. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20))

@@ -6,14 +6,15 @@ import { brotliDecompressSync } from 'node:zlib'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { encodeFunctionData, keccak256 } from 'viem'
+import { keccak256 } from 'viem'
 import { WebSocket } from 'ws'
 
 import { Store } from './fixtures/contracts.ts'
-import { deploy, startChain, toHex } from './helpers.ts'
+import { deploy, setStoreValue, startChain, toHex } from './helpers.ts'
 import { wsUrl } from './wsHelpers.ts'
 
 import type { Hex } from 'viem'
+import type { FlashblockJSON } from '../../src/rpc/flashblocks.ts'
 import type { TestChain } from './helpers.ts'
 
 let t: TestChain
@@ -30,26 +31,7 @@ afterAll(async () => {
 })
 
 type Json = Record<string, unknown>
-type Flashblock = {
-  payload_id: Hex
-  index: number
-  base?: Record<string, Hex>
-  diff: {
-    state_root: Hex
-    receipts_root: Hex
-    logs_bloom: Hex
-    gas_used: Hex
-    block_hash: Hex
-    transactions: Hex[]
-    withdrawals: []
-    withdrawals_root: Hex
-  }
-  metadata: {
-    block_number: number
-    new_account_balances: Record<Hex, Hex>
-    receipts: Record<Hex, Record<string, { status: Hex; cumulativeGasUsed: Hex; logs: Json[] }>>
-  }
-}
+type Flashblock = FlashblockJSON
 
 type Reader = {
   frames: { binary: boolean; data: Buffer }[]
@@ -78,9 +60,7 @@ async function read(path: string): Promise<Reader> {
   }
 }
 
-function setValue(from: number, value: bigint): Promise<Hex> {
-  return t.wallet(from).sendTransaction({ to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [value] }) })
-}
+const setValue = (from: number, value: bigint) => setStoreValue(t, store, from, value)
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 30))
 

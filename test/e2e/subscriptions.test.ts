@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { encodeFunctionData, keccak256, pad, toHex as viemToHex } from 'viem'
+import { pad, toHex as viemToHex } from 'viem'
 
 import { Store } from './fixtures/contracts.ts'
-import { deploy, startChain } from './helpers.ts'
+import { VALUE_SET, deploy, setStoreValue, startChain } from './helpers.ts'
 import { connect, wsUrl } from './wsHelpers.ts'
 
 import type { Hex } from 'viem'
@@ -17,7 +17,6 @@ import type { WsClient } from './wsHelpers.ts'
 let t: TestChain
 let client: WsClient
 let store: Hex
-const VALUE_SET = keccak256(viemToHex('ValueSet(uint256,address)'))
 
 beforeAll(async () => {
   t = await startChain()
@@ -33,10 +32,7 @@ afterAll(async () => {
 
 type Json = Record<string, unknown>
 
-/** Sends Store.set(value) from a dev account; resolves with the hash once the pool has it. */
-function setValue(from: number, value: bigint): Promise<Hex> {
-  return t.wallet(from).sendTransaction({ to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [value] }) })
-}
+const setValue = (from: number, value: bigint) => setStoreValue(t, store, from, value)
 
 /** Notifications of a subscription until `done` says enough; bounded by `limit` messages. */
 async function collect<T>(subscription: string, count: number): Promise<T[]> {

@@ -8,7 +8,7 @@ import { createPublicClient, createWalletClient, webSocket } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
 import { Store } from './fixtures/contracts.ts'
-import { flashchainChain } from './helpers.ts'
+import { deployStoreSealed, flashchainChain } from './helpers.ts'
 import { wsUrl } from './wsHelpers.ts'
 
 import type { Block, Hex, Log, PublicClient, Transport, Chain } from 'viem'
@@ -28,11 +28,7 @@ beforeAll(async () => {
   flashchain = await createFlashchain({ host: '127.0.0.1', port: 0, blockTime: 300, flashblockInterval: 100 })
   // waitForTransactionReceipt polls eth_blockNumber (over the socket) whatever the transport.
   client = createPublicClient({ chain: flashchainChain(flashchain.url), transport: transport(), pollingInterval: 50 })
-  const hash = await walletClient(0).deployContract({ abi: Store.abi, bytecode: Store.bytecode, args: [1n] })
-  const receipt = await client.waitForTransactionReceipt({ hash })
-  store = receipt.contractAddress!
-  // The receipt comes at pre-confirmation: wait for the seal, so its log is not among the events watched.
-  while ((await client.getBlockNumber({ cacheTime: 0 })) < receipt.blockNumber) await new Promise((resolve) => setTimeout(resolve, 20))
+  store = await deployStoreSealed(client, walletClient(0))
 })
 
 afterAll(async () => {
