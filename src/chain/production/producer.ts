@@ -8,7 +8,7 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { orderedTrieRoot } from './orderedTrie.ts'
+import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
@@ -53,7 +53,7 @@ export type ProducerHost = {
   published: (pending: PendingSnapshot, first: number) => void
   /**
    * Whether the flashblocks stream has listeners. Only then is each flashblock's block previewed (roots and hash
-   * as if sealed after it), which costs two ordered tries and a state-root preview per flashblock.
+   * as if sealed after it), which costs a state-root preview per flashblock beside the growing tries.
    */
   streaming: () => boolean
   /** A flashblock for the stream, with its roots: previewed mid-block, the sealed block's for the last one. */
@@ -194,15 +194,13 @@ export function createProducer(host: ProducerHost): Producer {
       withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
       blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
     })
-    // The builder's own transaction and receipt tries, written in turns of the event loop (same roots).
+    // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
+    // seal's write only what was added since the last one.
     const sealed = builderInternals(builder)
-    builder.transactionsTrie = () => orderedTrieRoot(sealed.transactions.length, (i) => sealed.transactions[i]!.serialize(), vm.common)
-    builder.receiptTrie = () =>
-      orderedTrieRoot(
-        sealed.transactionResults.length,
-        (i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type),
-        vm.common,
-      )
+    const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
+    const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+    builder.transactionsTrie = () => transactionsTrie.rootOf(sealed.transactions.length)
+    builder.receiptTrie = () => receiptTrie.rootOf(sealed.transactionResults.length)
     // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
     building = {
       builder,
@@ -291,7 +289,11 @@ export function createProducer(host: ProducerHost): Producer {
       await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
     }
     const snapshot = publish(block)
-    if (!last) await stream(block)
+    if (last) return snapshot
+    if (host.streaming()) await stream(block)
+    // Otherwise the tries grow now, once the flashblock is visible, so that the seal writes only what its last
+    // flashblock added (a seal that writes them all holds the writer for as long again).
+    else await Promise.all([block.builder.transactionsTrie(), block.builder.receiptTrie()])
     return snapshot
   }
 
