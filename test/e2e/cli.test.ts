@@ -210,6 +210,12 @@ describe.concurrent('flashchain CLI', () => {
     expect(bad.stderr()).toContain('--workers')
   })
 
+  it('--max-connections 0 exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--max-connections', '0'])
+    expect((await bad.exited).code).toBe(2)
+    expect(bad.stderr()).toContain('--max-connections must be an integer ≥ 1, got "0"')
+  })
+
   it('--help prints the options and exits 0', async ({ expect }) => {
     const help = run(['--help'])
     expect(await help.exited).toEqual({ code: 0, signal: null })
@@ -232,6 +238,7 @@ describe.concurrent('flashchain CLI', () => {
       '--genesis',
       '--revert-code',
       '--workers',
+      '--max-connections',
     ]) {
       expect(text).toContain(option)
     }
