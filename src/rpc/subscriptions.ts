@@ -29,8 +29,9 @@ export type SubscriptionRequest =
 
 export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'newFlashblocks', 'pendingLogs', 'newFlashblockTransactions'] as const
 
+// Other members (fromBlock, toBlock) are ignored, as geth's JSON decoding of a subscription's criteria does.
 const criteria = z
-  .strictObject(logCriteria)
+  .object(logCriteria)
   .optional()
   .transform((value): LogCriteria => ({ addresses: value?.address === undefined ? undefined : [value.address].flat(), topics: value?.topics }))
 
