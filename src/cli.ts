@@ -39,12 +39,14 @@ const usage = `Usage: flashchain [options]
                                 (default: cores - 1, at most 3; 0 runs them all on the main thread)
   --max-body-bytes <bytes>      largest request body (default 5242880)
   --max-batch-length <count>    longest batch (default 1000)
+  --max-connections <count>     most connections open at once, HTTP and WebSocket together (default 1000)
   --private-key <key>           a wallet account by its private key (repeatable; replaces the mnemonic's)
   --approval <policy>           wallet approval policy: approve | reject | manual (default approve)
   --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
-  --quiet                       print only the listening line and errors
+  --quiet                       print only the listening line and errors (no live console of blocks,
+                                flashblocks and transactions)
   --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
   -h, --help                    show this help
 `
@@ -71,6 +73,7 @@ const parseOptions = {
   workers: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
+  'max-connections': { type: 'string' },
   approval: { type: 'string' },
   'approval-timeout': { type: 'string' },
   'wallet-token': { type: 'string' },
@@ -174,6 +177,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     workers: integer('workers', parsed.workers),
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
+    maxConnections: integer('max-connections', parsed['max-connections'], { min: 1 }),
     approval: approval as ApprovalDecision | undefined,
     approvalTimeout: integer('approval-timeout', parsed['approval-timeout'], { min: 1 }),
     walletToken: parsed['wallet-token'],

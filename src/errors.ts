@@ -48,6 +48,38 @@ export class MethodNotFoundError extends RpcError {
   }
 }
 
+/** geth's answer to eth_subscribe over a transport that cannot carry notifications (HTTP). */
+export class NotificationsUnsupportedError extends RpcError {
+  static override code = -32601
+  constructor() {
+    super('notifications not supported')
+  }
+}
+
+/** geth's answer to eth_subscribe with a kind it does not have. */
+export class SubscriptionKindNotFoundError extends RpcError {
+  static override code = -32601
+  constructor(kind: string) {
+    super(`no ${JSON.stringify(kind)} subscription in eth namespace`)
+  }
+}
+
+/** geth's answer to eth_unsubscribe with an id the connection does not have. */
+export class SubscriptionNotFoundError extends RpcError {
+  static override code = -32000
+  constructor() {
+    super('subscription not found')
+  }
+}
+
+/** geth's answer for a filter id it does not have, or one removed after 5 minutes without a poll. */
+export class FilterNotFoundError extends RpcError {
+  static override code = -32000
+  constructor() {
+    super('filter not found')
+  }
+}
+
 export class InvalidParamsError extends RpcError {
   static override code = -32602
 }

@@ -2,9 +2,11 @@ import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
+import { createFilters } from './rpc/filters.ts'
 import { methods } from './rpc/methods.ts'
 
 import type { RpcSchema } from './rpc/methods.ts'
+import { createFlashblocksStream } from './server/flashblocksStream.ts'
 import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
@@ -19,8 +21,10 @@ export type FlashchainOptions = ChainOptions & {
   port?: number
   /** Longest batch a request may hold. */
   maxBatchLength?: number
-  /** Largest request body, in bytes. */
+  /** Largest request body or WebSocket message, in bytes. */
   maxBodyBytes?: number
+  /** Most connections open at once, HTTP and WebSocket together (default 1000). */
+  maxConnections?: number
   /** The wallet's approval policy for every prompt (default approve). */
   approval?: ApprovalDecision
   /** ms a manual approval waits before it counts as rejected (default 300000). */
@@ -39,7 +43,7 @@ export function isLoopback(host: string): boolean {
 }
 
 export type Flashchain = {
-  /** `http://HOST:PORT` of the JSON-RPC endpoint. */
+  /** `http://HOST:PORT` of the JSON-RPC endpoint; the same with `ws://` serves WebSocket. */
   url: string
   /**
    * Calls a method in process, as an EIP-1193 provider would; failures reject with the RpcError. A method of the
@@ -96,9 +100,10 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       logging = enabled
     },
   }
+  const filters = createFilters(chain)
   const dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node, request }),
+    context: (request) => ({ chain, wallet, node, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
@@ -107,6 +112,9 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     port: options.port ?? 8545,
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
+    maxConnections: options.maxConnections,
+    websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
+    log: options.log,
   })
   let id = 0
   return {
@@ -125,6 +133,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     },
     async close() {
       wallet.close()
+      filters.close()
       await server.close()
       await chain.close()
       database.close()

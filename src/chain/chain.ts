@@ -3,10 +3,12 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
-import { findLogs } from './blocks/logs.ts'
+import { findLogs, logsOf } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
+import { activityLog } from './activityLog.ts'
+import { createChainEvents } from './events.ts'
 import { balanceWord, findBalanceSlot } from './execution/balanceSlot.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
@@ -35,8 +37,9 @@ import { createGenesis } from './state/genesis.ts'
 import { createTestControl } from './testControl.ts'
 
 import type { Hex } from '../hex.ts'
+import type { ChainListener } from './events.ts'
 import type { ResolvedBlock } from './blocks/tags.ts'
-import type { PendingSnapshot } from './blocks/types.ts'
+import type { PendingSnapshot, SealedBlock } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SuggestedFees } from './production/fees.ts'
@@ -47,7 +50,18 @@ import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateDump } from './state/dump.ts'
 import type { StateReader } from './state/types.ts'
 import type { TestControl } from './testControl.ts'
-import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
+import type {
+  Block,
+  BlockSpecifier,
+  FeeHistory,
+  Flashblock,
+  FoundLog,
+  LogFilter,
+  PendingBlock,
+  PoolContent,
+  SequencePlan,
+  TransactionLocation,
+} from './types.ts'
 
 /**
  * The chain: its blocks and state as plain data, calls and estimates on any block, and the single writer that
@@ -153,6 +167,16 @@ export type Chain = {
   mine(options?: { timestamp?: bigint }): Promise<Block>
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
+  /**
+   * Listens to what happens: transactions entering the pool, flashblocks, sealed blocks (see ChainEvent). Events
+   * arrive in order, on a later turn than the change they announce. Returns what stops listening.
+   */
+  subscribe(listener: ChainListener): () => void
+  /**
+   * Listens to flashblocks as the flashblocks stream carries them: what each adds, and the block's roots and hash as
+   * if sealed after it. Previewing them costs the writer work, done only while someone listens here.
+   */
+  subscribeFlashblocks(listener: (flashblock: Flashblock) => void): () => void
   /** EVM runs made by calls and estimates so far (a debug figure). */
   readonly executionRuns: number
   close(): Promise<void>
@@ -190,6 +214,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const blockHashes = (number: bigint) => blocks.hash(number)
   let finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
 
+  const events = createChainEvents(log)
+  const flashblocks = createChainEvents<Flashblock>(log, () => 'flashblocks stream')
+  // The console, unless nothing is logged (--quiet, or a library caller without a log).
+  if (options.log !== undefined) events.subscribe(activityLog(log))
   const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
@@ -223,6 +251,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         diff,
       )
       blocks.add(sealed)
+      events.announce(() => ({ type: 'sealed', block: sealedBlockOf(sealed), logs: logsOf(sealedLogsSource(sealed)) }))
+    },
+    streaming: () => flashblocks.listening,
+    flashblock: (flashblock) => flashblocks.announce(() => flashblock),
+    published(snapshot, first) {
+      events.announce(() => ({ type: 'flashblock', block: pendingBlockOf(snapshot), first, logs: logsOf(pendingLogsSource(snapshot), first) }))
     },
     dropTransaction(entry: PoolTransaction, reason: string) {
       pool.remove(entry.hash)
@@ -398,6 +432,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     txGasCap: () => forks.txGasCap(pendingEnv()),
     async sendRawTransaction(raw, impersonating) {
       const hash = admission.admit(admission.decode(raw, impersonating !== undefined), raw, impersonating)
+      const entry = pool.get(hash)
+      if (entry !== undefined) events.announce(() => ({ type: 'poolTransaction', transaction: transactionOf(entry.tx, entry.sender) }))
       if (automine) await sealWith(hash)
       return hash
     },
@@ -407,6 +443,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       return sealedBlockOf(await producer.seal(mineOptions))
     },
     waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
+    subscribe: (listener) => events.subscribe(listener),
+    subscribeFlashblocks: (listener) => flashblocks.subscribe(listener),
     get executionRuns() {
       return calls.runs
     },
@@ -452,6 +490,29 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }
     const queued = pool.get(key)
     return queued === undefined ? undefined : { kind: 'pool', transaction: transactionOf(queued.tx, queued.sender) }
+  }
+}
+
+/** A sealed block's logs with their positions, for its announcement. */
+function sealedLogsSource(sealed: SealedBlock) {
+  const { block } = sealed
+  return {
+    number: sealed.number,
+    hash: sealed.hash,
+    timestamp: block.header.timestamp,
+    receipts: sealed.receipts,
+    transactionHash: (index: number) => bytesToHex(block.transactions[index]!.hash()) as Hex,
+  }
+}
+
+/** The pending block's logs, whose block has no hash yet. */
+function pendingLogsSource(pending: PendingSnapshot) {
+  return {
+    number: pending.env.number,
+    hash: null,
+    timestamp: pending.env.timestamp,
+    receipts: pending.receipts,
+    transactionHash: (index: number) => bytesToHex(pending.transactions[index]!.hash()) as Hex,
   }
 }
 

@@ -170,3 +170,41 @@ export type PoolContent = { pending: Transaction[]; queued: Transaction[] }
 
 /** What a transaction to be sent after others will need: its gas, and whether it is known to revert. */
 export type SequencePlan = { gas: bigint; reverts: boolean }
+
+/**
+ * What the chain announces as it happens, for subscriptions and filters. Announced in order, after the writer's
+ * step is done, so a listener never holds up block production.
+ */
+export type ChainEvent =
+  /** A transaction entered the pool. */
+  | { type: 'poolTransaction'; transaction: Transaction }
+  /**
+   * A flashblock was published: the pending block as of it, and which of its transactions are new (from `first`
+   * on), with their logs.
+   */
+  | { type: 'flashblock'; block: PendingBlock; first: number; logs: FoundLog[] }
+  /** A block was sealed, with its logs in order. */
+  | { type: 'sealed'; block: Block; logs: FoundLog[] }
+
+/**
+ * One flashblock as the flashblocks stream carries it: what is new in it, and the block as if it were sealed right
+ * after it. The last flashblock of a block carries exactly the sealed block's roots and hash.
+ */
+export type Flashblock = {
+  number: bigint
+  index: number
+  /** The block's environment (the stream sends it with index 0). */
+  env: BlockEnv
+  extraData: Hex
+  /** The transactions new in this flashblock: raw EIP-2718 bytes, hash, type and receipt. */
+  transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt }[]
+  /** Every account this flashblock wrote, with its balance after it. */
+  balances: [Hex, bigint][]
+  stateRoot: Hex
+  receiptsRoot: Hex
+  logsBloom: Hex
+  gasUsed: bigint
+  blockHash: Hex
+  withdrawalsRoot: Hex | undefined
+  blobGasUsed: bigint | undefined
+}

@@ -2,13 +2,20 @@ import type { z } from 'zod'
 
 import type { Chain } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
+import type { Filters } from './filters.ts'
+import type { Session } from './session.ts'
 
-/** What the transport knows about one HTTP request; wallet authorization decides on it. */
+/**
+ * What the transport knows about one request; wallet authorization decides on it. Over WebSocket, the headers are
+ * those of the upgrade request, so the same rules apply as over HTTP.
+ */
 export type RequestContext = {
   /** The HTTP `Origin` header, when a browser sent the request. */
   origin: string | undefined
   /** The HTTP `Authorization` header. */
   authorization: string | undefined
+  /** The connection's subscriptions, when it can carry notifications (WebSocket); undefined over HTTP. */
+  session?: Session | undefined
 }
 
 /** What the node itself lets methods change, beside the chain and the wallet. */
@@ -21,6 +28,8 @@ export type MethodContext = {
   chain: Chain
   wallet: Wallet
   node: NodeControl
+  /** The polled filters, shared by every connection (eth_newFilter and its kin). */
+  filters: Filters
   /** Who sent the request; the wallet decides what it may do. */
   request: RequestContext
 }

@@ -11,16 +11,24 @@ import { getBlockByNumber } from './eth/getBlockByNumber.ts'
 import { getBlockTransactionCountByHash } from './eth/getBlockTransactionCountByHash.ts'
 import { getBlockTransactionCountByNumber } from './eth/getBlockTransactionCountByNumber.ts'
 import { getCode } from './eth/getCode.ts'
+import { getFilterChanges } from './eth/getFilterChanges.ts'
+import { getFilterLogs } from './eth/getFilterLogs.ts'
 import { getLogs } from './eth/getLogs.ts'
 import { getStorageAt } from './eth/getStorageAt.ts'
 import { getTransactionByHash } from './eth/getTransactionByHash.ts'
 import { getTransactionCount } from './eth/getTransactionCount.ts'
 import { getTransactionReceipt } from './eth/getTransactionReceipt.ts'
 import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.ts'
+import { newBlockFilter } from './eth/newBlockFilter.ts'
+import { newFilter } from './eth/newFilter.ts'
+import { newPendingTransactionFilter } from './eth/newPendingTransactionFilter.ts'
 import { sendRawTransaction } from './eth/sendRawTransaction.ts'
 import { sendRawTransactionSync } from './eth/sendRawTransactionSync.ts'
 import { sendTransaction } from './eth/sendTransaction.ts'
+import { subscribe } from './eth/subscribe.ts'
 import { syncing } from './eth/syncing.ts'
+import { uninstallFilter } from './eth/uninstallFilter.ts'
+import { unsubscribe } from './eth/unsubscribe.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
 import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
 import { increaseTime } from './evm/increaseTime.ts'
@@ -97,17 +105,25 @@ export const methods = [
   getBlockTransactionCountByHash,
   getBlockTransactionCountByNumber,
   getCode,
+  getFilterChanges,
+  getFilterLogs,
   getLogs,
   getStorageAt,
   getTransactionByHash,
   getTransactionCount,
   getTransactionReceipt,
   maxPriorityFeePerGas,
+  newBlockFilter,
+  newFilter,
+  newPendingTransactionFilter,
   requestAccounts,
   sendRawTransaction,
   sendRawTransactionSync,
   sendTransaction,
   syncing,
+  subscribe,
+  uninstallFilter,
+  unsubscribe,
   mine,
   increaseTime,
   setNextBlockTimestamp,

@@ -6,6 +6,7 @@ import { createChain } from '../chain/chain.ts'
 import { openDatabase } from '../chain/storage/database.ts'
 import { createWallet } from '../wallet/wallet.ts'
 import { createDispatcher } from './dispatch.ts'
+import { createFilters } from './filters.ts'
 import { methods } from './methods.ts'
 
 import type { Chain } from '../chain/chain.ts'
@@ -31,7 +32,12 @@ beforeAll(async () => {
     maxBatchSize: 10,
     log: () => {},
   })
-  dispatch = createDispatcher({ methods, context: (request) => ({ chain, wallet, node: { setLogging: () => {} }, request }), maxBatchLength: 10 })
+  const filters = createFilters(chain)
+  dispatch = createDispatcher({
+    methods,
+    context: (request) => ({ chain, wallet, node: { setLogging: () => {} }, filters, request }),
+    maxBatchLength: 10,
+  })
 })
 
 afterAll(async () => {

@@ -170,3 +170,24 @@ export const blockOverrides = z.strictObject({
   prevRandao: hash.optional(),
   baseFeePerGas: quantity.optional(),
 }) as z.ZodType<BlockOverrides, unknown>
+
+// A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
+const topic = z.union([
+  hash,
+  z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))),
+  z.null(),
+])
+
+/** A log filter's `address` (one or a list) and `topics` (up to four positions), as geth reads them. */
+export const logCriteria = {
+  address: z.union([address, z.array(address)]).optional(),
+  topics: z.array(topic).max(4).optional(),
+}
+
+/** What eth_getLogs and eth_newFilter take: criteria and a block range or one block by hash. */
+export const logFilter = z.object({
+  fromBlock: block.optional(),
+  toBlock: block.optional(),
+  blockHash: hash.optional(),
+  ...logCriteria,
+})

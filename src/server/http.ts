@@ -1,14 +1,20 @@
 import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../errors.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'
+import { createWebSocketHandler, type CreateWebSocketHandlerOptions } from './websocket.ts'
 
 export type CreateHttpServerOptions = {
   host: string
   /** 0 picks a free port; the real one is in the result. */
   port: number
   dispatch: Dispatcher
-  /** Default 5 MiB. */
+  /** Default 5 MiB; also the largest WebSocket message. */
   maxBodyBytes?: number | undefined
+  /** Most connections open at once, HTTP and WebSocket together. Default 1000. */
+  maxConnections?: number | undefined
+  /** What the WebSocket side needs beyond the dispatcher: subscriptions, streams, pings, its slow-reader limit. */
+  websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'log'> | undefined
+  log?: ((line: string) => void) | undefined
 }
 
 export type HttpServer = {
@@ -20,6 +26,7 @@ export type HttpServer = {
 }
 
 const defaultMaxBodyBytes = 5 * 1024 * 1024
+const defaultMaxConnections = 1000
 
 const limits = {
   // node:http's defaults.
@@ -37,9 +44,13 @@ const preflightHeaders =
   'Access-Control-Max-Age: 86400\r\n'
 const anyOrigin = 'Access-Control-Allow-Origin: *\r\n'
 
-/** Serves the dispatcher as JSON-RPC over HTTP POST, open to browser dApps through CORS. */
+/**
+ * Serves the dispatcher as JSON-RPC over HTTP POST, open to browser dApps through CORS, and over WebSocket on the
+ * same port.
+ */
 export async function createHttpServer(options: CreateHttpServerOptions): Promise<HttpServer> {
   const { host, dispatch, maxBodyBytes = defaultMaxBodyBytes } = options
+  const websocket = createWebSocketHandler({ ...options.websocket, dispatch, maxMessageBytes: maxBodyBytes, log: options.log })
 
   // The transport's own errors never change, so they are serialized once.
   const bodies = {
@@ -77,17 +88,28 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     }
   }
 
-  const server = await createHttp1Server({
-    host,
-    port: options.port,
-    limits: { ...limits, maxBodyBytes },
-    handle,
-    refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
-  })
+  let server: Awaited<ReturnType<typeof createHttp1Server>>
+  try {
+    server = await createHttp1Server({
+      host,
+      port: options.port,
+      limits: { ...limits, maxBodyBytes },
+      handle,
+      refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
+      upgrade: websocket.upgrade,
+      maxConnections: options.maxConnections ?? defaultMaxConnections,
+    })
+  } catch (error) {
+    websocket.close()
+    throw error
+  }
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
     port: server.port,
-    close: server.close,
+    close() {
+      websocket.close()
+      return server.close()
+    },
   }
 }
 

@@ -17,7 +17,10 @@
  * - limits: the header section's size, the body's size, and the headers, request and keep-alive timeouts;
  * - malformed framing (bad request line, header line, Host, Content-Length, chunk or trailer; both Content-Length
  *   and Transfer-Encoding; obsolete line folding; bare CR or LF) is answered with 400 and the connection is closed,
- *   as a request smuggled behind it could not be told apart. Every refusal closes the connection.
+ *   as a request smuggled behind it could not be told apart. Every refusal closes the connection;
+ * - a connection cap: a connection beyond it is answered 503 at its first request and closed;
+ * - `Upgrade: websocket`: the request's socket is handed over, with the bytes already read after the head, to the
+ *   `upgrade` callback, which speaks the new protocol from then on (the socket still counts against the cap).
  */
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
@@ -33,6 +36,12 @@ export type Http1Head = {
 }
 
 export type Http1Request = Http1Head & { body: Buffer }
+
+/**
+ * A request to switch to the WebSocket protocol (RFC 6455 §4.2.1): its target, and the headers a WebSocket server
+ * reads, by lower-case name (`upgrade`, `connection` and the `sec-websocket-*` ones), the first of each.
+ */
+export type Http1Upgrade = Http1Head & { target: string; headers: Record<string, string> }
 
 export type Http1Response = {
   status: number
@@ -70,6 +79,13 @@ export type CreateHttp1ServerOptions = {
    * request's head could be read. The connection is closed after it whatever the response says.
    */
   refuse: (status: number, error: RpcError, head: Http1Head | undefined) => Http1Response
+  /**
+   * Takes over a socket whose request asked for `Upgrade: websocket`; `head` holds the bytes read after the
+   * request's head. Without it, such a request is answered as any other.
+   */
+  upgrade?: ((request: Http1Upgrade, socket: Socket, head: Buffer) => void) | undefined
+  /** Most connections open at once, upgraded ones included; default unlimited. */
+  maxConnections?: number | undefined
 }
 
 export type Http1Server = {
@@ -81,12 +97,22 @@ export type Http1Server = {
 export async function createHttp1Server(options: CreateHttp1ServerOptions): Promise<Http1Server> {
   const { limits } = options
   const connections = new Set<Connection>()
+  const maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY
+  /** Connections within the cap; those refused for being over it do not count. */
+  let admitted = 0
   // allowHalfOpen: a client may end its side after its request and still read the answer.
   const server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
-    const connection = new Connection(socket, options)
+    const overCap = admitted >= maxConnections
+    const connection = new Connection(socket, options, overCap)
     connections.add(connection)
-    socket.once('close', () => connections.delete(connection))
+    if (!overCap) admitted++
+    socket.once('close', () => {
+      connections.delete(connection)
+      if (!overCap) admitted--
+    })
   })
+  // Connections refused with a 503 still take memory until they close; beyond this many, the OS socket is dropped.
+  if (Number.isFinite(maxConnections)) server.maxConnections = maxConnections + refusedConnectionsSlack
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -125,6 +151,8 @@ const EMPTY = Buffer.alloc(0)
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
 /** How long a closing connection may stay open once its last response is out, in ms (at most keepAliveTimeout). */
 const closingGrace = 5_000
+/** How many connections over the cap may wait for their 503 at once. */
+const refusedConnectionsSlack = 64
 /** A chunk-size line (hex size and extensions) longer than this is refused. */
 const maxChunkLineBytes = 4096
 
@@ -143,6 +171,8 @@ type Phase =
   | 'draining'
   /** The last response is written or being written; everything else is ignored. */
   | 'closing'
+  /** Handed over to another protocol (WebSocket); the socket is no longer ours to read or time. */
+  | 'upgraded'
 
 type ChunkState = { step: 'size' } | { step: 'data'; left: number } | { step: 'data-end' } | { step: 'trailers' }
 
@@ -168,17 +198,23 @@ class Connection {
   /** When the request in progress began (for requestTimeout). */
   #requestStart = 0
   #peerEnded = false
+  /** Over the connection cap: the first request is answered 503, then the connection closes. */
+  readonly #overCap: boolean
+  readonly #onData = (chunk: Buffer) => this.#receive(chunk)
+  readonly #onEnd = () => this.#onPeerEnd()
+  // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
+  readonly #onError = () => {}
 
-  constructor(socket: Socket, options: CreateHttp1ServerOptions) {
+  constructor(socket: Socket, options: CreateHttp1ServerOptions, overCap = false) {
     this.socket = socket
     this.#options = options
     this.#limits = options.limits
+    this.#overCap = overCap
     this.#closingGrace = Math.min(closingGrace, this.#limits.keepAliveTimeout)
     this.#enter('idle')
-    socket.on('data', (chunk: Buffer) => this.#receive(chunk))
-    socket.on('end', () => this.#onPeerEnd())
-    // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
-    socket.on('error', () => {})
+    socket.on('data', this.#onData)
+    socket.on('end', this.#onEnd)
+    socket.on('error', this.#onError)
   }
 
   /** Moves to `phase` and starts the time it may last. */
@@ -199,6 +235,7 @@ class Connection {
         this.#deadline = this.#requestStart + this.#limits.requestTimeout
         return
       case 'busy':
+      case 'upgraded':
         this.#deadline = Number.POSITIVE_INFINITY
         return
       case 'closing':
@@ -314,6 +351,14 @@ class Connection {
     this.#head = head
     this.#buffer = buffer.subarray(end + 4)
     this.#body.reset()
+    if (this.#overCap) {
+      this.#refuse(503, new LimitExceededError('too many connections'), head)
+      return true
+    }
+    if (head.upgrade !== undefined && this.#options.upgrade !== undefined) {
+      this.#handOver(head.upgrade, this.#options.upgrade)
+      return true
+    }
 
     const { maxBodyBytes } = this.#limits
     if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) {
@@ -411,6 +456,18 @@ class Connection {
         }
       }
     }
+  }
+
+  /** Gives the socket to the protocol it switches to, with what was read past the head, and lets go of it. */
+  #handOver(request: Http1Upgrade, upgrade: NonNullable<CreateHttp1ServerOptions['upgrade']>): void {
+    const rest = this.#buffer
+    this.#buffer = EMPTY
+    this.#head = undefined
+    this.#enter('upgraded')
+    this.socket.off('data', this.#onData)
+    this.socket.off('end', this.#onEnd)
+    this.socket.off('error', this.#onError)
+    upgrade(request, this.socket, rest)
   }
 
   #malformed(reason: string): void {
@@ -562,6 +619,8 @@ export type ParsedHead = {
   contentLength: number | undefined
   chunked: boolean
   expectContinue: boolean
+  /** Set only for a GET asking for `Upgrade: websocket` with `Connection: upgrade`. */
+  upgrade?: Http1Upgrade
 }
 
 export type HeadRefusal = { refusal: number; reason: string; head?: ParsedHead | undefined }
@@ -598,6 +657,8 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   let connection = ''
   let expect: string | undefined
   let hosts = 0
+  /** The headers an upgrade to WebSocket needs, kept only in case the request asks for one. */
+  let upgradeHeaders: Record<string, string> | undefined
   for (let i = 1; i < lines.length; i++) {
     const field = parseFieldLine(lines[i]!)
     if (typeof field === 'string') return malformed(field)
@@ -630,6 +691,15 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
       case 'authorization':
         fields.authorization ??= value
         break
+      case 'upgrade':
+      case 'sec-websocket-key':
+      case 'sec-websocket-version':
+      case 'sec-websocket-protocol':
+      case 'sec-websocket-extensions': {
+        upgradeHeaders ??= {}
+        upgradeHeaders[name.toLowerCase()] ??= value
+        break
+      }
     }
   }
 
@@ -662,6 +732,14 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   }
   if (minor === 1 && expect !== undefined && expect !== '100-continue') {
     return { refusal: 417, reason: `Expect: ${expect} is not supported`, head }
+  }
+  // RFC 6455 §4.2.1: an upgrade is a GET, HTTP/1.1 or later, with `Upgrade: websocket` and `Connection: upgrade`.
+  const upgrade = upgradeHeaders?.upgrade
+  if (upgrade !== undefined && minor === 1 && method === 'GET' && tokens.includes('upgrade')) {
+    const asked = upgrade.split(',').map((token) => trimWhitespace(token).toLowerCase())
+    if (asked.includes('websocket') && !head.chunked && (contentLength ?? 0) === 0) {
+      head.upgrade = { ...fields, target, headers: { ...upgradeHeaders, upgrade: 'websocket', connection: 'upgrade' } }
+    }
   }
   return head
 }
@@ -721,6 +799,7 @@ const REASONS: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  503: 'Service Unavailable',
   505: 'HTTP Version Not Supported',
 }
 

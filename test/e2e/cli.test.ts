@@ -85,12 +85,15 @@ describe.concurrent('flashchain CLI', () => {
 
     expect(await rpc(url, 'eth_chainId')).toBe('0x7a69')
     expect(await rpc(url, 'eth_blockNumber')).toBe('0x0')
+    await rpc(url, 'eth_sendTransaction', [
+      { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', value: '0x1' },
+    ])
     await rpc(url, 'evm_mine')
     expect(await rpc(url, 'eth_blockNumber')).toBe('0x1')
 
     server.child.kill('SIGTERM')
     expect(await server.exited).toEqual({ code: 0, signal: null })
-    // --quiet: the listening line is all that is printed.
+    // --quiet: the listening line is all that is printed, transactions and blocks included.
     expect(server.stdout()).toBe(`Listening on ${url}\n`)
     expect(server.stderr()).toBe('')
   })
@@ -103,6 +106,34 @@ describe.concurrent('flashchain CLI', () => {
     expect(server.stdout()).toContain('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')
     server.child.kill('SIGINT')
     expect(await server.exited).toEqual({ code: 0, signal: null })
+  })
+
+  it('shows the chain live without --quiet: each flashblock with transactions, each transaction, each seal', async ({ expect }) => {
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral'])
+    const url = await listening(server)
+    const from = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+    const transfer = await rpc(url, 'eth_sendTransaction', [{ from, to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', value: '0x1' }])
+    // Init code of a contract whose runtime returns 42.
+    const creation = await rpc(url, 'eth_sendTransaction', [{ from, data: '0x600a600c600039600a6000f3602a60005260206000f3' }])
+    await rpc(url, 'flashchain_preconfirm')
+    await rpc(url, 'evm_mine')
+    const head = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string }
+    const created = ((await rpc(url, 'eth_getTransactionReceipt', [creation])) as { contractAddress: string }).contractAddress
+    // The lines come from the chain's events, a turn after the change: wait for the seal's.
+    for (let waited = 0; !server.stderr().includes(`sealed block 1`) && waited < 5_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    server.child.kill('SIGTERM')
+    await server.exited
+    const lines = server
+      .stderr()
+      .split('\n')
+      .map((line) => line.replace(/^\S+Z /, ''))
+    expect(lines).toContain('flashblock 1.1: 2 transactions pre-confirmed')
+    expect(lines).toContain(`  ${transfer} from ${from} to 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 gas 21000 ok`)
+    expect(lines.some((line) => line.startsWith(`  ${creation} from ${from} created ${created} gas `) && line.endsWith(' ok'))).toBe(true)
+    expect(lines.some((line) => line.startsWith(`sealed block 1 (2 txs) ${head.hash} in `))).toBe(true)
+    // The flashblock that closed the block added nothing, so it has no line.
+    expect(lines.filter((line) => line.startsWith('flashblock '))).toHaveLength(1)
   })
 
   it('resumes a chain from --data-dir after a SIGTERM', async ({ expect }) => {
@@ -179,6 +210,12 @@ describe.concurrent('flashchain CLI', () => {
     expect(bad.stderr()).toContain('--workers')
   })
 
+  it('--max-connections 0 exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--max-connections', '0'])
+    expect((await bad.exited).code).toBe(2)
+    expect(bad.stderr()).toContain('--max-connections must be an integer ≥ 1, got "0"')
+  })
+
   it('--help prints the options and exits 0', async ({ expect }) => {
     const help = run(['--help'])
     expect(await help.exited).toEqual({ code: 0, signal: null })
@@ -201,6 +238,7 @@ describe.concurrent('flashchain CLI', () => {
       '--genesis',
       '--revert-code',
       '--workers',
+      '--max-connections',
     ]) {
       expect(text).toContain(option)
     }

@@ -2,10 +2,21 @@
  * Shared setup of the end-to-end suites: a real flashchain server (in memory, manual mining, bound to 127.0.0.1)
  * driven over HTTP by viem, plus a raw JSON-RPC helper for asserting exact error codes, messages and data.
  */
-import { createPublicClient, createTestClient, createWalletClient, defineChain, getContractAddress, http } from 'viem'
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  getContractAddress,
+  http,
+  keccak256,
+  toHex as viemToHex,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
 import { createFlashchain } from '../../src/index.ts'
+import { Store } from './fixtures/contracts.ts'
 
 import type { Abi, Account, Chain, Hex, PrivateKeyAccount, PublicClient, TestClient, Transport, WalletClient } from 'viem'
 import type { Flashchain, FlashchainOptions } from '../../src/index.ts'
@@ -128,4 +139,23 @@ export async function deploy(
   const nonce = await t.publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' })
   const hash = await t.wallet(from).deployContract({ abi: contract.abi, bytecode: contract.bytecode, args } as never)
   return { hash, address: getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Hex }
+}
+
+/** The topic of Store's `ValueSet(uint256 indexed value, address indexed by)`. */
+export const VALUE_SET = keccak256(viemToHex('ValueSet(uint256,address)'))
+
+/** Sends Store.set(value) from dev account `from`; resolves with the hash once the pool has it. */
+export function setStoreValue(t: TestChain, store: Hex, from: number, value: bigint): Promise<Hex> {
+  return t.wallet(from).sendTransaction({ to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [value] }) })
+}
+
+/**
+ * Deploys Store on a chain with its own clock and waits for the block that seals it: the receipt comes at
+ * pre-confirmation, and a test that listens for events must not see the deployment's.
+ */
+export async function deployStoreSealed(client: PublicClient, wallet: WalletClient<Transport, Chain, Account>): Promise<Hex> {
+  const hash = await wallet.deployContract({ abi: Store.abi, bytecode: Store.bytecode, args: [1n] })
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  while ((await client.getBlockNumber({ cacheTime: 0 })) < receipt.blockNumber) await new Promise((resolve) => setTimeout(resolve, 20))
+  return receipt.contractAddress!
 }

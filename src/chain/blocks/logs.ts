@@ -5,7 +5,7 @@ import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { Hex } from '../../hex.ts'
-import type { FoundLog, LogFilter } from '../types.ts'
+import type { FoundLog, Log, LogFilter } from '../types.ts'
 import type { BlockLogs, SealedBlocks } from './sealedBlocks.ts'
 import type { PendingSnapshot } from './types.ts'
 
@@ -42,14 +42,32 @@ export function matchesTopics(topics: Hex[], filter: LogFilter['topics']): boole
   })
 }
 
-function collectLogs(block: Omit<BlockLogs, 'hash'> & { hash: Hex | null }, filter: LogFilter, found: FoundLog[]) {
+/** Whether a log passes a filter's addresses and topics. */
+export function matchesLog(entry: Log, filter: Pick<LogFilter, 'addresses' | 'topics'>): boolean {
+  return (
+    (filter.addresses === undefined || filter.addresses.length === 0 || filter.addresses.includes(entry.address)) &&
+    matchesTopics(entry.topics, filter.topics)
+  )
+}
+
+type LogsSource = Omit<BlockLogs, 'hash'> & { hash: Hex | null }
+
+/** Every log of a block's transactions from `first` on, with its position in the block. */
+export function logsOf(block: LogsSource, first = 0): FoundLog[] {
+  const found: FoundLog[] = []
+  collectLogs(block, {}, found, first)
+  return found
+}
+
+function collectLogs(block: LogsSource, filter: Pick<LogFilter, 'addresses' | 'topics'>, found: FoundLog[], first = 0) {
   let logIndex = 0
   for (const [i, receipt] of block.receipts.entries()) {
+    if (i < first) {
+      logIndex += receipt.logs.length
+      continue
+    }
     for (const entry of receipt.logs) {
-      const matches =
-        (filter.addresses === undefined || filter.addresses.length === 0 || filter.addresses.includes(entry.address)) &&
-        matchesTopics(entry.topics, filter.topics)
-      if (matches) {
+      if (matchesLog(entry, filter)) {
         found.push({
           ...entry,
           blockNumber: block.number,

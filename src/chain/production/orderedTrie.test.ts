@@ -4,7 +4,7 @@ import { bytesToHex, KECCAK256_RLP } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
 import { TRIE_WRITES_PER_TURN } from '../../runtime/eventLoop.ts'
-import { orderedTrieRoot } from './orderedTrie.ts'
+import { createOrderedTrie, orderedTrieRoot } from './orderedTrie.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
 
@@ -39,5 +39,29 @@ describe('orderedTrieRoot', () => {
     await orderedTrieRoot(items.length, (i) => items[i]!)
     done = true
     expect(turns).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe('createOrderedTrie', () => {
+  test('gives, as the list grows, the root a whole build of the same entries gives', async () => {
+    const items = payloads(3 * TRIE_WRITES_PER_TURN + 7)
+    const encode = (i: number) => items[i]!
+    const trie = createOrderedTrie(encode)
+    for (const count of [0, 1, 5, 5, TRIE_WRITES_PER_TURN + 2, items.length]) {
+      expect(bytesToHex(await trie.rootOf(count))).toBe(bytesToHex(await orderedTrieRoot(count, encode)))
+    }
+  })
+
+  test('writes each entry once, even for roots asked for at once', async () => {
+    const items = payloads(50)
+    const written: number[] = []
+    const trie = createOrderedTrie((i) => {
+      written.push(i)
+      return items[i]!
+    })
+    const roots = await Promise.all([trie.rootOf(20), trie.rootOf(50), trie.rootOf(50)])
+    expect(written).toEqual(Array.from({ length: 50 }, (_, i) => i))
+    expect(bytesToHex(roots[1])).toBe(bytesToHex(await orderedTrieRoot(50, (i) => items[i]!)))
+    await expect(trie.rootOf(10)).rejects.toThrow('an ordered trie of 50 entries cannot give the root of 10')
   })
 })

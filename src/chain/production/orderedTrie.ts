@@ -12,12 +12,38 @@ import type { Common } from '@ethereumjs/common'
  * tries of a block of 400 transfers took 50–100 ms in one piece, during which no receipt poll for the flashblock the
  * seal had just published was answered.
  */
-export async function orderedTrieRoot(count: number, encode: (index: number) => Uint8Array, common?: Common): Promise<Uint8Array> {
-  if (count === 0) return KECCAK256_RLP
+export function orderedTrieRoot(count: number, encode: (index: number) => Uint8Array, common?: Common): Promise<Uint8Array> {
+  return createOrderedTrie(encode, common).rootOf(count)
+}
+
+/**
+ * The same trie for a list that only grows, as a block's transactions and receipts do while it is built: each
+ * root writes only the entries added since the last, so a root per flashblock costs what the flashblock added, and
+ * the seal only what its last flashblock added.
+ */
+export type OrderedTrie = {
+  /** The root of the first `count` entries; `count` never goes down. */
+  rootOf(count: number): Promise<Uint8Array>
+}
+
+export function createOrderedTrie(encode: (index: number) => Uint8Array, common?: Common): OrderedTrie {
   const trie = new MerklePatriciaTrie({ common })
-  for (let index = 0; index < count; index++) {
-    await trie.put(RLP.encode(index), encode(index))
-    if ((index + 1) % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+  let written = 0
+  // Roots asked for at once are written one after the other, so no entry is written twice.
+  let writing: Promise<unknown> = Promise.resolve()
+  return {
+    rootOf(count) {
+      const root = writing.then(async () => {
+        if (count < written) throw new Error(`an ordered trie of ${written} entries cannot give the root of ${count}`)
+        if (count === 0) return KECCAK256_RLP
+        for (; written < count; written++) {
+          await trie.put(RLP.encode(written), encode(written))
+          if ((written + 1) % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+        }
+        return trie.root()
+      })
+      writing = root.catch(() => {})
+      return root
+    },
   }
-  return trie.root()
 }

@@ -1,18 +1,20 @@
+import { createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
 import { buildBlock, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
-import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { sha256 } from '@noble/hashes/sha2.js'
 
 import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { orderedTrieRoot } from './orderedTrie.ts'
+import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { withStorageRoots } from '../state/trie.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
-import type { Block } from '@ethereumjs/block'
+import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
@@ -26,7 +28,7 @@ import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { BlockEnv, Receipt } from '../types.ts'
+import type { BlockEnv, Flashblock, Receipt } from '../types.ts'
 
 export type ProducerHost = {
   common: Common
@@ -43,6 +45,15 @@ export type ProducerHost = {
   commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
   /** A pool transaction was found invalid when its turn came. */
   dropTransaction: (entry: PoolTransaction, reason: string) => void
+  /** A flashblock was published; its transactions from `first` on are new. */
+  published: (pending: PendingSnapshot, first: number) => void
+  /**
+   * Whether the flashblocks stream has listeners. Only then is each flashblock's block previewed (roots and hash
+   * as if sealed after it), which costs a state-root preview per flashblock beside the growing tries.
+   */
+  streaming: () => boolean
+  /** A flashblock for the stream, with its roots: previewed mid-block, the sealed block's for the last one. */
+  flashblock: (flashblock: Flashblock) => void
   log: (line: string) => void
 }
 
@@ -60,7 +71,14 @@ type Building = {
   entries: PoolTransaction[]
   segments: StateDiff[]
   flashblockIndex: number
+  /** How many transactions the flashblocks published so far hold. */
+  announced: number
+  /** The newest flashblock: where its transactions start, and its own state writes. */
+  newest: { first: number; diff: StateDiff }
 }
+
+/** What the stream says of the block as of a flashblock: its roots and hash, as if it were sealed then. */
+type FlashblockRoots = Pick<Flashblock, 'stateRoot' | 'receiptsRoot' | 'logsBloom' | 'gasUsed' | 'blockHash' | 'withdrawalsRoot' | 'blobGasUsed'>
 
 /**
  * BlockBuilder.addTransaction rebuilds a block of every transaction added so far before running the next one,
@@ -193,15 +211,13 @@ export function createProducer(host: ProducerHost): Producer {
       withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
       blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
     })
-    // The builder's own transaction and receipt tries, written in turns of the event loop (same roots).
+    // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
+    // seal's write only what was added since the last one.
     const sealed = builderInternals(builder)
-    builder.transactionsTrie = () => orderedTrieRoot(sealed.transactions.length, (i) => sealed.transactions[i]!.serialize(), vm.common)
-    builder.receiptTrie = () =>
-      orderedTrieRoot(
-        sealed.transactionResults.length,
-        (i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type),
-        vm.common,
-      )
+    const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
+    const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+    builder.transactionsTrie = () => transactionsTrie.rootOf(sealed.transactions.length)
+    builder.receiptTrie = () => receiptTrie.rootOf(sealed.transactionResults.length)
     // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
     building = {
       builder,
@@ -214,14 +230,18 @@ export function createProducer(host: ProducerHost): Producer {
       entries: [],
       segments: [],
       flashblockIndex: -1,
+      announced: 0,
+      newest: { first: 0, diff: createStateDiff() },
     }
     publish(building)
+    await stream(building)
     return building
   }
 
   function publish(block: Building): PendingSnapshot {
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
+    block.newest = { first: block.announced, diff }
     block.flashblockIndex++
     published = {
       env: block.env,
@@ -231,7 +251,10 @@ export function createProducer(host: ProducerHost): Producer {
       receipts: block.receipts.slice(),
       state: stateManager.base,
     }
-    for (const tx of block.transactions) {
+    const first = block.announced
+    block.announced = block.transactions.length
+    host.published(published, first)
+    for (const tx of block.transactions.slice(first)) {
       const hash = bytesToHex(tx.hash()) as Hex
       const resolvers = waiters.get(hash)
       if (resolvers === undefined) continue
@@ -282,19 +305,85 @@ export function createProducer(host: ProducerHost): Producer {
     }
   }
 
-  async function preconfirm(): Promise<PendingSnapshot> {
+  /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
+  async function preconfirm(last = false): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
     if (pool.size > 0) {
       // The journal is empty between flashblocks, so the base holds every nonce the block has used so far.
       const stateNonce = (sender: Hex) => stateManager.base.account(sender)?.nonce ?? 0n
       await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
     }
-    return publish(block)
+    const snapshot = publish(block)
+    if (last) return snapshot
+    if (host.streaming()) await stream(block)
+    // Otherwise the tries grow now, once the flashblock is visible, so that the seal writes only what its last
+    // flashblock added (a seal that writes them all holds the writer for as long again).
+    else await Promise.all([block.builder.transactionsTrie(), block.builder.receiptTrie()])
+    return snapshot
+  }
+
+  /** Hands the newest flashblock to the stream, with the block previewed as if sealed after it. */
+  async function stream(block: Building): Promise<void> {
+    if (!host.streaming()) return
+    host.flashblock(flashblockOf(block, await previewRoots(block)))
+  }
+
+  /**
+   * The roots and hash the block would have if it were sealed now, before the end-of-block system calls
+   * (EIP-7002, EIP-7251): on a chain where nobody queues withdrawal or consolidation requests, those neither add
+   * requests nor change state, and the preview is what the seal gives.
+   */
+  async function previewRoots(block: Building): Promise<FlashblockRoots> {
+    const { sealed, builder } = block
+    const diff = createStateDiff()
+    for (const segment of block.segments) mergeDiff(diff, segment)
+    const stateRoot = (await trie.preview(diff, stateManager.base)).root
+    const receiptsRoot = await builder.receiptTrie()
+    const logsBloom = new Uint8Array(256)
+    for (const receipt of block.receipts) {
+      const bloom = hexToBytes(receipt.logsBloom)
+      for (let i = 0; i < 256; i++) logsBloom[i]! |= bloom[i]!
+    }
+    const common = vm.common
+    const headerData: HeaderData = {
+      ...(builder as unknown as { headerData: HeaderData }).headerData,
+      stateRoot,
+      transactionsTrie: await builder.transactionsTrie(),
+      receiptTrie: receiptsRoot,
+      logsBloom,
+      gasUsed: sealed.gasUsed,
+      withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+      blobGasUsed: common.isActivatedEIP(4844) ? sealed.blobGasUsed : undefined,
+      requestsHash: common.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
+    }
+    const header = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
+    return rootsOf(header, bytesToHex(header.hash()) as Hex)
+  }
+
+  function flashblockOf(block: Building, roots: FlashblockRoots): Flashblock {
+    const { first, diff } = block.newest
+    const extraData = (builder: BlockBuilder) => (builder as unknown as { headerData: HeaderData }).headerData.extraData
+    const transactions: Flashblock['transactions'] = []
+    for (let i = first; i < block.transactions.length; i++) {
+      // The block's own encoding: a blob transaction without its blobs (EIP-4844).
+      const tx = block.sealed.transactions[i]!
+      transactions.push({ raw: bytesToHex(tx.serialize()) as Hex, hash: bytesToHex(tx.hash()) as Hex, type: tx.type, receipt: block.receipts[i]! })
+    }
+    const given = extraData(block.builder)
+    return {
+      number: block.env.number,
+      index: block.flashblockIndex,
+      env: block.env,
+      extraData: (given === undefined ? '0x' : bytesToHex(given as Uint8Array)) as Hex,
+      transactions,
+      balances: [...diff.accounts].map(([address, account]) => [address, account?.balance ?? 0n]),
+      ...roots,
+    }
   }
 
   async function seal(timestamp?: bigint): Promise<SealedBlock> {
     const block = building ?? (await startBlock(timestamp))
-    await preconfirm()
+    await preconfirm(true)
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
@@ -314,6 +403,7 @@ export function createProducer(host: ProducerHost): Producer {
     const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     published = idlePending()
+    if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash)))
     host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash} in ${(performance.now() - started).toFixed(0)} ms`)
     return sealed
   }
@@ -363,7 +453,7 @@ export function createProducer(host: ProducerHost): Producer {
       if (stale) published = idlePending()
       return published!
     },
-    preconfirm: () => serially(preconfirm),
+    preconfirm: () => serially(() => preconfirm()),
     importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
 
@@ -399,7 +489,7 @@ export function createProducer(host: ProducerHost): Producer {
             await startBlock()
           }).catch((error) => host.log(`block production failed: ${error instanceof Error ? error.stack : error}`))
         } else {
-          void serially(preconfirm).catch((error) => host.log(`flashblock failed: ${error instanceof Error ? error.stack : error}`))
+          void serially(() => preconfirm()).catch((error) => host.log(`flashblock failed: ${error instanceof Error ? error.stack : error}`))
         }
       }, flashblockInterval)
     },
@@ -439,6 +529,18 @@ export function createProducer(host: ProducerHost): Producer {
       for (const entry of resume.transactions) await include(block, entry)
       publish(block)
     },
+  }
+}
+
+function rootsOf(header: Block['header'], hash: Hex): FlashblockRoots {
+  return {
+    stateRoot: bytesToHex(header.stateRoot) as Hex,
+    receiptsRoot: bytesToHex(header.receiptTrie) as Hex,
+    logsBloom: bytesToHex(header.logsBloom) as Hex,
+    gasUsed: header.gasUsed,
+    blockHash: hash,
+    withdrawalsRoot: header.withdrawalsRoot === undefined ? undefined : (bytesToHex(header.withdrawalsRoot) as Hex),
+    blobGasUsed: header.blobGasUsed,
   }
 }
 

@@ -1,56 +1,18 @@
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
-import { defineMethod } from '../method.ts'
+import { resolveLogQuery } from '../filters.ts'
 import { formatLog } from '../format.ts'
-import { address, block, hash } from '../schemas.ts'
+import { defineMethod } from '../method.ts'
+import { logFilter } from '../schemas.ts'
 
-import type { Hex } from '../../hex.ts'
 import type { LogJSON } from '../format.ts'
 
-/** geth's default cap on the blocks one eth_getLogs may scan. */
-const MAX_BLOCK_RANGE = 10_000n
-
-// A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
-const topic = z.union([
-  hash,
-  z.array(hash.nullable()).transform((alternatives) => (alternatives.includes(null) ? null : (alternatives as Hex[]))),
-  z.null(),
-])
-
-const filter = z.object({
-  fromBlock: block.optional(),
-  toBlock: block.optional(),
-  blockHash: hash.optional(),
-  address: z.union([address, z.array(address)]).optional(),
-  topics: z.array(topic).max(4).optional(),
-})
-
-/** `(filter)`: the logs of a block range or of one block by hash, as geth filters them. */
+/**
+ * `(filter)`: the logs of a block range or of one block by hash, as geth filters them. With `toBlock: "pending"`,
+ * the logs of the pre-confirmed transactions too, as Base's node answers.
+ */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
-  params: z.tuple([filter]),
-  handler: ([query], { chain }): LogJSON[] => {
-    let fromBlock: bigint
-    let toBlock: bigint
-    if (query.blockHash !== undefined) {
-      if (query.fromBlock !== undefined || query.toBlock !== undefined) {
-        throw new InvalidParamsError('invalid argument 0: cannot specify both BlockHash and FromBlock/Choose BlockHash or FromBlock/ToBlock')
-      }
-      fromBlock = toBlock = chain.numberOf({ blockHash: query.blockHash })
-    } else {
-      fromBlock = chain.numberOf(query.fromBlock ?? 'latest')
-      toBlock = chain.numberOf(query.toBlock ?? 'latest')
-      if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
-      if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
-    }
-    const found = chain.logs({
-      fromBlock,
-      toBlock,
-      addresses: query.address === undefined ? undefined : [query.address].flat(),
-      topics: query.topics,
-      includePending: query.toBlock === 'pending',
-    })
-    return found.map((entry) => formatLog(entry))
-  },
+  params: z.tuple([logFilter]),
+  handler: ([query], { chain }): LogJSON[] => chain.logs(resolveLogQuery(chain, query)).map((entry) => formatLog(entry)),
 })

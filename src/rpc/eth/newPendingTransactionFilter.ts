@@ -1,0 +1,12 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+
+import type { Hex } from '../../hex.ts'
+
+/** `(full = false)`: a filter of the transactions entering the pool from now on; hashes, or with `true` the transactions. */
+export const newPendingTransactionFilter = defineMethod({
+  name: 'eth_newPendingTransactionFilter',
+  params: z.tuple([z.boolean().optional()]),
+  handler: ([full = false], { filters }): Hex => filters.newPendingTransactionFilter(full),
+})

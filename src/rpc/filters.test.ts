@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'vitest'
+
+import { useFlashchain } from '../../test/support/flashchain.ts'
+import { createFilters } from './filters.ts'
+
+import type { Hex } from '../hex.ts'
+
+const flashchain = useFlashchain()
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('createFilters', () => {
+  test('removes a filter not polled within the timeout, and what it gathered with it', async () => {
+    let time = 0
+    const filters = createFilters(flashchain.flashchain.chain, { timeout: 100, now: () => time })
+    try {
+      const idle = filters.newBlockFilter()
+      const polled = filters.newBlockFilter()
+      await flashchain.request('evm_mine')
+      // Events reach filters on a later turn.
+      await wait(20)
+      time = 60
+      expect(filters.changes(polled)).toHaveLength(1)
+      // 150 after the idle one's last poll (its creation), 90 after the other's.
+      time = 150
+      // The sweep runs every quarter of the timeout (25 ms of real time here): let several go by.
+      await wait(300)
+      expect(() => filters.changes(idle)).toThrow('filter not found')
+      expect(filters.changes(polled)).toEqual([])
+      expect(filters.uninstall(polled)).toBe(true)
+    } finally {
+      filters.close()
+    }
+  })
+
+  test('gathers nothing once closed', async () => {
+    const filters = createFilters(flashchain.flashchain.chain)
+    const id: Hex = filters.newBlockFilter()
+    filters.close()
+    await flashchain.request('evm_mine')
+    expect(() => filters.changes(id)).toThrow('filter not found')
+  })
+})

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto'
+
+import type { Hex } from '../hex.ts'
+
+/**
+ * A connection that can carry notifications (a WebSocket), and the subscriptions opened on it: each has an id, sends
+ * `eth_subscription` notifications while it lasts, and ends on eth_unsubscribe or with the connection.
+ */
+export type Session = {
+  /**
+   * Opens a subscription: `start` gets the function that sends one notification (its result as JSON text), and
+   * returns what stops the subscription. Answers the new subscription's id.
+   */
+  subscribe(start: (notify: (resultJson: string) => boolean) => () => void): Hex
+  /** Ends a subscription of this connection; false when it has none by that id. */
+  unsubscribe(id: Hex): boolean
+  /** Ends every subscription: the connection is gone. */
+  close(): void
+}
+
+/** `send` writes one message to the connection; it answers false once the connection cannot take more. */
+export function createSession(send: (text: string) => boolean): Session {
+  const subscriptions = new Map<Hex, () => void>()
+  let closed = false
+  return {
+    subscribe(start) {
+      // geth's ids: 16 random bytes as hex.
+      const id = `0x${randomBytes(16).toString('hex')}` as Hex
+      // The id is written once; each notification only adds its result.
+      const prefix = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":`
+      const stop = start((resultJson) => !closed && subscriptions.has(id) && send(`${prefix}${resultJson}}}`))
+      if (closed) stop()
+      else subscriptions.set(id, stop)
+      return id
+    },
+    unsubscribe(id) {
+      const stop = subscriptions.get(id.toLowerCase() as Hex)
+      if (stop === undefined) return false
+      subscriptions.delete(id.toLowerCase() as Hex)
+      stop()
+      return true
+    },
+    close() {
+      closed = true
+      for (const stop of subscriptions.values()) stop()
+      subscriptions.clear()
+    },
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The kinds of eth_subscribe: geth's `newHeads`, `logs` and `newPendingTransactions`, and Base's `newFlashblocks`,
+ * `pendingLogs` and `newFlashblockTransactions`. Each turns the chain's events into notification results.
+ *
+ * A result is serialized once per event, whatever the number of subscribers: the texts are kept beside the event's
+ * objects, and a session only wraps them in its envelope.
+ */
+import { z } from 'zod'
+
+import { matchesLog } from '../chain/blocks/logs.ts'
+import { SubscriptionKindNotFoundError } from '../errors.ts'
+import { toInvalidParamsError } from './dispatch.ts'
+import { formatBlock, formatLog, formatPendingBlock, formatReceipt, formatTransaction } from './format.ts'
+import { logCriteria } from './schemas.ts'
+
+import type { Chain } from '../chain/chain.ts'
+import type { Block, BlockPosition, ChainEvent, FoundLog, LogFilter, PendingBlock, Transaction } from '../chain/types.ts'
+
+/** Which logs a `logs` or `pendingLogs` subscription wants: any address of the list, and the topics by position. */
+export type LogCriteria = Pick<LogFilter, 'addresses' | 'topics'>
+
+export type SubscriptionRequest =
+  | { kind: 'newHeads' }
+  | { kind: 'logs'; criteria: LogCriteria }
+  | { kind: 'newPendingTransactions'; full: boolean }
+  | { kind: 'newFlashblocks' }
+  | { kind: 'pendingLogs'; criteria: LogCriteria }
+  | { kind: 'newFlashblockTransactions'; full: boolean }
+
+export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'newFlashblocks', 'pendingLogs', 'newFlashblockTransactions'] as const
+
+// Other members (fromBlock, toBlock) are ignored, as geth's JSON decoding of a subscription's criteria does.
+const criteria = z
+  .object(logCriteria)
+  .optional()
+  .transform((value): LogCriteria => ({ addresses: value?.address === undefined ? undefined : [value.address].flat(), topics: value?.topics }))
+
+/** The second argument of each kind; the kinds without one take none. */
+const options = {
+  newHeads: z.undefined(),
+  logs: criteria,
+  newPendingTransactions: z.boolean().optional(),
+  newFlashblocks: z.undefined(),
+  pendingLogs: criteria,
+  newFlashblockTransactions: z.boolean().optional(),
+} satisfies Record<(typeof subscriptionKinds)[number], z.ZodType>
+
+/**
+ * eth_subscribe's `[kind, options?]` as a typed request: an unknown kind gets geth's -32601, bad options -32602
+ * naming the argument.
+ */
+export function parseSubscription(kind: string, option: unknown): SubscriptionRequest {
+  if (!(subscriptionKinds as readonly string[]).includes(kind)) throw new SubscriptionKindNotFoundError(kind)
+  const known = kind as (typeof subscriptionKinds)[number]
+  const parsed = options[known].safeParse(option)
+  if (!parsed.success) throw toInvalidParamsError({ ...parsed.error.issues[0]!, path: [1, ...parsed.error.issues[0]!.path] }, [kind, option])
+  switch (known) {
+    case 'logs':
+    case 'pendingLogs':
+      return { kind: known, criteria: parsed.data as LogCriteria }
+    case 'newPendingTransactions':
+    case 'newFlashblockTransactions':
+      return { kind: known, full: parsed.data === true }
+    default:
+      return { kind: known }
+  }
+}
+
+/** Listens to the chain for one subscription; `notify` sends one result. Returns what stops it. */
+export function startSubscription(chain: Chain, request: SubscriptionRequest, notify: (resultJson: string) => boolean): () => void {
+  return chain.subscribe((event) => {
+    for (const result of resultsOf(event, request)) if (!notify(result)) return
+  })
+}
+
+/** The notification results one event gives a subscription, as JSON texts, in order. */
+function resultsOf(event: ChainEvent, request: SubscriptionRequest): string[] {
+  switch (request.kind) {
+    case 'newHeads':
+      return event.type === 'sealed' ? [headerJson(event.block)] : []
+    case 'logs':
+      return event.type === 'sealed' ? matchingLogs(event.logs, request.criteria) : []
+    case 'newPendingTransactions':
+      if (event.type !== 'poolTransaction') return []
+      return [request.full ? transactionJson(event.transaction) : JSON.stringify(event.transaction.hash)]
+    case 'newFlashblocks':
+      return event.type === 'flashblock' ? [pendingBlockJson(event.block)] : []
+    case 'pendingLogs':
+      return event.type === 'flashblock' ? matchingLogs(event.logs, request.criteria) : []
+    case 'newFlashblockTransactions': {
+      if (event.type !== 'flashblock') return []
+      const { block, first } = event
+      const results: string[] = []
+      for (let index = first; index < block.transactions.length; index++) {
+        results.push(request.full ? preconfirmedJson(block, index) : JSON.stringify(block.transactions[index]!.hash))
+      }
+      return results
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Results, serialized once per object
+
+/** A cache of JSON texts by the object they were made from; one per kind of result. */
+function textsOf<Key extends object>(format: (key: Key) => unknown): (key: Key) => string {
+  const texts = new WeakMap<Key, string>()
+  return (key) => {
+    let text = texts.get(key)
+    if (text === undefined) texts.set(key, (text = JSON.stringify(format(key))))
+    return text
+  }
+}
+
+const logJson = textsOf(formatLog)
+
+function matchingLogs(logs: FoundLog[], criteria: LogCriteria): string[] {
+  const results: string[] = []
+  for (const entry of logs) if (matchesLog(entry, criteria)) results.push(logJson(entry))
+  return results
+}
+
+/** A sealed block's header as geth's newHeads sends it: every header field and the hash, no body. */
+export function formatHeader(block: Block): Record<string, unknown> {
+  const { transactions: _transactions, uncles: _uncles, size: _size, withdrawals: _withdrawals, ...header } = formatBlock(block, false)
+  return header
+}
+
+const headerJson = textsOf(formatHeader)
+const pendingBlockJson = textsOf((block: PendingBlock) => formatPendingBlock(block, true))
+const transactionJson = textsOf((transaction: Transaction) => formatTransaction(transaction))
+
+/** A pre-confirmed transaction with its receipt's fields, as Base's newFlashblockTransactions sends it in full. */
+export function formatPreconfirmed(block: PendingBlock, index: number): Record<string, unknown> {
+  const { env } = block
+  const position: BlockPosition = { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+  let logIndex = 0
+  for (let i = 0; i < index; i++) logIndex += block.receipts[i]!.logs.length
+  const transaction = block.transactions[index]!
+  const receipt = formatReceipt({ kind: 'preconfirmed', transaction, block: position, index, receipt: block.receipts[index]!, logIndex })
+  return { ...formatTransaction(transaction, { block: position, index }), ...receipt }
+}
+
+/** By receipt: a pre-confirmed transaction's receipt is the same object in every flashblock of its block. */
+const preconfirmedTexts = new WeakMap<object, string>()
+function preconfirmedJson(block: PendingBlock, index: number): string {
+  const receipt = block.receipts[index]!
+  let text = preconfirmedTexts.get(receipt)
+  if (text === undefined) preconfirmedTexts.set(receipt, (text = JSON.stringify(formatPreconfirmed(block, index))))
+  return text
+}

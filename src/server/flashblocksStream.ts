@@ -1,0 +1,60 @@
+/**
+ * The flashblocks stream at `/flashblocks`, as Base's sequencer publishes it: one message per flashblock, a
+ * Brotli-compressed JSON text in a binary frame by default, or the JSON text in a text frame with `?encoding=json`.
+ * Each message is encoded once, whatever the number of readers.
+ */
+import { brotliCompressSync, constants } from 'node:zlib'
+
+import { formatFlashblock } from '../rpc/flashblocks.ts'
+
+import type { Chain } from '../chain/chain.ts'
+import type { WebSocketStream } from './websocket.ts'
+
+const encodings = ['brotli', 'json'] as const
+
+/** A quick Brotli level: a flashblock is compressed on the writer's turn, and readers want it within milliseconds. */
+const BROTLI_QUALITY = 4
+
+export function createFlashblocksStream(chain: Pick<Chain, 'subscribeFlashblocks'>): WebSocketStream {
+  type Reader = { send(data: string | Buffer): boolean; encoding: (typeof encodings)[number] }
+  const readers = new Set<Reader>()
+  let stop: (() => void) | undefined
+
+  function listen() {
+    stop = chain.subscribeFlashblocks((flashblock) => {
+      const text = JSON.stringify(formatFlashblock(flashblock))
+      let compressed: Buffer | undefined
+      for (const reader of readers) {
+        if (reader.encoding === 'json') {
+          reader.send(text)
+          continue
+        }
+        compressed ??= brotliCompressSync(text, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+        })
+        reader.send(compressed)
+      }
+    })
+  }
+
+  return {
+    open(socket, query) {
+      const encoding = query.get('encoding') ?? 'brotli'
+      if (!(encodings as readonly string[]).includes(encoding)) {
+        socket.refuse(`unknown encoding ${JSON.stringify(encoding)}: use brotli or json`)
+        return () => {}
+      }
+      const reader: Reader = { send: socket.send, encoding: encoding as Reader['encoding'] }
+      readers.add(reader)
+      // The chain previews each flashblock's roots only while the stream has readers.
+      if (stop === undefined) listen()
+      return () => {
+        readers.delete(reader)
+        if (readers.size === 0) {
+          stop?.()
+          stop = undefined
+        }
+      }
+    },
+  }
+}

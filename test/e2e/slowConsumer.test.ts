@@ -1,0 +1,89 @@
+/**
+ * A subscriber that stops reading: the server closes it with 1008 once it falls 16 MiB behind and logs why, and
+ * its memory stays flat while the chain goes on producing what that subscriber would have been sent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
+import { WebSocket } from 'ws'
+
+import { startChain } from './helpers.ts'
+import { connect, wsUrl } from './wsHelpers.ts'
+
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+const lines: string[] = []
+
+beforeAll(async () => {
+  t = await startChain({ log: (line) => lines.push(line) })
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+const MiB = 1024 * 1024
+
+// Garbage from the flashblocks (their JSON texts) is not what is measured: collect it before each reading.
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+describe('a slow subscriber', () => {
+  it('is closed with 1008 and a log line, and the server does not keep what it would have been sent', async () => {
+    // 40 transactions with 16 KiB of calldata each: every newFlashblocks notification carries about 1.3 MB.
+    const sender = t.wallet(1)
+    for (let i = 0; i < 40; i++) await sender.sendTransaction({ to: t.accounts[2]!.address, data: `0x${'00'.repeat(16 * 1024)}` })
+    await t.preconfirm()
+    const pendingSize = JSON.stringify(await t.rpc('eth_getBlockByNumber', ['pending', true])).length
+    expect(pendingSize).toBeGreaterThan(MiB)
+
+    const slow = await connect(wsUrl(t.url))
+    const subscription = await slow.subscribe(['newFlashblocks'])
+    expect(subscription).toMatch(/^0x/)
+    // Stop reading: what the server sends piles up in its buffers.
+    slow.ws.pause()
+    const watcher = await connect(wsUrl(t.url))
+    await watcher.subscribe(['newHeads'])
+
+    const disconnected = () => lines.some((line) => line.includes('fell') && line.includes('behind'))
+    let flashblocks = 0
+    while (!disconnected() && flashblocks < 200) {
+      await t.preconfirm()
+      flashblocks++
+      // Let the notifications go out before the next flashblock.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(disconnected()).toBe(true)
+    // 16 MiB of backlog, plus what the sockets' kernel buffers took, is reached in a bounded number of flashblocks.
+    expect(flashblocks * pendingSize).toBeGreaterThan(16 * MiB)
+
+    // The chain goes on: as many flashblocks again as it took to fill the backlog, twice over. Were they kept for
+    // the slow reader, the memory would grow by their size.
+    gc()
+    const before = process.memoryUsage().rss
+    const more = Math.max(2 * flashblocks, Math.ceil((128 * MiB) / pendingSize))
+    for (let i = 0; i < more; i++) {
+      await t.preconfirm()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    gc()
+    const grown = process.memoryUsage().rss - before
+    expect(more * pendingSize).toBeGreaterThanOrEqual(128 * MiB)
+    expect(grown).toBeLessThan(48 * MiB)
+
+    // A reader that resumes gets what was already on its way, then the close frame: 1008.
+    slow.ws.resume()
+    const closed = await slow.closed
+    expect(closed.code).toBe(1008)
+    expect(closed.reason).toBe('too slow: the connection fell too far behind')
+    expect(slow.ws.readyState).toBe(WebSocket.CLOSED)
+
+    // Other connections were not touched.
+    expect(await watcher.rpc('eth_chainId')).toBe('0x7a69')
+    await watcher.close()
+    await t.mine()
+  }, 120_000)
+})
