@@ -1,18 +1,109 @@
-import { mkdirSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 
-/** The one database of a data dir, shared by the chain and the wallet; in memory without a data dir. */
+/** The database's file in a data dir; SQLite keeps its write-ahead log beside it, with `-wal` appended. */
+const DATABASE_FILE = 'chain.sqlite'
+/** Which process holds the data dir, for the message a second one prints; the lock itself is SQLite's. */
+const PID_FILE = 'flashchain.pid'
+
+/**
+ * The one database of a data dir, shared by the chain and the wallet; in memory without a data dir.
+ *
+ * A data dir belongs to one process: the database is opened in SQLite's exclusive locking mode, so a second process
+ * is refused at once, naming the first. The operating system drops the lock with the process, so a `kill -9` leaves
+ * no stale lock behind. Before opening, the write-ahead log is checked for a truncation in the middle of a frame,
+ * and the database with SQLite's quick_check: a start on a damaged store is refused, never silent.
+ */
 export function openDatabase(options: { dataDir?: string; fresh?: boolean }): DatabaseSync {
-  let path = ':memory:'
-  if (options.dataDir !== undefined) {
-    if (options.fresh === true) rmSync(options.dataDir, { recursive: true, force: true })
-    mkdirSync(options.dataDir, { recursive: true })
-    path = join(options.dataDir, 'chain.sqlite')
+  const { dataDir } = options
+  if (dataDir === undefined) return configure(new DatabaseSync(':memory:'))
+  const path = join(dataDir, DATABASE_FILE)
+  if (options.fresh === true && existsSync(path)) {
+    // Only a data dir no process holds may be wiped.
+    exclusive(new DatabaseSync(path), dataDir).close()
+    rmSync(dataDir, { recursive: true, force: true })
   }
-  const db = new DatabaseSync(path)
+  mkdirSync(dataDir, { recursive: true })
+  checkWriteAheadLog(`${path}-wal`)
+  const db = exclusive(new DatabaseSync(path), dataDir)
+  const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
+  if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
+    db.close()
+    throw new StoreDamagedError(`${path} is damaged (SQLite's quick_check: ${check.map((row) => row.quick_check).join('; ')})`)
+  }
+  writeFileSync(join(dataDir, PID_FILE), `${process.pid}\n`)
+  return db
+}
+
+/** The data dir is held by another process. */
+export class DataDirInUseError extends Error {}
+
+/** The store cannot be trusted: starting on it could lose or invent what was acknowledged. */
+export class StoreDamagedError extends Error {}
+
+function configure(db: DatabaseSync): DatabaseSync {
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
   return db
+}
+
+/** Takes the database's exclusive lock now (the first write takes it, and it is kept until close). */
+function exclusive(db: DatabaseSync, dataDir: string): DatabaseSync {
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE')
+    configure(db)
+    db.exec('BEGIN IMMEDIATE; COMMIT;')
+    return db
+  } catch (error) {
+    db.close()
+    if (!/locked|busy/i.test(error instanceof Error ? error.message : String(error))) throw error
+    const pid = readPid(dataDir)
+    throw new DataDirInUseError(`${dataDir} is in use by another flashchain${pid === undefined ? '' : ` (PID ${pid})`}`)
+  }
+}
+
+function readPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(join(dataDir, PID_FILE), 'utf8'), 10)
+    return Number.isSafeInteger(pid) ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** SQLite's WAL format: a 32-byte header whose bytes 8–11 give the page size, then frames of a 24-byte header and a page. */
+const WAL_HEADER_BYTES = 32
+const WAL_FRAME_HEADER_BYTES = 24
+const WAL_MAGIC = [0x377f0682, 0x377f0683]
+
+/**
+ * A log cut short in the middle of a frame is one whose tail was lost (a copy or a disk that stopped part way):
+ * SQLite would start without a word, from the frames before the cut, and the transactions in the lost ones would be
+ * gone though their hashes were returned. Such a log is refused.
+ */
+function checkWriteAheadLog(path: string): void {
+  if (!existsSync(path)) return
+  const size = statSync(path).size
+  if (size === 0) return
+  const header = Buffer.alloc(WAL_HEADER_BYTES)
+  const fd = openSync(path, 'r')
+  try {
+    readSync(fd, header, 0, WAL_HEADER_BYTES, 0)
+  } finally {
+    closeSync(fd)
+  }
+  const pageSize = header.readUInt32BE(8)
+  const damaged =
+    size < WAL_HEADER_BYTES ||
+    !WAL_MAGIC.includes(header.readUInt32BE(0)) ||
+    pageSize < 512 ||
+    (size - WAL_HEADER_BYTES) % (WAL_FRAME_HEADER_BYTES + pageSize) !== 0
+  if (damaged) {
+    throw new StoreDamagedError(
+      `${path} ends part way through a frame (${size} bytes): it was cut short, and what it held may be lost. ` +
+        'Keep a copy, then move it aside to start from what the database itself holds',
+    )
+  }
 }
 
 /** Runs `work` in one SQLite transaction. */
