@@ -85,6 +85,8 @@ describe('persistence', () => {
       expect(receipt.status).toBe('success')
     }
     expect(await client.getBalance({ address: recipient })).toBe(parseEther('10000') + parseEther('5') + 0n + 1n + 2n + 3n + 4n)
+    // The data dir is one process's: the next test starts its own on it.
+    await killHard(second.child)
   })
 
   test('a restart resumes the chain with its state', async () => {
