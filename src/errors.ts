@@ -89,6 +89,11 @@ export class ExecutionRevertedError extends RpcError {
   }
 }
 
+/** An error geth gives no code of its own, which it answers with -32000 (a missing block named by hash, for one). */
+export class ServerError extends RpcError {
+  static override code = -32000
+}
+
 /** Execution failed for a reason other than REVERT (out of gas, invalid opcode, …), in geth's words. */
 export class ExecutionError extends RpcError {
   static override code = -32000

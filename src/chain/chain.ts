@@ -3,6 +3,7 @@ import { bytesToHex } from '@ethereumjs/util'
 
 import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
+import { encodeReceipt } from './blocks/encoding.ts'
 import { findLogs } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
@@ -66,6 +67,12 @@ export type Chain = {
   block(block: BlockSpecifier): Block | PendingBlock | undefined
   /** A sealed block's RLP encoding, as a block body carries it; undefined when there is none. */
   rawBlock(block: BlockSpecifier): Uint8Array | undefined
+  /** A sealed block's header, RLP-encoded; undefined when there is none (the pending block has no header before its seal). */
+  rawHeader(block: BlockSpecifier): Uint8Array | undefined
+  /** The consensus encoding of each receipt of a block, the pending block's too; undefined when there is no such block. */
+  rawReceipts(block: BlockSpecifier): Uint8Array[] | undefined
+  /** A sealed, pre-confirmed or pooled transaction's canonical encoding (EIP-2718); undefined for an unknown hash. */
+  rawTransaction(hash: Hex): Uint8Array | undefined
   /** The number `block` names, without reading a sealed block back from the store; -32001 when there is none. */
   numberOf(block: BlockSpecifier): bigint
   /** The state after `block`; -32001 when there is none. */
@@ -265,6 +272,26 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     rawBlock(specifier) {
       const resolved = resolveIfAny(specifier)
       return resolved?.kind === 'sealed' ? resolved.block.block.serialize() : undefined
+    },
+    rawHeader(specifier) {
+      const resolved = resolveIfAny(specifier)
+      return resolved?.kind === 'sealed' ? resolved.block.block.header.serialize() : undefined
+    },
+    rawReceipts(specifier) {
+      const resolved = resolveIfAny(specifier)
+      if (resolved === undefined) return undefined
+      const { receipts } = resolved.block
+      const transactions = resolved.kind === 'sealed' ? resolved.block.block.transactions : resolved.block.transactions
+      return receipts.map((receipt, i) => encodeReceipt(receipt, transactions[i]!.type))
+    },
+    rawTransaction(hash) {
+      const key = hash.toLowerCase() as Hex
+      const sealedAt = blocks.locate(key)
+      if (sealedAt !== undefined) return blocks.byNumber(sealedAt.number)!.block.transactions[sealedAt.index]!.serialize()
+      const snapshot = pending()
+      const index = pendingIndexOf(snapshot, key)
+      if (index !== undefined) return snapshot.transactions[index]!.serialize()
+      return pool.get(key)?.tx.serialize()
     },
     numberOf: (specifier) => resolver.numberOf(specifier),
     stateAt: (specifier) => stateOf(resolve(specifier)),

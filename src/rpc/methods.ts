@@ -1,3 +1,7 @@
+import { getRawBlock } from './debug/getRawBlock.ts'
+import { getRawHeader } from './debug/getRawHeader.ts'
+import { getRawReceipts } from './debug/getRawReceipts.ts'
+import { getRawTransaction } from './debug/getRawTransaction.ts'
 import { accounts } from './eth/accounts.ts'
 import { blockNumber } from './eth/blockNumber.ts'
 import { call } from './eth/call.ts'
@@ -8,11 +12,14 @@ import { gasPrice } from './eth/gasPrice.ts'
 import { getBalance } from './eth/getBalance.ts'
 import { getBlockByHash } from './eth/getBlockByHash.ts'
 import { getBlockByNumber } from './eth/getBlockByNumber.ts'
+import { getBlockReceipts } from './eth/getBlockReceipts.ts'
 import { getBlockTransactionCountByHash } from './eth/getBlockTransactionCountByHash.ts'
 import { getBlockTransactionCountByNumber } from './eth/getBlockTransactionCountByNumber.ts'
 import { getCode } from './eth/getCode.ts'
 import { getLogs } from './eth/getLogs.ts'
 import { getStorageAt } from './eth/getStorageAt.ts'
+import { getTransactionByBlockHashAndIndex } from './eth/getTransactionByBlockHashAndIndex.ts'
+import { getTransactionByBlockNumberAndIndex } from './eth/getTransactionByBlockNumberAndIndex.ts'
 import { getTransactionByHash } from './eth/getTransactionByHash.ts'
 import { getTransactionCount } from './eth/getTransactionCount.ts'
 import { getTransactionReceipt } from './eth/getTransactionReceipt.ts'
@@ -63,11 +70,14 @@ export const methods = [
   getBalance,
   getBlockByHash,
   getBlockByNumber,
+  getBlockReceipts,
   getBlockTransactionCountByHash,
   getBlockTransactionCountByNumber,
   getCode,
   getLogs,
   getStorageAt,
+  getTransactionByBlockHashAndIndex,
+  getTransactionByBlockNumberAndIndex,
   getTransactionByHash,
   getTransactionCount,
   getTransactionReceipt,
@@ -109,6 +119,10 @@ export const methods = [
   showCallsStatus,
   watchAsset,
   clientVersion,
+  getRawBlock,
+  getRawHeader,
+  getRawReceipts,
+  getRawTransaction,
 ] as const
 
 /** Each method's wire params and result, by name: what `createFlashchain().request` is typed with. */
