@@ -20,6 +20,7 @@ import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
 import { createPool } from './production/txpool.ts'
 import { defaults } from './spec/config.ts'
+import { chainConfig } from './spec/forkConfig.ts'
 import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
 import { createForks } from './spec/forks.ts'
@@ -39,7 +40,18 @@ import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
-import type { Block, BlockSpecifier, FeeHistory, FoundLog, LogFilter, PendingBlock, PoolContent, SequencePlan, TransactionLocation } from './types.ts'
+import type {
+  Block,
+  BlockSpecifier,
+  ChainConfig,
+  FeeHistory,
+  FoundLog,
+  LogFilter,
+  PendingBlock,
+  PoolContent,
+  SequencePlan,
+  TransactionLocation,
+} from './types.ts'
 
 /**
  * The chain: its blocks and state as plain data, calls and estimates on any block, and the single writer that
@@ -99,6 +111,10 @@ export type Chain = {
   feeHistory(count: bigint, newest: BlockSpecifier, percentiles?: number[]): FeeHistory
   /** Fees to offer for a transaction in the pending block. */
   suggestedFees(): SuggestedFees
+  /** The blob base fee (EIP-4844) of the newest sealed block, as geth's eth_blobBaseFee; undefined before Cancun. */
+  blobBaseFee(): bigint | undefined
+  /** EIP-7910: the fork in force at the head, and the next and last ones scheduled. */
+  config(): ChainConfig
   logs(filter: LogFilter): FoundLog[]
   /** Whether an EIP is active in the pending block. */
   isActive(eip: number): boolean
@@ -318,6 +334,19 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       return feeHistory(blocks, count, resolved.kind === 'pending' ? blocks.head().number : resolved.block.number, percentiles)
     },
     suggestedFees: () => suggestedFees(pendingEnv().baseFeePerGas ?? 0n),
+    blobBaseFee() {
+      const { header } = blocks.head().block
+      return header.excessBlobGas === undefined ? undefined : header.getBlobGasPrice()
+    },
+    config() {
+      const genesis = blocks.byNumber(0n)!.block
+      return chainConfig(common, {
+        genesisHash: genesis.hash(),
+        genesisTimestamp: genesis.header.timestamp,
+        headTimestamp: blocks.head().block.header.timestamp,
+        depositContractAddress: spec.depositContractAddress,
+      })
+    },
     logs: (filter) => findLogs(filter, { blocks, pending, common }),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),

@@ -170,3 +170,21 @@ export type PoolContent = { pending: Transaction[]; queued: Transaction[] }
 
 /** What a transaction to be sent after others will need: its gas, and whether it is known to revert. */
 export type SequencePlan = { gas: bigint; reverts: boolean }
+
+/** One fork's rules as EIP-7910 describes them. */
+export type ForkConfig = {
+  /** Unix seconds; 0 for a fork in force at genesis. */
+  activationTime: bigint
+  /** EIP-4844's blob parameters in that fork (EIP-7840); null before Cancun. */
+  blobSchedule: { target: number; max: number; baseFeeUpdateFraction: number } | null
+  chainId: bigint
+  /** EIP-6122's fork hash, 4 bytes. */
+  forkId: Hex
+  /** Address of each precompile, by geth's name for it. */
+  precompiles: Record<string, Hex>
+  /** Address of each system contract, by its EIP's name for it. */
+  systemContracts: Record<string, Hex>
+}
+
+/** EIP-7910 (eth_config): the fork in force at the head, the next scheduled one, and the last one scheduled. */
+export type ChainConfig = { current: ForkConfig | null; next: ForkConfig | null; last: ForkConfig | null }

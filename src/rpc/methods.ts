@@ -3,9 +3,12 @@ import { getRawHeader } from './debug/getRawHeader.ts'
 import { getRawReceipts } from './debug/getRawReceipts.ts'
 import { getRawTransaction } from './debug/getRawTransaction.ts'
 import { accounts } from './eth/accounts.ts'
+import { baseFee } from './eth/baseFee.ts'
+import { blobBaseFee } from './eth/blobBaseFee.ts'
 import { blockNumber } from './eth/blockNumber.ts'
 import { call } from './eth/call.ts'
 import { chainId } from './eth/chainId.ts'
+import { config } from './eth/config.ts'
 import { estimateGas } from './eth/estimateGas.ts'
 import { feeHistory } from './eth/feeHistory.ts'
 import { gasPrice } from './eth/gasPrice.ts'
@@ -61,9 +64,12 @@ import type { MethodSchema } from './method.ts'
 /** Every method the endpoint answers. */
 export const methods = [
   accounts,
+  baseFee,
+  blobBaseFee,
   blockNumber,
   call,
   chainId,
+  config,
   estimateGas,
   feeHistory,
   gasPrice,

@@ -5,6 +5,7 @@ import { defineMethod } from '../method.ts'
 import { formatLog } from '../format.ts'
 import { address, block, hash } from '../schemas.ts'
 
+import type { BlockSpecifier } from '../../chain/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { LogJSON } from '../format.ts'
 
@@ -39,8 +40,14 @@ export const getLogs = defineMethod({
       }
       fromBlock = toBlock = chain.numberOf({ blockHash: query.blockHash })
     } else {
-      fromBlock = chain.numberOf(query.fromBlock ?? 'latest')
-      toBlock = chain.numberOf(query.toBlock ?? 'latest')
+      // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.
+      const head = chain.head().header.number
+      const bound = (at: BlockSpecifier) => {
+        if (typeof at === 'bigint' && at > head) throw new InvalidParamsError('block range extends beyond current head block')
+        return chain.numberOf(at)
+      }
+      fromBlock = bound(query.fromBlock ?? 'latest')
+      toBlock = bound(query.toBlock ?? 'latest')
       if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
       if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
     }
