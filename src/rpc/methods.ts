@@ -1,3 +1,4 @@
+import { transactionStatus } from './base/transactionStatus.ts'
 import { getRawBlock } from './debug/getRawBlock.ts'
 import { getRawHeader } from './debug/getRawHeader.ts'
 import { getRawReceipts } from './debug/getRawReceipts.ts'
@@ -129,6 +130,7 @@ export const methods = [
   getRawHeader,
   getRawReceipts,
   getRawTransaction,
+  transactionStatus,
 ] as const
 
 /** Each method's wire params and result, by name: what `createFlashchain().request` is typed with. */
