@@ -25,6 +25,7 @@ import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
 import { createForks } from './spec/forks.ts'
 import { codeHexOf } from './state/code.ts'
+import { buildStateTrie, proveAccount, provesRoot } from './state/proof.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
@@ -41,6 +42,7 @@ import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
 import type {
+  AccountProof,
   Block,
   BlockSpecifier,
   ChainConfig,
@@ -89,6 +91,12 @@ export type Chain = {
   numberOf(block: BlockSpecifier): bigint
   /** The state after `block`; -32001 when there is none. */
   stateAt(block: BlockSpecifier): StateReader
+  /**
+   * EIP-1186: an account and some of its slots at `block`, with Merkle proofs against that block's state root. The
+   * head is proved from the trie kept for it; any older block from a trie built from its flat state; `pending` from
+   * the pending state's own trie, whose root is the one its block would seal with as it stands.
+   */
+  proof(address: Hex, slots: readonly Hex[], block: BlockSpecifier): Promise<AccountProof>
   /** The code at an address as hex, `0x` for none; an EIP-7702 delegated account's is its designator. */
   code(address: Hex, block: BlockSpecifier): Hex
   transaction(hash: Hex): TransactionLocation | undefined
@@ -312,6 +320,21 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     numberOf: (specifier) => resolver.numberOf(specifier),
     stateAt: (specifier) => stateOf(resolve(specifier)),
     code: (address, specifier) => codeHexOf(stateOf(resolve(specifier)), address),
+    async proof(address, slots, specifier) {
+      const resolved = resolve(specifier)
+      const state = stateOf(resolved)
+      if (resolved.kind === 'pending') return proveAccount(await buildStateTrie(state, history), state, address, slots)
+      const { number } = resolved.block
+      const stateRoot = bytesToHex(resolved.block.block.header.stateRoot) as Hex
+      // The head's trie changes only on the writer's queue: read it there, while it is still this block's.
+      const fromHead = await producer.exclusive(async () =>
+        blocks.head().number === number && provesRoot(trie, stateRoot) ? proveAccount(trie, state, address, slots) : undefined,
+      )
+      if (fromHead !== undefined) return fromHead
+      const built = await buildStateTrie(state, history)
+      if (!provesRoot(built, stateRoot)) throw new Error(`the state of block ${number} does not rebuild to its state root`)
+      return proveAccount(built, state, address, slots)
+    },
     transaction: (hash) => locate(hash, pending()),
     nextNonce: (address) => admission.nextNonce(address),
     dropTransactions(hashes) {

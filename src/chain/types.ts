@@ -188,3 +188,14 @@ export type ForkConfig = {
 
 /** EIP-7910 (eth_config): the fork in force at the head, the next scheduled one, and the last one scheduled. */
 export type ChainConfig = { current: ForkConfig | null; next: ForkConfig | null; last: ForkConfig | null }
+
+/** EIP-1186 (eth_getProof): an account and some of its slots, with the Merkle proofs of each against a state root. */
+export type AccountProof = {
+  address: Hex
+  /** Undefined when the account does not exist: the account proof then shows its absence. */
+  account: { nonce: bigint; balance: bigint; codeHash: Hex; storageHash: Hex } | undefined
+  /** The nodes from the state root down the account's path, RLP-encoded. */
+  accountProof: Hex[]
+  /** Each slot's value and the nodes from the account's storage root down its path (none without storage). */
+  storageProof: { slot: Hex; value: bigint; proof: Hex[] }[]
+}

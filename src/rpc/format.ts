@@ -1,7 +1,7 @@
 /**
  * The chain's plain data as execution-apis' JSON: quantities as hex without leading zeros, absent fields left out.
  */
-import { toQuantity } from '../hex.ts'
+import { bytesToHex, toQuantity } from '../hex.ts'
 
 import type { Block, BlockPosition, FeeHistory, FoundLog, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
@@ -20,6 +20,13 @@ export type LogJSON = {
   transactionIndex: Hex
   logIndex: Hex
   removed: false
+}
+
+/** A storage slot's value as a 32-byte word; the state keeps it without leading zeros. */
+export function formatStorageWord(value: Uint8Array): Hex {
+  const word = new Uint8Array(32)
+  word.set(value, 32 - value.length)
+  return bytesToHex(word)
 }
 
 /** What a transaction paid per gas in its block; geth reports the fee cap for one not yet in a block. */

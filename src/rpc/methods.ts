@@ -21,7 +21,9 @@ import { getBlockTransactionCountByHash } from './eth/getBlockTransactionCountBy
 import { getBlockTransactionCountByNumber } from './eth/getBlockTransactionCountByNumber.ts'
 import { getCode } from './eth/getCode.ts'
 import { getLogs } from './eth/getLogs.ts'
+import { getProof } from './eth/getProof.ts'
 import { getStorageAt } from './eth/getStorageAt.ts'
+import { getStorageValues } from './eth/getStorageValues.ts'
 import { getTransactionByBlockHashAndIndex } from './eth/getTransactionByBlockHashAndIndex.ts'
 import { getTransactionByBlockNumberAndIndex } from './eth/getTransactionByBlockNumberAndIndex.ts'
 import { getTransactionByHash } from './eth/getTransactionByHash.ts'
@@ -82,7 +84,9 @@ export const methods = [
   getBlockTransactionCountByNumber,
   getCode,
   getLogs,
+  getProof,
   getStorageAt,
+  getStorageValues,
   getTransactionByBlockHashAndIndex,
   getTransactionByBlockNumberAndIndex,
   getTransactionByHash,

@@ -108,6 +108,11 @@ export type Producer = {
    * receipts root, bloom and gas used all match what execution gives. Otherwise it throws, naming the block.
    */
   importBlock(block: Block): Promise<SealedBlock>
+  /**
+   * Runs `work` on the writer's queue, between flashblocks and seals: what reads the head's state trie, which a seal
+   * updates in place, must not interleave with one.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>
   /** Starts the clocks (interval mining); again after `stop`, it goes on with the block being built. */
   start(options: { blockTime: number; flashblockInterval: number }): void
   stop(): Promise<void>
@@ -340,6 +345,7 @@ export function createProducer(host: ProducerHost): Producer {
     preconfirm: () => serially(preconfirm),
     importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
+    exclusive: (work) => serially(work),
 
     waitForPreconfirmation(hash, timeoutMs) {
       if (published !== undefined && pendingIndexOf(published, hash) !== undefined) return Promise.resolve(true)

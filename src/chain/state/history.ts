@@ -49,8 +49,11 @@ export type StateHistory = {
   at(number: bigint): StateReader
   /** Records the writes of block `number`. Blocks are committed in ascending order. */
   commit(number: bigint, diff: StateDiff): void
-  /** Every live account of the newest block, with its storage; used to rebuild the state trie. */
-  entries(): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
+  /**
+   * Every live account at the end of block `number` (the newest block by default), with its storage: what the state
+   * trie of that block is built from.
+   */
+  entries(number?: bigint): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
   /** The maps themselves, not a copy: post them (which copies) before the next commit. */
   snapshot(): HistorySnapshot
 }
@@ -107,14 +110,15 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
 
     snapshot: () => ({ accounts, storage, codes }),
 
-    *entries() {
-      const head = Number.MAX_SAFE_INTEGER
+    *entries(number) {
+      const block = number === undefined ? Number.MAX_SAFE_INTEGER : Number(number)
       for (const [address, versions] of accounts) {
-        const account = versions.values.at(-1)
+        const index = lastAtOrBefore(versions.blocks, block)
+        const account = index < 0 ? undefined : versions.values[index]
         if (account == null) continue
         const slots = new Map<Hex, Uint8Array>()
         for (const slot of storage.get(address)?.slots.keys() ?? []) {
-          const value = readStorage(address, slot, head)
+          const value = readStorage(address, slot, block)
           if (value.length > 0) slots.set(slot, value)
         }
         yield [address, account, slots]
