@@ -42,6 +42,7 @@ import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
 import type { StateReader } from './state/types.ts'
 import type {
+  AccessListResult,
   AccountProof,
   Block,
   BlockSpecifier,
@@ -116,6 +117,8 @@ export type Chain = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: BlockSpecifier): Promise<SequencePlan[]>
+  /** eth_createAccessList: the EIP-2930 access list a transaction needs on `block`, and its gas with it. */
+  createAccessList(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<AccessListResult>
   feeHistory(count: bigint, newest: BlockSpecifier, percentiles?: number[]): FeeHistory
   /** Fees to offer for a transaction in the pending block. */
   suggestedFees(): SuggestedFees
@@ -352,6 +355,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),
+    createAccessList: (request, specifier, overrides = {}) => calls.createAccessList(request, resolve(specifier), overrides),
     feeHistory(count, newest, percentiles) {
       const resolved = resolve(newest)
       return feeHistory(blocks, count, resolved.kind === 'pending' ? blocks.head().number : resolved.block.number, percentiles)

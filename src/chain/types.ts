@@ -199,3 +199,6 @@ export type AccountProof = {
   /** Each slot's value and the nodes from the account's storage root down its path (none without storage). */
   storageProof: { slot: Hex; value: bigint; proof: Hex[] }[]
 }
+
+/** eth_createAccessList's answer: the list, the gas the transaction uses with it, and why it failed if it did. */
+export type AccessListResult = { accessList: AccessListEntry[]; gasUsed: bigint; error?: string }

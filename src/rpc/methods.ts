@@ -10,6 +10,7 @@ import { blockNumber } from './eth/blockNumber.ts'
 import { call } from './eth/call.ts'
 import { chainId } from './eth/chainId.ts'
 import { config } from './eth/config.ts'
+import { createAccessList } from './eth/createAccessList.ts'
 import { estimateGas } from './eth/estimateGas.ts'
 import { feeHistory } from './eth/feeHistory.ts'
 import { gasPrice } from './eth/gasPrice.ts'
@@ -73,6 +74,7 @@ export const methods = [
   call,
   chainId,
   config,
+  createAccessList,
   estimateGas,
   feeHistory,
   gasPrice,
