@@ -1,7 +1,7 @@
 import { createVM } from '@ethereumjs/vm'
 import { bytesToHex } from '@ethereumjs/util'
 
-import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
+import { BlockNotFoundError, InvalidParamsError, ServerError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
 import { encodeReceipt } from './blocks/encoding.ts'
 import { findLogs } from './blocks/logs.ts'
@@ -9,6 +9,7 @@ import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
 import { createCalls } from './execution/calls.ts'
+import { createTracing } from './execution/tracing/trace.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
 import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
@@ -36,6 +37,7 @@ import type { ResolvedBlock } from './blocks/tags.ts'
 import type { PendingSnapshot } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
+import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
@@ -117,6 +119,12 @@ export type Chain = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: BlockSpecifier): Promise<SequencePlan[]>
+  /** debug_traceTransaction: a sealed or pre-confirmed transaction, replayed on its block with a tracer. */
+  traceTransaction(hash: Hex, options: TraceOptions): Promise<unknown>
+  /** debug_traceBlockBy*: every transaction of a sealed block, or of the pending block as of its last flashblock. */
+  traceBlock(block: BlockSpecifier, options: TraceOptions): Promise<BlockTrace>
+  /** debug_traceCall: a call on the state after `block`, as eth_call runs it, with a tracer. */
+  traceCall(request: CallRequest, block: BlockSpecifier, options: TraceOptions, overrides?: Overrides): Promise<unknown>
   /** eth_createAccessList: the EIP-2930 access list a transaction needs on `block`, and its gas with it. */
   createAccessList(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<AccessListResult>
   feeHistory(count: bigint, newest: BlockSpecifier, percentiles?: number[]): FeeHistory
@@ -219,6 +227,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const pending = () => producer.pending()
   const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined })
   const resolver = createBlockResolver({ blocks, pending, finalizedAtHead: () => finalizedAtHead })
+  const tracing = createTracing({ common, blockHashes, blocks, history, pending, runner: calls.runner })
 
   if (options.importBlocks !== undefined) {
     const imported = await importBlocks(options.importBlocks, { common, blocks, producer })
@@ -355,6 +364,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),
+    traceTransaction: (hash, traceOptions) => tracing.transaction(hash, traceOptions),
+    traceBlock(specifier, traceOptions) {
+      const resolved = resolveIfAny(specifier)
+      if (resolved === undefined) {
+        throw new ServerError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
+      }
+      return tracing.block(resolved, traceOptions)
+    },
+    traceCall: (request, specifier, traceOptions, overrides = {}) => tracing.call(request, calls.view(resolve(specifier), overrides), traceOptions),
     createAccessList: (request, specifier, overrides = {}) => calls.createAccessList(request, resolve(specifier), overrides),
     feeHistory(count, newest, percentiles) {
       const resolved = resolve(newest)

@@ -3,6 +3,10 @@ import { getRawBlock } from './debug/getRawBlock.ts'
 import { getRawHeader } from './debug/getRawHeader.ts'
 import { getRawReceipts } from './debug/getRawReceipts.ts'
 import { getRawTransaction } from './debug/getRawTransaction.ts'
+import { traceBlockByHash } from './debug/traceBlockByHash.ts'
+import { traceBlockByNumber } from './debug/traceBlockByNumber.ts'
+import { traceCall } from './debug/traceCall.ts'
+import { traceTransaction } from './debug/traceTransaction.ts'
 import { accounts } from './eth/accounts.ts'
 import { baseFee } from './eth/baseFee.ts'
 import { blobBaseFee } from './eth/blobBaseFee.ts'
@@ -136,6 +140,10 @@ export const methods = [
   getRawHeader,
   getRawReceipts,
   getRawTransaction,
+  traceBlockByHash,
+  traceBlockByNumber,
+  traceCall,
+  traceTransaction,
   transactionStatus,
 ] as const
 

@@ -14,6 +14,7 @@ import type { SealedBlock } from '../blocks/types.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { AccessListResult, BlockEnv, SequencePlan } from '../types.ts'
+import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
 import type { CallMethod, WorkerInit } from './workerMessages.ts'
@@ -41,6 +42,10 @@ export type Calls = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: ResolvedBlock): Promise<SequencePlan[]>
+  /** What a call on `block` runs on: its environment and state, with the overrides applied. */
+  view(block: ResolvedBlock, overrides?: Overrides): ExecutionView
+  /** This thread's runner, for work that needs the EVM's events (tracing). */
+  readonly runner: CallRunner
   /** eth_createAccessList, on this thread (see accessList.ts). */
   createAccessList(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<AccessListResult>
   /** Starts `size` worker threads, each from what `init` gives it then. */
@@ -127,6 +132,9 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       }
       return plans
     },
+
+    view: (resolved, overrides = {}) => withOverrides(viewOf(resolved), overrides),
+    runner,
 
     createAccessList(request, resolved, overrides) {
       return createAccessList(runner, options.common, request, withOverrides(viewOf(resolved), overrides))

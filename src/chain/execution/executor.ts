@@ -90,7 +90,8 @@ export type BlockHashes = (number: bigint) => Uint8Array | undefined
  * runs that ask for one pay for it.
  */
 export type ExecutionHooks = {
-  step?: (step: InterpreterStep) => void
+  /** With a second parameter, the run waits until it is called: a listener may take its time, or yield. */
+  step?: (step: InterpreterStep, resolve?: () => void) => void
   beforeMessage?: (message: Message) => void
   afterMessage?: (result: EVMResult) => void
 }
