@@ -137,6 +137,28 @@ export const txErrors = {
   unknownAccount: () => new TransactionRejectedError('unknown account'),
 } as const
 
+/**
+ * eth_simulateV1's own codes (execution-apis): a call the simulated block refuses fails the whole request with one
+ * of these, where eth_call would answer -32000.
+ */
+export class SimulationError extends RpcError {
+  static override code = -32000
+}
+
+export const simulationErrors = {
+  nonceTooLow: (message: string) => new SimulationError(message, { code: -38010 }),
+  nonceTooHigh: (message: string) => new SimulationError(message, { code: -38011 }),
+  baseFeeTooLow: (message: string) => new SimulationError(message, { code: -38012 }),
+  intrinsicGasTooLow: (message: string) => new SimulationError(message, { code: -38013 }),
+  insufficientFunds: (message: string) => new SimulationError(message, { code: -38014 }),
+  blockGasLimitReached: (used: bigint, limit: bigint) => new SimulationError(`block gas limit reached: ${used} >= ${limit}`, { code: -38015 }),
+  blockNumberOrder: (number: bigint, previous: bigint) =>
+    new SimulationError(`block numbers must be in order: ${number} <= ${previous}`, { code: -38020 }),
+  timestampOrder: (timestamp: bigint, previous: bigint) =>
+    new SimulationError(`block timestamps must be in order: ${timestamp} <= ${previous}`, { code: -38021 }),
+  tooManyBlocks: () => new SimulationError('too many blocks', { code: -38026 }),
+} as const
+
 /** EIP-7966: eth_sendRawTransactionSync ran out of time; the hash is in `data`. */
 export class TransactionTimeoutError extends RpcError {
   static override code = 4

@@ -9,6 +9,7 @@ import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
 import { createCalls } from './execution/calls.ts'
+import { simulateBlocks } from './execution/simulateBlocks.ts'
 import { createTracing } from './execution/tracing/trace.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
@@ -37,6 +38,7 @@ import type { ResolvedBlock } from './blocks/tags.ts'
 import type { PendingSnapshot } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
+import type { SimulationRequest } from './execution/simulateBlocks.ts'
 import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
 import type { PoolTransaction } from './production/txpool.ts'
@@ -55,6 +57,7 @@ import type {
   PendingBlock,
   PoolContent,
   SequencePlan,
+  SimulatedBlock,
   TransactionLocation,
 } from './types.ts'
 
@@ -119,6 +122,11 @@ export type Chain = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: BlockSpecifier): Promise<SequencePlan[]>
+  /**
+   * eth_simulateV1: blocks of calls built on top of `block` (the pending block's state too), with their overrides;
+   * nothing of it stays.
+   */
+  simulate(request: SimulationRequest, block: BlockSpecifier): Promise<SimulatedBlock[]>
   /** debug_traceTransaction: a sealed or pre-confirmed transaction, replayed on its block with a tracer. */
   traceTransaction(hash: Hex, options: TraceOptions): Promise<unknown>
   /** debug_traceBlockBy*: every transaction of a sealed block, or of the pending block as of its last flashblock. */
@@ -364,6 +372,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),
+    simulate: (request, specifier) =>
+      simulateBlocks({ common, blockHashes, history, rpcGasCap, txGasCap: (env) => forks.txGasCap(env) }, resolve(specifier), request),
     traceTransaction: (hash, traceOptions) => tracing.transaction(hash, traceOptions),
     traceBlock(specifier, traceOptions) {
       const resolved = resolveIfAny(specifier)

@@ -202,3 +202,18 @@ export type AccountProof = {
 
 /** eth_createAccessList's answer: the list, the gas the transaction uses with it, and why it failed if it did. */
 export type AccessListResult = { accessList: AccessListEntry[]; gasUsed: bigint; error?: string }
+
+/** One call of eth_simulateV1, as its block ran it: its logs carry the simulated block's hash. */
+export type SimulatedCall = {
+  status: 0 | 1
+  returnData: Hex
+  gasUsed: bigint
+  /** Gas the call consumed before refunds: the least gas limit that runs it the same way. */
+  maxUsedGas: bigint
+  logs: FoundLog[]
+  /** Code 3 and the revert data for a revert, -32015 for any other halt. */
+  error?: { code: number; message: string; data?: Hex }
+}
+
+/** A block eth_simulateV1 built, and what each of its calls did. */
+export type SimulatedBlock = { block: Block; calls: SimulatedCall[] }

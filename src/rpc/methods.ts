@@ -38,6 +38,7 @@ import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.ts'
 import { sendRawTransaction } from './eth/sendRawTransaction.ts'
 import { sendRawTransactionSync } from './eth/sendRawTransactionSync.ts'
 import { sendTransaction } from './eth/sendTransaction.ts'
+import { simulateV1 } from './eth/simulateV1.ts'
 import { syncing } from './eth/syncing.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
 import { anvilGetAutomine, hardhatGetAutomine } from './evm/getAutomine.ts'
@@ -103,6 +104,7 @@ export const methods = [
   sendRawTransaction,
   sendRawTransactionSync,
   sendTransaction,
+  simulateV1,
   syncing,
   mine,
   increaseTime,

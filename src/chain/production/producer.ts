@@ -6,6 +6,7 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
+import { builderInternals } from './builderInternals.ts'
 import { orderedTrieRoot } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -15,6 +16,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
+import type { BuilderInternals } from './builderInternals.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
@@ -62,29 +64,6 @@ type Building = {
   receipts: Receipt[]
   segments: StateDiff[]
   flashblockIndex: number
-}
-
-/**
- * BlockBuilder.addTransaction rebuilds a block of every transaction added so far before running the next one,
- * which makes a block of n transactions cost O(n²) (25 s for 800 transfers, measured). The producer runs each
- * transaction itself, once, and hands the builder the results it would have recorded, so that build() still
- * computes the transactions and receipts roots, the bloom and the EIP-7685 requests. These are the builder's
- * fields in @ethereumjs/vm 10.1, pinned; createBuilding checks they are there.
- */
-type BuilderInternals = {
-  transactions: TypedTransaction[]
-  transactionResults: RunTxResult[]
-  gasUsed: bigint
-  blobGasUsed: bigint
-  _minerValue: bigint
-}
-
-function builderInternals(builder: BlockBuilder): BuilderInternals {
-  const internals = builder as unknown as BuilderInternals
-  if (!Array.isArray(internals.transactions) || !Array.isArray(internals.transactionResults) || typeof internals._minerValue !== 'bigint') {
-    throw new Error('@ethereumjs/vm BlockBuilder no longer has the fields the producer relies on')
-  }
-  return internals
 }
 
 /** Failures that say "not in this block", not "never": the transaction stays in the pool. */
