@@ -133,6 +133,28 @@ describe('eth_simulateV1', () => {
     ])
   })
 
+  it('movePrecompileToAddress: the precompile answers at its new address, for that block only', async () => {
+    const identity = '0x0000000000000000000000000000000000000004'
+    const moved = '0x0000000000000000000000000000000000c0ffee'
+    const echo = { to: moved, input: '0x1234' }
+    const blocks = await t.rpc<SimulatedBlockJSON[]>('eth_simulateV1', [
+      {
+        blockStateCalls: [
+          { stateOverrides: { [identity]: { movePrecompileToAddress: moved } }, calls: [echo, { to: identity, input: '0x1234' }] },
+          { calls: [echo, { to: identity, input: '0x1234' }] },
+        ],
+      },
+    ])
+    expect(blocks.map((block) => block.calls.map((call) => call.returnData))).toEqual([
+      ['0x1234', '0x'],
+      ['0x', '0x1234'],
+    ])
+    const error = await t.rpcError('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [store]: { movePrecompileToAddress: moved } } }] }])
+    expect(error).toEqual({ code: -32000, message: `account ${store} is not a precompile` })
+    // eth_call takes no such override.
+    expect((await t.rpcError('eth_call', [{ to: moved }, 'latest', { [identity]: { movePrecompileToAddress: moved } }])).code).toBe(-32602)
+  })
+
   it('validation: the base fee applies and a fee below it is -38012; nonces are checked', async () => {
     const from = t.accounts[5]!.address
     const error = await t.rpcError('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from, to: store }] }], validation: true }])

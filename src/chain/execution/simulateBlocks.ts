@@ -1,3 +1,4 @@
+import { getActivePrecompiles } from '@ethereumjs/evm'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock, createVM, runTx } from '@ethereumjs/vm'
 
@@ -46,6 +47,24 @@ export type SimulationHost = {
   history: StateHistory
   rpcGasCap: bigint
   txGasCap: (env: { number: bigint; timestamp: bigint }) => bigint | undefined
+}
+
+/**
+ * The block's precompiles, with the moves its state overrides ask for (`movePrecompileToAddress`), as geth applies
+ * them: the precompile answers at the new address and no longer at its own, for this block only. Moving an account
+ * that is not a precompile is refused.
+ */
+function movePrecompiles(precompiles: Map<string, unknown>, common: Common, overrides: StateOverrides | undefined) {
+  precompiles.clear()
+  for (const [address, precompile] of getActivePrecompiles(common)) precompiles.set(address, precompile)
+  for (const [address, override] of Object.entries(overrides ?? {}) as [Hex, StateOverrides[Hex]][]) {
+    const to = override.movePrecompileToAddress
+    if (to === undefined) continue
+    const precompile = precompiles.get(address.slice(2))
+    if (precompile === undefined) throw new ExecutionError(`account ${address} is not a precompile`)
+    precompiles.delete(address.slice(2))
+    precompiles.set(to.slice(2), precompile)
+  }
 }
 
 /** An ethereumjs refusal of a simulated call, as eth_simulateV1's codes name it. */
@@ -141,10 +160,15 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       parentBeaconBlockRoot: vm.common.isActivatedEIP(4788) ? ZERO_HASH : undefined,
     }
     setHardforkFor(vm.common, env)
+    movePrecompiles(vm.evm.precompiles as Map<string, unknown>, vm.common, input?.stateOverrides)
     // State overrides apply on top of what the blocks before left.
     stateManager.publish()
-    if (input?.stateOverrides !== undefined) {
-      stateManager.reset(withOverrides({ env, state: stateManager.base }, { state: input.stateOverrides }).state)
+    // An override that only moves a precompile leaves the account itself as it is.
+    const accountOverrides = Object.entries(input?.stateOverrides ?? {})
+      .map(([address, { movePrecompileToAddress: _moved, ...fields }]) => [address, fields] as const)
+      .filter(([, fields]) => Object.keys(fields).length > 0)
+    if (accountOverrides.length > 0) {
+      stateManager.reset(withOverrides({ env, state: stateManager.base }, { state: Object.fromEntries(accountOverrides) }).state)
     }
     // geth runs simulated calls as messages, which EIP-7825's per-transaction cap does not bind: the calls are
     // built under the rules of the fork before it (the same transaction format and intrinsic gas).

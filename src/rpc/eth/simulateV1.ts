@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { formatBlock, formatLog } from '../format.ts'
-import { block, blockOverrides, callRequest, stateOverrides } from '../schemas.ts'
+import { block, blockOverrides, callRequest, simulationStateOverrides } from '../schemas.ts'
 
 import type { BlockJSON, LogJSON } from '../format.ts'
 import type { Hex } from '../../hex.ts'
@@ -21,7 +21,7 @@ const simulation = z.object({
   blockStateCalls: z.array(
     z.object({
       blockOverrides: blockOverrides.optional(),
-      stateOverrides: stateOverrides.optional(),
+      stateOverrides: simulationStateOverrides.optional(),
       calls: z.array(callRequest).optional(),
     }),
   ),
