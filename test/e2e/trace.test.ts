@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { encodeFunctionData, keccak256, toFunctionSelector } from 'viem'
+import { encodeFunctionData, getContractAddress, keccak256, toFunctionSelector } from 'viem'
 
 import { Forwarder, Reverter, Sink, Store } from './fixtures/contracts.ts'
 import { ZERO_WORD, deploy, startChain, toHex, word } from './helpers.ts'
@@ -57,7 +57,7 @@ beforeAll(async () => {
   forwarder = (await deploy(t, Forwarder, [sink])).address
   const nonce = await t.publicClient.getTransactionCount({ address: t.accounts[0]!.address, blockTag: 'pending' })
   await t.wallet(0).sendTransaction({ data: LOOP_INIT_CODE })
-  loop = (await import('viem')).getContractAddress({ from: t.accounts[0]!.address, nonce: BigInt(nonce) }).toLowerCase() as Hex
+  loop = getContractAddress({ from: t.accounts[0]!.address, nonce: BigInt(nonce) }).toLowerCase() as Hex
   await t.mine()
 })
 
