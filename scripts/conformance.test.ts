@@ -65,12 +65,15 @@ describe('parseIoFile', () => {
 
   it('parses every vendored fixture', () => {
     const files = listIoFiles(DEFAULT_FIXTURES)
-    expect(files.length).toBe(65)
-    expect(files[0]).toBe('eth_blockNumber/simple-test.io')
+    expect(files.length).toBe(134)
+    expect(files[0]).toBe('debug_getRawBlock/get-block-n.io')
     expect(files.at(-1)).toBe('net_version/get-network-id.io')
     expect([...files].sort()).toEqual(files)
     const parsed = files.map((file) => [file, parseIoFile(readFileSync(join(DEFAULT_FIXTURES, file), 'utf8'))] as const)
     expect(parsed.filter(([, io]) => io.speconly).map(([file]) => file)).toEqual([
+      'debug_traceTransaction/trace-contract-call.io',
+      'eth_createAccessList/create-al-abi-revert.io',
+      'eth_createAccessList/create-al-contract.io',
       'eth_estimateGas/estimate-call-abi-error.io',
       'eth_estimateGas/estimate-failed-call.io',
       'eth_estimateGas/estimate-successful-call.io',
@@ -297,12 +300,12 @@ describe('runConformance', () => {
     const lines: string[] = []
     const result = await runConformance({ fixturesDir: DEFAULT_FIXTURES, url: fixtures.url, log: (line) => lines.push(line) })
     expect(lines).toEqual([])
-    expect([result.passed, result.failed]).toEqual([65, 0])
+    expect([result.passed, result.failed]).toEqual([134, 0])
     const summary = summaryLines(result)
-    expect(summary.at(-1)).toBe('65 passed, 0 failed')
+    expect(summary.at(-1)).toBe('134 passed, 0 failed')
     expect(summary).toContain('eth_getBlockByNumber: 10/10')
     expect(summary).toContain('eth_estimateGas: 6/6')
-    expect(summary.length).toBe(17 + 1) // 17 method folders
+    expect(summary.length).toBe(32 + 1) // 32 method folders
   })
 
   it('reports a failing case with its file and the first difference', async () => {

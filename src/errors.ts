@@ -121,6 +121,11 @@ export class ExecutionRevertedError extends RpcError {
   }
 }
 
+/** An error geth gives no code of its own, which it answers with -32000 (a missing block named by hash, for one). */
+export class ServerError extends RpcError {
+  static override code = -32000
+}
+
 /** Execution failed for a reason other than REVERT (out of gas, invalid opcode, …), in geth's words. */
 export class ExecutionError extends RpcError {
   static override code = -32000
@@ -163,6 +168,28 @@ export const txErrors = {
   tipAboveFeeCap: () => new TransactionRejectedError('max priority fee per gas higher than max fee per gas'),
   senderNotEOA: (address: string) => new TransactionRejectedError(`sender not an eoa: address ${address}`),
   unknownAccount: () => new TransactionRejectedError('unknown account'),
+} as const
+
+/**
+ * eth_simulateV1's own codes (execution-apis): a call the simulated block refuses fails the whole request with one
+ * of these, where eth_call would answer -32000.
+ */
+export class SimulationError extends RpcError {
+  static override code = -32000
+}
+
+export const simulationErrors = {
+  nonceTooLow: (message: string) => new SimulationError(message, { code: -38010 }),
+  nonceTooHigh: (message: string) => new SimulationError(message, { code: -38011 }),
+  baseFeeTooLow: (message: string) => new SimulationError(message, { code: -38012 }),
+  intrinsicGasTooLow: (message: string) => new SimulationError(message, { code: -38013 }),
+  insufficientFunds: (message: string) => new SimulationError(message, { code: -38014 }),
+  blockGasLimitReached: (used: bigint, limit: bigint) => new SimulationError(`block gas limit reached: ${used} >= ${limit}`, { code: -38015 }),
+  blockNumberOrder: (number: bigint, previous: bigint) =>
+    new SimulationError(`block numbers must be in order: ${number} <= ${previous}`, { code: -38020 }),
+  timestampOrder: (timestamp: bigint, previous: bigint) =>
+    new SimulationError(`block timestamps must be in order: ${timestamp} <= ${previous}`, { code: -38021 }),
+  tooManyBlocks: () => new SimulationError('too many blocks', { code: -38026 }),
 } as const
 
 /** EIP-7966: eth_sendRawTransactionSync ran out of time; the hash is in `data`. */

@@ -1,8 +1,9 @@
 import { createVM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import { BlockNotFoundError, InvalidParamsError } from '../errors.ts'
+import { BlockNotFoundError, InvalidParamsError, ServerError } from '../errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
+import { encodeReceipt } from './blocks/encoding.ts'
 import { findLogs, logsOf } from './blocks/logs.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { pendingIndexOf } from './blocks/types.ts'
@@ -11,6 +12,8 @@ import { activityLog } from './activityLog.ts'
 import { createChainEvents } from './events.ts'
 import { balanceWord, findBalanceSlot } from './execution/balanceSlot.ts'
 import { createCalls } from './execution/calls.ts'
+import { simulateBlocks } from './execution/simulateBlocks.ts'
+import { createTracing } from './execution/tracing/trace.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
 import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
@@ -23,12 +26,14 @@ import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
 import { createPool } from './production/txpool.ts'
 import { defaults } from './spec/config.ts'
+import { chainConfig } from './spec/forkConfig.ts'
 import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
 import { createForks } from './spec/forks.ts'
 import { codeHexOf } from './state/code.ts'
 import { dumpState, loadDump } from './state/dump.ts'
 import { setStorage } from './state/edits.ts'
+import { buildStateTrie, proveAccount, provesRoot } from './state/proof.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
@@ -42,6 +47,8 @@ import type { ResolvedBlock } from './blocks/tags.ts'
 import type { PendingSnapshot, SealedBlock } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
 import type { Overrides } from './execution/overrides.ts'
+import type { SimulationRequest } from './execution/simulateBlocks.ts'
+import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
 import type { BlockPlan } from './production/plan.ts'
 import type { PoolTransaction } from './production/txpool.ts'
@@ -51,8 +58,11 @@ import type { StateDump } from './state/dump.ts'
 import type { StateReader } from './state/types.ts'
 import type { TestControl } from './testControl.ts'
 import type {
+  AccessListResult,
+  AccountProof,
   Block,
   BlockSpecifier,
+  ChainConfig,
   FeeHistory,
   Flashblock,
   FoundLog,
@@ -60,6 +70,7 @@ import type {
   PendingBlock,
   PoolContent,
   SequencePlan,
+  SimulatedBlock,
   TransactionLocation,
 } from './types.ts'
 
@@ -122,10 +133,22 @@ export type Chain = {
   block(block: BlockSpecifier): Block | PendingBlock | undefined
   /** A sealed block's RLP encoding, as a block body carries it; undefined when there is none. */
   rawBlock(block: BlockSpecifier): Uint8Array | undefined
+  /** A sealed block's header, RLP-encoded; undefined when there is none (the pending block has no header before its seal). */
+  rawHeader(block: BlockSpecifier): Uint8Array | undefined
+  /** The consensus encoding of each receipt of a block, the pending block's too; undefined when there is no such block. */
+  rawReceipts(block: BlockSpecifier): Uint8Array[] | undefined
+  /** A sealed, pre-confirmed or pooled transaction's canonical encoding (EIP-2718); undefined for an unknown hash. */
+  rawTransaction(hash: Hex): Uint8Array | undefined
   /** The number `block` names, without reading a sealed block back from the store; -32001 when there is none. */
   numberOf(block: BlockSpecifier): bigint
   /** The state after `block`; -32001 when there is none. */
   stateAt(block: BlockSpecifier): StateReader
+  /**
+   * EIP-1186: an account and some of its slots at `block`, with Merkle proofs against that block's state root. The
+   * head is proved from the trie kept for it; any older block from a trie built from its flat state; `pending` from
+   * the pending state's own trie, whose root is the one its block would seal with as it stands.
+   */
+  proof(address: Hex, slots: readonly Hex[], block: BlockSpecifier): Promise<AccountProof>
   /** The code at an address as hex, `0x` for none; an EIP-7702 delegated account's is its designator. */
   code(address: Hex, block: BlockSpecifier): Hex
   transaction(hash: Hex): TransactionLocation | undefined
@@ -145,9 +168,26 @@ export type Chain = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: BlockSpecifier): Promise<SequencePlan[]>
+  /**
+   * eth_simulateV1: blocks of calls built on top of `block` (the pending block's state too), with their overrides;
+   * nothing of it stays.
+   */
+  simulate(request: SimulationRequest, block: BlockSpecifier): Promise<SimulatedBlock[]>
+  /** debug_traceTransaction: a sealed or pre-confirmed transaction, replayed on its block with a tracer. */
+  traceTransaction(hash: Hex, options: TraceOptions): Promise<unknown>
+  /** debug_traceBlockBy*: every transaction of a sealed block, or of the pending block as of its last flashblock. */
+  traceBlock(block: BlockSpecifier, options: TraceOptions): Promise<BlockTrace>
+  /** debug_traceCall: a call on the state after `block`, as eth_call runs it, with a tracer. */
+  traceCall(request: CallRequest, block: BlockSpecifier, options: TraceOptions, overrides?: Overrides): Promise<unknown>
+  /** eth_createAccessList: the EIP-2930 access list a transaction needs on `block`, and its gas with it. */
+  createAccessList(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<AccessListResult>
   feeHistory(count: bigint, newest: BlockSpecifier, percentiles?: number[]): FeeHistory
   /** Fees to offer for a transaction in the pending block. */
   suggestedFees(): SuggestedFees
+  /** The blob base fee (EIP-4844) of the newest sealed block, as geth's eth_blobBaseFee; undefined before Cancun. */
+  blobBaseFee(): bigint | undefined
+  /** EIP-7910: the fork in force at the head, and the next and last ones scheduled. */
+  config(): ChainConfig
   logs(filter: LogFilter): FoundLog[]
   /** Whether an EIP is active in the pending block. */
   isActive(eip: number): boolean
@@ -283,6 +323,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   })
   const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined })
   const resolver = createBlockResolver({ blocks, pending, finalizedAtHead: () => finalizedAtHead })
+  const tracing = createTracing({ common, blockHashes, blocks, history, pending, runner: calls.runner })
 
   if (options.importBlocks !== undefined) {
     const imported = await importBlocks(options.importBlocks, { common, blocks, producer })
@@ -402,9 +443,44 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       const resolved = resolveIfAny(specifier)
       return resolved?.kind === 'sealed' ? resolved.block.block.serialize() : undefined
     },
+    rawHeader(specifier) {
+      const resolved = resolveIfAny(specifier)
+      return resolved?.kind === 'sealed' ? resolved.block.block.header.serialize() : undefined
+    },
+    rawReceipts(specifier) {
+      const resolved = resolveIfAny(specifier)
+      if (resolved === undefined) return undefined
+      const { receipts } = resolved.block
+      const transactions = resolved.kind === 'sealed' ? resolved.block.block.transactions : resolved.block.transactions
+      return receipts.map((receipt, i) => encodeReceipt(receipt, transactions[i]!.type))
+    },
+    rawTransaction(hash) {
+      const key = hash.toLowerCase() as Hex
+      const sealedAt = blocks.locate(key)
+      if (sealedAt !== undefined) return blocks.byNumber(sealedAt.number)!.block.transactions[sealedAt.index]!.serialize()
+      const snapshot = pending()
+      const index = pendingIndexOf(snapshot, key)
+      if (index !== undefined) return snapshot.transactions[index]!.serialize()
+      return pool.get(key)?.tx.serialize()
+    },
     numberOf: (specifier) => resolver.numberOf(specifier),
     stateAt: (specifier) => stateOf(resolve(specifier)),
     code: (address, specifier) => codeHexOf(stateOf(resolve(specifier)), address),
+    async proof(address, slots, specifier) {
+      const resolved = resolve(specifier)
+      const state = stateOf(resolved)
+      if (resolved.kind === 'pending') return proveAccount(await buildStateTrie(state, history), state, address, slots)
+      const { number } = resolved.block
+      const stateRoot = bytesToHex(resolved.block.block.header.stateRoot) as Hex
+      // The head's trie changes only on the writer's queue: read it there, while it is still this block's.
+      const fromHead = await producer.exclusive(async () =>
+        blocks.head().number === number && provesRoot(trie, stateRoot) ? proveAccount(trie, state, address, slots) : undefined,
+      )
+      if (fromHead !== undefined) return fromHead
+      const built = await buildStateTrie(state, history)
+      if (!provesRoot(built, stateRoot)) throw new Error(`the state of block ${number} does not rebuild to its state root`)
+      return proveAccount(built, state, address, slots)
+    },
     transaction: (hash) => locate(hash, pending()),
     nextNonce: (address) => admission.nextNonce(address),
     dropTransactions(hashes) {
@@ -422,11 +498,36 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),
+    simulate: (request, specifier) =>
+      simulateBlocks({ common, blockHashes, history, rpcGasCap, txGasCap: (env) => forks.txGasCap(env) }, resolve(specifier), request),
+    traceTransaction: (hash, traceOptions) => tracing.transaction(hash, traceOptions),
+    traceBlock(specifier, traceOptions) {
+      const resolved = resolveIfAny(specifier)
+      if (resolved === undefined) {
+        throw new ServerError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
+      }
+      return tracing.block(resolved, traceOptions)
+    },
+    traceCall: (request, specifier, traceOptions, overrides = {}) => tracing.call(request, calls.view(resolve(specifier), overrides), traceOptions),
+    createAccessList: (request, specifier, overrides = {}) => calls.createAccessList(request, resolve(specifier), overrides),
     feeHistory(count, newest, percentiles) {
       const resolved = resolve(newest)
       return feeHistory(blocks, count, resolved.kind === 'pending' ? blocks.head().number : resolved.block.number, percentiles)
     },
     suggestedFees: () => suggestedFees(pendingEnv().baseFeePerGas ?? 0n),
+    blobBaseFee() {
+      const { header } = blocks.head().block
+      return header.excessBlobGas === undefined ? undefined : header.getBlobGasPrice()
+    },
+    config() {
+      const genesis = blocks.byNumber(0n)!.block
+      return chainConfig(common, {
+        genesisHash: genesis.hash(),
+        genesisTimestamp: genesis.header.timestamp,
+        headTimestamp: blocks.head().block.header.timestamp,
+        depositContractAddress: spec.depositContractAddress,
+      })
+    },
     logs: (filter) => findLogs(filter, { blocks, pending, common }),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),

@@ -52,3 +52,23 @@ export function invalidCallError(message: string, from: string): RpcError {
 export function dropReason(message: string): string {
   return message.replace(/ \(.*$/s, '')
 }
+
+/** ethereumjs' words for an EVM halt, and geth's for the same (core/vm/errors.go). */
+const HALTS: Record<string, string> = {
+  revert: 'execution reverted',
+  'out of gas': 'out of gas',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+  'invalid JUMP': 'invalid jump destination',
+  'static state change': 'write protection',
+  'create collision': 'contract address collision',
+  'insufficient balance': 'insufficient balance for transfer',
+  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
+  'value out of range': 'return data out of bounds',
+}
+
+/** Why a run or a call frame stopped, as geth's results and tracers write it ("execution reverted", "out of gas"). */
+export function haltReason(error: string): string {
+  return HALTS[error] ?? error
+}

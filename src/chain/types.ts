@@ -208,3 +208,50 @@ export type Flashblock = {
   withdrawalsRoot: Hex | undefined
   blobGasUsed: bigint | undefined
 }
+
+/** One fork's rules as EIP-7910 describes them. */
+export type ForkConfig = {
+  /** Unix seconds; 0 for a fork in force at genesis. */
+  activationTime: bigint
+  /** EIP-4844's blob parameters in that fork (EIP-7840); null before Cancun. */
+  blobSchedule: { target: number; max: number; baseFeeUpdateFraction: number } | null
+  chainId: bigint
+  /** EIP-6122's fork hash, 4 bytes. */
+  forkId: Hex
+  /** Address of each precompile, by geth's name for it. */
+  precompiles: Record<string, Hex>
+  /** Address of each system contract, by its EIP's name for it. */
+  systemContracts: Record<string, Hex>
+}
+
+/** EIP-7910 (eth_config): the fork in force at the head, the next scheduled one, and the last one scheduled. */
+export type ChainConfig = { current: ForkConfig | null; next: ForkConfig | null; last: ForkConfig | null }
+
+/** EIP-1186 (eth_getProof): an account and some of its slots, with the Merkle proofs of each against a state root. */
+export type AccountProof = {
+  address: Hex
+  /** Undefined when the account does not exist: the account proof then shows its absence. */
+  account: { nonce: bigint; balance: bigint; codeHash: Hex; storageHash: Hex } | undefined
+  /** The nodes from the state root down the account's path, RLP-encoded. */
+  accountProof: Hex[]
+  /** Each slot's value and the nodes from the account's storage root down its path (none without storage). */
+  storageProof: { slot: Hex; value: bigint; proof: Hex[] }[]
+}
+
+/** eth_createAccessList's answer: the list, the gas the transaction uses with it, and why it failed if it did. */
+export type AccessListResult = { accessList: AccessListEntry[]; gasUsed: bigint; error?: string }
+
+/** One call of eth_simulateV1, as its block ran it: its logs carry the simulated block's hash. */
+export type SimulatedCall = {
+  status: 0 | 1
+  returnData: Hex
+  gasUsed: bigint
+  /** Gas the call consumed before refunds: the least gas limit that runs it the same way. */
+  maxUsedGas: bigint
+  logs: FoundLog[]
+  /** Code 3 and the revert data for a revert, -32015 for any other halt. */
+  error?: { code: number; message: string; data?: Hex }
+}
+
+/** A block eth_simulateV1 built, and what each of its calls did. */
+export type SimulatedBlock = { block: Block; calls: SimulatedCall[] }

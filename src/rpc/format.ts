@@ -1,7 +1,7 @@
 /**
  * The chain's plain data as execution-apis' JSON: quantities as hex without leading zeros, absent fields left out.
  */
-import { toQuantity } from '../hex.ts'
+import { bytesToHex, toQuantity } from '../hex.ts'
 
 import type { Block, BlockPosition, FeeHistory, FoundLog, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
@@ -20,6 +20,13 @@ export type LogJSON = {
   transactionIndex: Hex
   logIndex: Hex
   removed: false
+}
+
+/** A storage slot's value as a 32-byte word; the state keeps it without leading zeros. */
+export function formatStorageWord(value: Uint8Array): Hex {
+  const word = new Uint8Array(32)
+  word.set(value, 32 - value.length)
+  return bytesToHex(word)
 }
 
 /** What a transaction paid per gas in its block; geth reports the fee cap for one not yet in a block. */
@@ -127,13 +134,41 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   return json
 }
 
+/** Where a sealed or pending block puts its transactions; the pending block has no hash yet. */
+function positionOf(block: Block | PendingBlock): BlockPosition {
+  if (block.kind === 'pending') {
+    const { env } = block
+    return { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+  }
+  const { header } = block
+  return { hash: block.hash, number: header.number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+}
+
+/** Transaction `index` of a sealed or pending block, with its position; null past the block's last transaction. */
+export function formatTransactionAt(block: Block | PendingBlock, index: bigint): TransactionJSON | null {
+  if (index >= BigInt(block.transactions.length)) return null
+  return formatTransaction(block.transactions[Number(index)]!, { block: positionOf(block), index: Number(index) })
+}
+
+/** Every receipt of a sealed or pending block, in order (eth_getBlockReceipts). */
+export function formatBlockReceipts(block: Block | PendingBlock): ReceiptJSON[] {
+  const position = positionOf(block)
+  const kind = block.kind === 'pending' ? 'preconfirmed' : 'sealed'
+  let logIndex = 0
+  return block.receipts.map((receipt, index) => {
+    const json = formatReceipt({ kind, transaction: block.transactions[index]!, block: position, index, receipt, logIndex })
+    logIndex += receipt.logs.length
+    return json
+  })
+}
+
 /** Optional quantities of a header: present only in the forks that have them. */
 const quantityIfSet = (value: bigint | undefined) => (value === undefined ? undefined : toQuantity(value))
 
 /** A sealed block as execution-apis' Block: header fields of its fork, and hashes or full transactions. */
 export function formatBlock(block: Block, fullTransactions: boolean): BlockJSON {
   const { header } = block
-  const position: BlockPosition = { hash: block.hash, number: header.number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+  const position = positionOf(block)
   const json: BlockJSON = {
     baseFeePerGas: quantityIfSet(header.baseFeePerGas),
     blobGasUsed: quantityIfSet(header.blobGasUsed),
@@ -182,7 +217,7 @@ const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a
  */
 export function formatPendingBlock(pending: PendingBlock, fullTransactions: boolean): BlockJSON {
   const { env } = pending
-  const position: BlockPosition = { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+  const position = positionOf(pending)
   return {
     ...(env.baseFeePerGas === undefined ? {} : { baseFeePerGas: toQuantity(env.baseFeePerGas) }),
     difficulty: '0x0',

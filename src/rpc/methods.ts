@@ -1,20 +1,38 @@
+import { transactionStatus } from './base/transactionStatus.ts'
+import { getRawBlock } from './debug/getRawBlock.ts'
+import { getRawHeader } from './debug/getRawHeader.ts'
+import { getRawReceipts } from './debug/getRawReceipts.ts'
+import { getRawTransaction } from './debug/getRawTransaction.ts'
+import { traceBlockByHash } from './debug/traceBlockByHash.ts'
+import { traceBlockByNumber } from './debug/traceBlockByNumber.ts'
+import { traceCall } from './debug/traceCall.ts'
+import { traceTransaction } from './debug/traceTransaction.ts'
 import { accounts } from './eth/accounts.ts'
+import { baseFee } from './eth/baseFee.ts'
+import { blobBaseFee } from './eth/blobBaseFee.ts'
 import { blockNumber } from './eth/blockNumber.ts'
 import { call } from './eth/call.ts'
 import { chainId } from './eth/chainId.ts'
+import { config } from './eth/config.ts'
+import { createAccessList } from './eth/createAccessList.ts'
 import { estimateGas } from './eth/estimateGas.ts'
 import { feeHistory } from './eth/feeHistory.ts'
 import { gasPrice } from './eth/gasPrice.ts'
 import { getBalance } from './eth/getBalance.ts'
 import { getBlockByHash } from './eth/getBlockByHash.ts'
 import { getBlockByNumber } from './eth/getBlockByNumber.ts'
+import { getBlockReceipts } from './eth/getBlockReceipts.ts'
 import { getBlockTransactionCountByHash } from './eth/getBlockTransactionCountByHash.ts'
 import { getBlockTransactionCountByNumber } from './eth/getBlockTransactionCountByNumber.ts'
 import { getCode } from './eth/getCode.ts'
 import { getFilterChanges } from './eth/getFilterChanges.ts'
 import { getFilterLogs } from './eth/getFilterLogs.ts'
 import { getLogs } from './eth/getLogs.ts'
+import { getProof } from './eth/getProof.ts'
 import { getStorageAt } from './eth/getStorageAt.ts'
+import { getStorageValues } from './eth/getStorageValues.ts'
+import { getTransactionByBlockHashAndIndex } from './eth/getTransactionByBlockHashAndIndex.ts'
+import { getTransactionByBlockNumberAndIndex } from './eth/getTransactionByBlockNumberAndIndex.ts'
 import { getTransactionByHash } from './eth/getTransactionByHash.ts'
 import { getTransactionCount } from './eth/getTransactionCount.ts'
 import { getTransactionReceipt } from './eth/getTransactionReceipt.ts'
@@ -26,6 +44,7 @@ import { sendRawTransaction } from './eth/sendRawTransaction.ts'
 import { sendRawTransactionSync } from './eth/sendRawTransactionSync.ts'
 import { sendTransaction } from './eth/sendTransaction.ts'
 import { subscribe } from './eth/subscribe.ts'
+import { simulateV1 } from './eth/simulateV1.ts'
 import { syncing } from './eth/syncing.ts'
 import { uninstallFilter } from './eth/uninstallFilter.ts'
 import { unsubscribe } from './eth/unsubscribe.ts'
@@ -93,22 +112,31 @@ import type { MethodSchema } from './method.ts'
 /** Every method the endpoint answers. */
 export const methods = [
   accounts,
+  baseFee,
+  blobBaseFee,
   blockNumber,
   call,
   chainId,
+  config,
+  createAccessList,
   estimateGas,
   feeHistory,
   gasPrice,
   getBalance,
   getBlockByHash,
   getBlockByNumber,
+  getBlockReceipts,
   getBlockTransactionCountByHash,
   getBlockTransactionCountByNumber,
   getCode,
   getFilterChanges,
   getFilterLogs,
   getLogs,
+  getProof,
   getStorageAt,
+  getStorageValues,
+  getTransactionByBlockHashAndIndex,
+  getTransactionByBlockNumberAndIndex,
   getTransactionByHash,
   getTransactionCount,
   getTransactionReceipt,
@@ -120,6 +148,7 @@ export const methods = [
   sendRawTransaction,
   sendRawTransactionSync,
   sendTransaction,
+  simulateV1,
   syncing,
   subscribe,
   uninstallFilter,
@@ -203,6 +232,15 @@ export const methods = [
   showCallsStatus,
   watchAsset,
   clientVersion,
+  getRawBlock,
+  getRawHeader,
+  getRawReceipts,
+  getRawTransaction,
+  traceBlockByHash,
+  traceBlockByNumber,
+  traceCall,
+  traceTransaction,
+  transactionStatus,
 ] as const
 
 /** Each method's wire params and result, by name: what `createFlashchain().request` is typed with. */

@@ -149,16 +149,22 @@ export const callRequest = z
 
 const slots = z.record(storageSlot, hash)
 
+/** What a state override may set for one account. */
+const accountOverride = {
+  balance: quantity.optional(),
+  nonce: uint64.optional(),
+  code: data.optional(),
+  state: slots.optional(),
+  stateDiff: slots.optional(),
+}
+
 /** geth's state override set (eth_call and eth_estimateGas, third argument). */
-export const stateOverrides = z.record(
+export const stateOverrides = z.record(address, z.strictObject(accountOverride)) as z.ZodType<StateOverrides, unknown>
+
+/** eth_simulateV1's state overrides: eth_call's, and `movePrecompileToAddress`. */
+export const simulationStateOverrides = z.record(
   address,
-  z.strictObject({
-    balance: quantity.optional(),
-    nonce: uint64.optional(),
-    code: data.optional(),
-    state: slots.optional(),
-    stateDiff: slots.optional(),
-  }),
+  z.strictObject({ ...accountOverride, movePrecompileToAddress: address.optional() }),
 ) as z.ZodType<StateOverrides, unknown>
 
 /** geth's block overrides (fourth argument). */

@@ -305,6 +305,23 @@ describe('eth_getLogs', () => {
     expect(await t.rpc('eth_getLogs', [{ fromBlock: '0x0', address: store, topics: [null, word(999n)] }])).toEqual([])
   })
 
+  it('a bound past the head, or a range that starts after it ends, is -32602 as in geth', async () => {
+    const head = await t.blockNumber()
+    const past = `0x${(head + 1n).toString(16)}`
+    expect(await t.rpcError('eth_getLogs', [{ fromBlock: past }])).toEqual({ code: -32602, message: 'block range extends beyond current head block' })
+    expect(await t.rpcError('eth_getLogs', [{ fromBlock: past, toBlock: 'latest' }])).toEqual({
+      code: -32602,
+      message: 'block range extends beyond current head block',
+    })
+    expect(await t.rpcError('eth_getLogs', [{ fromBlock: '0x0', toBlock: past }])).toEqual({
+      code: -32602,
+      message: 'block range extends beyond current head block',
+    })
+    expect(await t.rpcError('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x0' }])).toEqual({ code: -32602, message: 'invalid block range params' })
+    // The pending block is not past the head: its pre-confirmed logs are asked for by name.
+    expect(await t.rpc('eth_getLogs', [{ fromBlock: 'pending', toBlock: 'pending' }])).toEqual([])
+  })
+
   it('is found by viem getLogs with an event filter', async () => {
     const logs = await t.publicClient.getLogs({
       address: store,

@@ -29,6 +29,8 @@ export type CallRunner = {
   estimate(request: CallRequest, view: ExecutionView): Promise<Estimate>
   /** The highest gas limit an estimate may try: what the block, the caller, the protocol and the balance allow. */
   ceiling(request: CallRequest, view: ExecutionView): bigint
+  /** The gas limit eth_call runs a request with: its own, else the block's, within the RPC gas cap and EIP-7825's. */
+  gasLimit(request: CallRequest, view: ExecutionView): bigint
   readonly executor: Executor
 }
 
@@ -63,6 +65,7 @@ export async function createCallRunner(options: CallRunnerOptions): Promise<Call
   return {
     executor,
     ceiling,
+    gasLimit: callGasLimit,
 
     async call(request, view) {
       requireValueCovered(view.state, request)
@@ -107,7 +110,7 @@ function isTransfer(request: CallRequest, state: StateReader): boolean {
 }
 
 /** geth refuses a call whose value the sender cannot pay, even when gas is free. */
-function requireValueCovered(state: StateReader, request: CallRequest) {
+export function requireValueCovered(state: StateReader, request: CallRequest) {
   const from = request.from ?? ZERO_ADDRESS
   const balance = state.account(from)?.balance ?? 0n
   const value = request.value ?? 0n

@@ -1,6 +1,7 @@
 import { ExecutionRevertedError } from '../../errors.ts'
 import { headerEnv } from '../blocks/env.ts'
 import { createOverlay } from '../state/overlay.ts'
+import { createAccessList } from './accessList.ts'
 import { createAnswerCache } from './answers.ts'
 import { createCallRunner } from './callRunner.ts'
 import { CALL_STIPEND } from './estimate.ts'
@@ -13,7 +14,8 @@ import type { SealedBlock } from '../blocks/types.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { BlockEnv, SequencePlan } from '../types.ts'
+import type { AccessListResult, BlockEnv, SequencePlan } from '../types.ts'
+import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
 import type { CallMethod, UndoneEdit, WorkerInit } from './workerMessages.ts'
@@ -41,6 +43,12 @@ export type Calls = {
    * One that will revert gets the gas its failing run consumed, and is marked.
    */
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: ResolvedBlock): Promise<SequencePlan[]>
+  /** What a call on `block` runs on: its environment and state, with the overrides applied. */
+  view(block: ResolvedBlock, overrides?: Overrides): ExecutionView
+  /** This thread's runner, for work that needs the EVM's events (tracing). */
+  readonly runner: CallRunner
+  /** eth_createAccessList, on this thread (see accessList.ts). */
+  createAccessList(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<AccessListResult>
   /** Starts `size` worker threads, each from what `init` gives it then. */
   startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void): void
   /** Replicates a sealed block to the workers; call it before anything can read the block. */
@@ -130,6 +138,13 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
         view = { env: view.env, state: createOverlay(writes, view.state) }
       }
       return plans
+    },
+
+    view: (resolved, overrides = {}) => withOverrides(viewOf(resolved), overrides),
+    runner,
+
+    createAccessList(request, resolved, overrides) {
+      return createAccessList(runner, options.common, request, withOverrides(viewOf(resolved), overrides))
     },
 
     startWorkers(size, init, log) {

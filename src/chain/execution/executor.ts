@@ -12,6 +12,7 @@ import { createStateDiff } from '../state/types.ts'
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { BlockEnv } from '../types.ts'
 import type { GasProbe } from './gasProbe.ts'
@@ -83,6 +84,18 @@ export type CallOutcome =
   | { kind: 'invalid'; error: string }
 
 export type BlockHashes = (number: bigint) => Uint8Array | undefined
+
+/**
+ * Listeners on one run's EVM events, as tracers use them: each opcode before it runs, each message (call or create)
+ * as it starts, and its result as it ends. A run with a step listener leaves the interpreter's fast loop, so only
+ * runs that ask for one pay for it.
+ */
+export type ExecutionHooks = {
+  /** With a second parameter, the run waits until it is called: a listener may take its time, or yield. */
+  step?: (step: InterpreterStep, resolve?: () => void) => void
+  beforeMessage?: (message: Message) => void
+  afterMessage?: (result: EVMResult) => void
+}
 
 export type ExecutionView = { env: BlockEnv; state: StateReader }
 
@@ -170,6 +183,8 @@ export type Executor = {
   call(request: CallRequest, gasLimit: bigint, view: ExecutionView, tx?: TypedTransaction): Promise<CallOutcome>
   /** Like `call`, and also hands back what the run wrote, so a later call can run on top of it. */
   execute(request: CallRequest, gasLimit: bigint, view: ExecutionView): Promise<{ outcome: CallOutcome; writes: StateDiff }>
+  /** Like `execute`, with `hooks` listening to the run's EVM events. */
+  trace(request: CallRequest, gasLimit: bigint, view: ExecutionView, hooks: ExecutionHooks): Promise<{ outcome: CallOutcome; writes: StateDiff }>
   readonly runs: number
 }
 
@@ -209,6 +224,7 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       return (await run(request, gasLimit, view, false, tx)).outcome
     },
     execute: (request, gasLimit, view) => run(request, gasLimit, view, true),
+    trace: (request, gasLimit, view, hooks) => run(request, gasLimit, view, true, undefined, hooks),
   }
 
   async function run(
@@ -217,9 +233,14 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
     view: ExecutionView,
     keepWrites: boolean,
     built?: TypedTransaction,
+    hooks?: ExecutionHooks,
   ): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
     const pooled = await acquire()
     const { vm, stateManager, probe } = pooled
+    const events = vm.evm.events!
+    if (hooks?.step !== undefined) events.on('step', hooks.step)
+    if (hooks?.beforeMessage !== undefined) events.on('beforeMessage', hooks.beforeMessage)
+    if (hooks?.afterMessage !== undefined) events.on('afterMessage', hooks.afterMessage)
     try {
       runs++
       if (pooled.env !== view.env) {
@@ -268,6 +289,9 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
         writes: keepWrites ? stateManager.writes() : NO_WRITES,
       }
     } finally {
+      if (hooks?.step !== undefined) events.off('step', hooks.step)
+      if (hooks?.beforeMessage !== undefined) events.off('beforeMessage', hooks.beforeMessage)
+      if (hooks?.afterMessage !== undefined) events.off('afterMessage', hooks.afterMessage)
       stateManager.reset(emptyState)
       free.push(pooled)
     }

@@ -10,7 +10,18 @@ import type { ExecutionView } from './executor.ts'
 import type { Hex } from '../../hex.ts'
 
 /** geth's state override set: per account, fields to replace for one call or estimate. */
-export type StateOverrides = Record<Hex, { balance?: bigint; nonce?: bigint; code?: Hex; state?: Record<Hex, Hex>; stateDiff?: Record<Hex, Hex> }>
+export type StateOverrides = Record<
+  Hex,
+  {
+    balance?: bigint
+    nonce?: bigint
+    code?: Hex
+    state?: Record<Hex, Hex>
+    stateDiff?: Record<Hex, Hex>
+    /** eth_simulateV1 only: the precompile at this address answers at that one instead, for one block. */
+    movePrecompileToAddress?: Hex
+  }
+>
 
 /** geth's block overrides: the environment fields a call may run under instead of the block's. */
 export type BlockOverrides = {

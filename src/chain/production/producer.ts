@@ -8,6 +8,7 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
+import { builderInternals } from './builderInternals.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -18,6 +19,7 @@ import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
+import type { BuilderInternals } from './builderInternals.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
 import type { BlockPlan } from './plan.ts'
@@ -80,29 +82,6 @@ type Building = {
 /** What the stream says of the block as of a flashblock: its roots and hash, as if it were sealed then. */
 type FlashblockRoots = Pick<Flashblock, 'stateRoot' | 'receiptsRoot' | 'logsBloom' | 'gasUsed' | 'blockHash' | 'withdrawalsRoot' | 'blobGasUsed'>
 
-/**
- * BlockBuilder.addTransaction rebuilds a block of every transaction added so far before running the next one,
- * which makes a block of n transactions cost O(n²) (25 s for 800 transfers, measured). The producer runs each
- * transaction itself, once, and hands the builder the results it would have recorded, so that build() still
- * computes the transactions and receipts roots, the bloom and the EIP-7685 requests. These are the builder's
- * fields in @ethereumjs/vm 10.1, pinned; createBuilding checks they are there.
- */
-type BuilderInternals = {
-  transactions: TypedTransaction[]
-  transactionResults: RunTxResult[]
-  gasUsed: bigint
-  blobGasUsed: bigint
-  _minerValue: bigint
-}
-
-function builderInternals(builder: BlockBuilder): BuilderInternals {
-  const internals = builder as unknown as BuilderInternals
-  if (!Array.isArray(internals.transactions) || !Array.isArray(internals.transactionResults) || typeof internals._minerValue !== 'bigint') {
-    throw new Error('@ethereumjs/vm BlockBuilder no longer has the fields the producer relies on')
-  }
-  return internals
-}
-
 /** Failures that say "not in this block", not "never": the transaction stays in the pool. */
 const retryLater = [/higher gas limit than the remaining gas in the block/, /is less than the block's baseFeePerGas/, /blob gas limit reached/]
 
@@ -127,7 +106,10 @@ export type Producer = {
   /** Starts the clocks (interval mining); again after `stop`, it goes on with the block being built. */
   start(options: { blockTime: number; flashblockInterval: number }): void
   stop(): Promise<void>
-  /** Runs `work` on the writer's queue, between flashblocks and seals. The three below run only inside it. */
+  /**
+   * Runs `work` on the writer's queue, between flashblocks and seals: what reads the head's state trie, which a seal
+   * updates in place, must not interleave with one. editPending and restart run only inside it.
+   */
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** The block being built: its timestamp and its pre-confirmed transactions in order; undefined when none is. */
   building(): { timestamp: bigint; transactions: PoolTransaction[] } | undefined

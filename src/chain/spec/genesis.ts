@@ -37,7 +37,15 @@ export type GenesisSpec = {
   header: HeaderData
   /** Keyed by lowercase 0x address. */
   alloc: Map<`0x${string}`, GenesisAccount>
+  /**
+   * The contract whose logs are EIP-6110 deposits: config.depositContractAddress, or mainnet's when the genesis
+   * leaves it out, which is the one @ethereumjs/vm then watches.
+   */
+  depositContractAddress: `0x${string}`
 }
+
+/** Mainnet's deposit contract. */
+export const MAINNET_DEPOSIT_CONTRACT = '0x00000000219ab540356cbb839cbe05303d7705fa'
 
 /** geth's params.GenesisGasLimit, used when gasLimit is absent or 0. */
 export const GENESIS_GAS_LIMIT = 4_712_388n
@@ -378,5 +386,6 @@ export function parseGethGenesis(json: unknown, options: { customCrypto?: Custom
   }
   if (common.isActivatedEIP(7685)) header.requestsHash = SHA256_NULL
 
-  return { common, header, alloc: parseAlloc(json.alloc) }
+  const depositContractAddress = (config.depositContractAddress as `0x${string}` | undefined)?.toLowerCase() as `0x${string}` | undefined
+  return { common, header, alloc: parseAlloc(json.alloc), depositContractAddress: depositContractAddress ?? MAINNET_DEPOSIT_CONTRACT }
 }

@@ -113,8 +113,11 @@ export type StateHistory = {
   rewind(number: bigint, touched?: TouchedKeys): void
   /** The writes that take a state with `touched` changed back to the state at the end of block `number`. */
   restore(number: bigint, touched: TouchedKeys): StateDiff
-  /** Every live account of the newest block, with its storage; used to rebuild the state trie. */
-  entries(): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
+  /**
+   * Every live account at the end of block `number` (the newest block by default), with its storage: what the state
+   * trie of that block is built from.
+   */
+  entries(number?: bigint): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
   /** The maps themselves, not a copy: post them (which copies) before the next commit. */
   snapshot(): HistorySnapshot
 }
@@ -280,14 +283,15 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
 
     snapshot: () => ({ accounts, storage, codes, journal }),
 
-    *entries() {
-      const head = Number.MAX_SAFE_INTEGER
+    *entries(number) {
+      const block = number === undefined ? Number.MAX_SAFE_INTEGER : Number(number)
       for (const [address, versions] of accounts) {
-        const account = versions.values.at(-1)
+        const index = lastAtOrBefore(versions.blocks, block)
+        const account = index < 0 ? undefined : versions.values[index]
         if (account == null) continue
         const slots = new Map<Hex, Uint8Array>()
         for (const slot of storage.get(address)?.slots.keys() ?? []) {
-          const value = readStorage(address, slot, head)
+          const value = readStorage(address, slot, block)
           if (value.length > 0) slots.set(slot, value)
         }
         yield [address, account, slots]

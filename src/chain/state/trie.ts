@@ -1,6 +1,6 @@
-import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { MerklePatriciaTrie, createMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, bigIntToUnpaddedBytes, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
@@ -29,6 +29,22 @@ export type StateTrie = {
   storageRoot(address: Hex): Uint8Array
   /** Starts over from a whole state (after the chain was rewound), as createStateTrie builds one. */
   rebuild(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>): Promise<void>
+  /**
+   * EIP-1186 proofs against the head's root: the account's path in the account trie, and each slot's path in the
+   * account's storage trie (undefined when it has no storage). Valid only between updates (see chain.ts).
+   */
+  prove(address: Hex, slots: readonly Hex[]): Promise<TrieProof>
+}
+
+export type TrieProof = { account: Uint8Array[]; storage: Uint8Array[][] | undefined }
+
+/**
+ * The nodes on a key's path, as geth's Prove gives them: the root, then every node its parent refers to by hash.
+ * A node under 32 bytes is embedded in its parent (Yellow Paper, appendix D), so it is not a proof element of its own.
+ */
+async function proofOf(trie: MerklePatriciaTrie, key: Uint8Array): Promise<Uint8Array[]> {
+  const nodes = await createMerkleProof(trie, key)
+  return nodes.filter((node, i) => i === 0 || node.length >= 32)
 }
 
 /** Sealed account records carry their exact storage roots, as the trie computed them. */
@@ -128,5 +144,13 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     root: () => accountTrie.root(),
     storageRoot: (address) => storageTries.get(address)?.root() ?? KECCAK256_RLP,
     rebuild: fill,
+    async prove(address, slots) {
+      const account = await proofOf(accountTrie, hexToBytes(address))
+      const trie = storageTries.get(address)
+      if (trie === undefined || equalsBytes(trie.root(), KECCAK256_RLP)) return { account, storage: undefined }
+      const storage: Uint8Array[][] = []
+      for (const slot of slots) storage.push(await proofOf(trie, hexToBytes(slot)))
+      return { account, storage }
+    },
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 
+import { InvalidParamsError } from '../../errors.ts'
 import { resolveLogQuery } from '../filters.ts'
 import { formatLog } from '../format.ts'
 import { defineMethod } from '../method.ts'
@@ -14,5 +15,12 @@ import type { LogJSON } from '../format.ts'
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
   params: z.tuple([logFilter]),
-  handler: ([query], { chain }): LogJSON[] => chain.logs(resolveLogQuery(chain, query)).map((entry) => formatLog(entry)),
+  handler: ([query], { chain }): LogJSON[] => {
+    // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.
+    const head = chain.head().header.number
+    for (const bound of [query.fromBlock, query.toBlock]) {
+      if (typeof bound === 'bigint' && bound > head) throw new InvalidParamsError('block range extends beyond current head block')
+    }
+    return chain.logs(resolveLogQuery(chain, query)).map((entry) => formatLog(entry))
+  },
 })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { bytesToHex } from '../../hex.ts'
+import { formatStorageWord } from '../format.ts'
 import { defineMethod } from '../method.ts'
 import { address, block, storageSlot } from '../schemas.ts'
 
@@ -10,11 +10,5 @@ import type { Hex } from '../../hex.ts'
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: z.tuple([address, storageSlot, block.optional()]),
-  handler: ([account, slot, at = 'latest'], { chain }): Hex => {
-    // The state keeps a slot's value without leading zeros; the answer is the whole word.
-    const value = chain.stateAt(at).storage(account, slot)
-    const word = new Uint8Array(32)
-    word.set(value, 32 - value.length)
-    return bytesToHex(word)
-  },
+  handler: ([account, slot, at = 'latest'], { chain }): Hex => formatStorageWord(chain.stateAt(at).storage(account, slot)),
 })

@@ -1,0 +1,297 @@
+import { getActivePrecompiles } from '@ethereumjs/evm'
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
+import { buildBlock, createVM, runTx } from '@ethereumjs/vm'
+
+import { ExecutionError, InvalidParamsError, type RpcError, simulationErrors } from '../../errors.ts'
+import { sealedBlockOf } from '../blocks/views.ts'
+import { keccak256 } from '../crypto/keccak.ts'
+import { haltReason } from '../gethErrors.ts'
+import { builderInternals } from '../production/builderInternals.ts'
+import { toReceipt } from '../production/receipts.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { buildStateTrie } from '../state/proof.ts'
+import { FlatStateManager } from '../state/stateManager.ts'
+import { createBlockchain, createCallTransaction, createEnvBlock, setHardforkFor } from './executor.ts'
+import { withOverrides } from './overrides.ts'
+import { decodeRevertReason } from './revert.ts'
+import { createSimulationLogs } from './simulationLogs.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { RunTxResult } from '@ethereumjs/vm'
+import type { Hex } from '../../hex.ts'
+import type { ResolvedBlock } from '../blocks/tags.ts'
+import type { StateHistory } from '../state/history.ts'
+import type { BlockEnv, SimulatedBlock, SimulatedCall } from '../types.ts'
+import type { BlockHashes, CallRequest } from './executor.ts'
+import type { BlockOverrides, StateOverrides } from './overrides.ts'
+import type { IndexedLog } from './simulationLogs.ts'
+
+/** eth_simulateV1's input: blocks of calls, each with the overrides to apply before it, and the validation switch. */
+export type SimulationRequest = {
+  blocks: { blockOverrides?: BlockOverrides; stateOverrides?: StateOverrides; calls?: CallRequest[] }[]
+  validation: boolean
+  /** ERC-7528 Transfer logs for the ether each call moves. */
+  traceTransfers: boolean
+}
+
+/** geth's limits: at most 256 blocks past the base, each 12 s after the one before unless told otherwise. */
+const MAX_BLOCKS = 256n
+const TIMESTAMP_INCREMENT = 12n
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
+const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
+
+/** What the chain lends a simulation: its rules, its blocks' hashes, its flat history and its gas caps. */
+export type SimulationHost = {
+  common: Common
+  blockHashes: BlockHashes
+  history: StateHistory
+  rpcGasCap: bigint
+  txGasCap: (env: { number: bigint; timestamp: bigint }) => bigint | undefined
+}
+
+/**
+ * The block's precompiles, with the moves its state overrides ask for (`movePrecompileToAddress`), as geth applies
+ * them: the precompile answers at the new address and no longer at its own, for this block only. Moving an account
+ * that is not a precompile is refused.
+ */
+function movePrecompiles(precompiles: Map<string, unknown>, common: Common, overrides: StateOverrides | undefined) {
+  precompiles.clear()
+  for (const [address, precompile] of getActivePrecompiles(common)) precompiles.set(address, precompile)
+  for (const [address, override] of Object.entries(overrides ?? {}) as [Hex, StateOverrides[Hex]][]) {
+    const to = override.movePrecompileToAddress
+    if (to === undefined) continue
+    const precompile = precompiles.get(address.slice(2))
+    if (precompile === undefined) throw new ExecutionError(`account ${address} is not a precompile`)
+    precompiles.delete(address.slice(2))
+    precompiles.set(to.slice(2), precompile)
+  }
+}
+
+/** An ethereumjs refusal of a simulated call, as eth_simulateV1's codes name it. */
+function validationError(message: string, from: Hex): RpcError {
+  // ethereumjs appends the block and transaction it refused, in parentheses.
+  const detail = message.split('\n')[0]!.replace(/ \(vm hf=.*$/s, '')
+  let match: RegExpMatchArray | null
+  if ((match = detail.match(/account has nonce of: (\d+) tx has nonce of: (\d+)/)) !== null) {
+    const [state, tx] = [BigInt(match[1]!), BigInt(match[2]!)]
+    return tx < state
+      ? simulationErrors.nonceTooLow(`nonce too low: address ${from}, tx: ${tx} state: ${state}`)
+      : simulationErrors.nonceTooHigh(`nonce too high: address ${from}, tx: ${tx} state: ${state}`)
+  }
+  if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
+    return simulationErrors.baseFeeTooLow(
+      `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${match[1]}, baseFee: ${match[2]}`,
+    )
+  }
+  if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
+    return simulationErrors.intrinsicGasTooLow(`intrinsic gas too low: gas ${match[1]}, minimum needed ${match[2]}`)
+  }
+  if ((match = detail.match(/(?:upfront|max) cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
+    return simulationErrors.insufficientFunds(`insufficient funds for gas * price + value: address ${from} have ${match[2]} want ${match[1]}`)
+  }
+  return new ExecutionError(detail)
+}
+
+/**
+ * eth_simulateV1: calls run as transactions in blocks built on top of `base`, each block's state and block overrides
+ * applied before its calls, one block's state carried into the next. Blocks are built as the producer builds them
+ * (system calls, requests, every root), so each has a real hash that later blocks' BLOCKHASH sees. Without
+ * `validation`, a block's base fee is 0 unless overridden and nonces are not checked; balances always are.
+ */
+export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlock, request: SimulationRequest): Promise<SimulatedBlock[]> {
+  if (request.blocks.length === 0) throw new InvalidParamsError('empty input')
+  const { common, history } = host
+  const base =
+    resolved.kind === 'sealed'
+      ? { block: resolved.block.block, state: history.at(resolved.block.number) }
+      : { block: createEnvBlock(resolved.block.env, common, resolved.block.env.baseFeePerGas), state: resolved.block.state }
+
+  // Numbers and timestamps strictly increase; a gap in numbers is filled with empty blocks.
+  const planned: { number: bigint; timestamp: bigint; input: SimulationRequest['blocks'][number] | undefined }[] = []
+  let number = base.block.header.number
+  let timestamp = base.block.header.timestamp
+  for (const input of request.blocks) {
+    const wanted = input.blockOverrides?.number ?? number + 1n
+    if (wanted <= number) throw simulationErrors.blockNumberOrder(wanted, number)
+    if (wanted - base.block.header.number > MAX_BLOCKS) throw simulationErrors.tooManyBlocks()
+    for (let gap = number + 1n; gap < wanted; gap++) {
+      timestamp += TIMESTAMP_INCREMENT
+      planned.push({ number: gap, timestamp, input: undefined })
+    }
+    const time = input.blockOverrides?.time
+    if (time !== undefined && time <= timestamp) throw simulationErrors.timestampOrder(time, timestamp)
+    timestamp = time ?? timestamp + TIMESTAMP_INCREMENT
+    number = wanted
+    planned.push({ number, timestamp, input })
+  }
+
+  const stateManager = new FlatStateManager(base.state)
+  // Every simulated block gets its real state root, from a trie of the state it leaves.
+  stateManager.computeStateRoot = async (writes) => (await buildStateTrie(createOverlay(writes, stateManager.base), history)).root()
+  const simulatedHashes = new Map<bigint, Uint8Array>()
+  const vm = await createVM({
+    common: common.copy(),
+    stateManager,
+    blockchain: createBlockchain((n) => simulatedHashes.get(n) ?? host.blockHashes(n)),
+  })
+  let gasPool = host.rpcGasCap
+  let parent = base.block
+  const results: SimulatedBlock[] = []
+
+  for (const { number, timestamp, input } of planned) {
+    const overrides = input?.blockOverrides ?? {}
+    const parentHeader = parent.header
+    vm.common.setHardforkBy({ blockNumber: number, timestamp })
+    const env: BlockEnv = {
+      number,
+      timestamp,
+      gasLimit: overrides.gasLimit ?? parentHeader.gasLimit,
+      baseFeePerGas: vm.common.isActivatedEIP(1559)
+        ? (overrides.baseFeePerGas ?? (request.validation ? parentHeader.calcNextBaseFee() : 0n))
+        : undefined,
+      coinbase: overrides.feeRecipient ?? (parentHeader.coinbase.toString() as Hex),
+      prevRandao: overrides.prevRandao ?? ZERO_HASH,
+      excessBlobGas: vm.common.isActivatedEIP(4844)
+        ? parentHeader.excessBlobGas === undefined
+          ? 0n
+          : parentHeader.calcNextExcessBlobGas(vm.common)
+        : undefined,
+      parentHash: bytesToHex(parent.hash()) as Hex,
+      parentBeaconBlockRoot: vm.common.isActivatedEIP(4788) ? ZERO_HASH : undefined,
+    }
+    setHardforkFor(vm.common, env)
+    movePrecompiles(vm.evm.precompiles as Map<string, unknown>, vm.common, input?.stateOverrides)
+    // State overrides apply on top of what the blocks before left.
+    stateManager.publish()
+    // An override that only moves a precompile leaves the account itself as it is.
+    const accountOverrides = Object.entries(input?.stateOverrides ?? {})
+      .map(([address, { movePrecompileToAddress: _moved, ...fields }]) => [address, fields] as const)
+      .filter(([, fields]) => Object.keys(fields).length > 0)
+    if (accountOverrides.length > 0) {
+      stateManager.reset(withOverrides({ env, state: stateManager.base }, { state: Object.fromEntries(accountOverrides) }).state)
+    }
+    // geth runs simulated calls as messages, which EIP-7825's per-transaction cap does not bind: the calls are
+    // built under the rules of the fork before it (the same transaction format and intrinsic gas).
+    const txCommon = vm.common.copy()
+    if (host.txGasCap(env) !== undefined) txCommon.setHardfork('prague')
+    const builder = await buildBlock(vm, {
+      parentBlock: parent,
+      headerData: {
+        number,
+        timestamp,
+        gasLimit: env.gasLimit,
+        baseFeePerGas: env.baseFeePerGas,
+        coinbase: env.coinbase,
+        mixHash: env.prevRandao,
+        difficulty: 0n,
+        excessBlobGas: env.excessBlobGas,
+        parentBeaconBlockRoot: env.parentBeaconBlockRoot,
+      },
+      withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+      blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
+    })
+    const sealed = builderInternals(builder)
+    // The block is assembled again from its transactions under the same rules they were built with (see txCommon).
+    Object.assign((builder as unknown as { blockOpts: object }).blockOpts, { common: txCommon })
+    const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas)
+    // Without validation a call that names no fee runs at base fee 0, as geth's NoBaseFee runs it.
+    const freeBlock = createEnvBlock(env, vm.common, env.baseFeePerGas === undefined ? undefined : 0n)
+    const calls: SimulatedCall[] = []
+    const collector = createSimulationLogs(request.traceTransfers)
+    const callLogs: IndexedLog[][] = []
+    const senders: Hex[] = []
+
+    for (const call of input?.calls ?? []) {
+      const from = call.from ?? ZERO_ADDRESS
+      const nonce = call.nonce ?? (await stateManager.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+      const remaining = env.gasLimit - sealed.gasUsed
+      const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool)
+      if (sealed.gasUsed + gas > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
+      let tx: ReturnType<typeof createCallTransaction>
+      try {
+        tx = createCallTransaction(
+          { ...call, nonce, type: call.type ?? (call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2) },
+          gas,
+          txCommon,
+        )
+      } catch (error) {
+        throw new InvalidParamsError(`invalid call: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
+      }
+      // Unsigned, as geth has them: a zero signature, so that the transaction has a hash and the block a root.
+      Object.assign(tx, { v: 0n, r: 0n, s: 0n })
+      let result: RunTxResult
+      const { events } = vm.evm
+      collector.reset()
+      for (const [event, listener] of Object.entries(collector.hooks)) events!.on(event as 'step', listener as never)
+      // geth lets a simulated call come from an address with code, as eth_call (no EIP-3607 check).
+      stateManager.codeHiddenFor = from.toLowerCase() as Hex
+      try {
+        const free = !request.validation && (call.maxFeePerGas ?? call.gasPrice ?? 0n) === 0n && (call.maxPriorityFeePerGas ?? 0n) === 0n
+        result = await runTx(vm, {
+          tx,
+          block: free ? freeBlock : envBlock,
+          skipNonce: !request.validation,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+          blockGasUsed: sealed.gasUsed,
+        })
+      } catch (error) {
+        throw validationError(error instanceof Error ? error.message : String(error), from)
+      } finally {
+        stateManager.codeHiddenFor = undefined
+        for (const [event, listener] of Object.entries(collector.hooks)) events!.off(event as 'step', listener as never)
+      }
+      callLogs.push(collector.logs())
+      sealed.transactions.push(tx)
+      sealed.transactionResults.push(result)
+      sealed.gasUsed += result.blockGasSpent
+      sealed.blobGasUsed += result.blobGasUsed ?? 0n
+      sealed._minerValue += result.minerValue
+      gasPool -= result.totalGasSpent
+      senders.push(from)
+      const { execResult } = result
+      const error = execResult.exceptionError?.error
+      const returnData = bytesToHex(execResult.returnValue) as Hex
+      const consumed = execResult.executionGasUsed + tx.getIntrinsicGas()
+      calls.push({
+        status: error === undefined ? 1 : 0,
+        // A failed call returns nothing; a revert's data is in its error.
+        returnData: error === undefined ? returnData : '0x',
+        gasUsed: result.totalGasSpent,
+        maxUsedGas: consumed > result.totalGasSpent ? consumed : result.totalGasSpent,
+        logs: [],
+        ...(error === undefined
+          ? {}
+          : error === 'revert'
+            ? {
+                error: {
+                  code: 3,
+                  message:
+                    decodeRevertReason(returnData) === undefined ? 'execution reverted' : `execution reverted: ${decodeRevertReason(returnData)}`,
+                  data: returnData,
+                },
+              }
+            : { error: { code: -32015, message: haltReason(error) } }),
+      })
+    }
+
+    const block = (await builder.build()).block
+    const hash = bytesToHex(block.hash()) as Hex
+    simulatedHashes.set(number, block.hash())
+    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, sealed.transactions[i]!, env))
+    for (const [i, logs] of callLogs.entries()) {
+      calls[i]!.logs = logs.map(({ index, ...entry }) => ({
+        ...entry,
+        blockNumber: number,
+        blockHash: hash,
+        blockTimestamp: timestamp,
+        transactionHash: bytesToHex(keccak256(block.transactions[i]!.serialize())) as Hex,
+        transactionIndex: i,
+        logIndex: index,
+      }))
+    }
+    results.push({ block: sealedBlockOf({ block, hash, number, senders, receipts }), calls })
+    parent = block
+  }
+  return results
+}

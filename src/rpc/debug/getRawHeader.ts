@@ -1,0 +1,23 @@
+import { z } from 'zod'
+
+import { ServerError } from '../../errors.ts'
+import { bytesToHex } from '../../hex.ts'
+import { defineMethod } from '../method.ts'
+import { block } from '../schemas.ts'
+
+import type { Hex } from '../../hex.ts'
+
+/**
+ * `(block)`: a sealed block's header, RLP-encoded. As geth: null for a number past the head, -32000 for an unknown
+ * hash. The pending block has no header before it seals, so it answers null too.
+ */
+export const getRawHeader = defineMethod({
+  name: 'debug_getRawHeader',
+  params: z.tuple([block]),
+  handler: ([at], { chain }): Hex | null => {
+    const raw = chain.rawHeader(at)
+    if (raw !== undefined) return bytesToHex(raw)
+    if (typeof at === 'object') throw new ServerError(`header ${at.blockHash} not found`)
+    return null
+  },
+})

@@ -1,0 +1,14 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { hash } from '../schemas.ts'
+import { traceConfig } from './schemas.ts'
+
+import type { BlockTrace } from '../../chain/execution/tracing/trace.ts'
+
+/** `(blockHash, config?)`: every transaction of a sealed block as `[{ txHash, result }]`; -32000 for an unknown hash. */
+export const traceBlockByHash = defineMethod({
+  name: 'debug_traceBlockByHash',
+  params: z.tuple([hash, traceConfig.optional()]),
+  handler: ([blockHash, options = {}], { chain }): Promise<BlockTrace> => chain.traceBlock({ blockHash }, options),
+})

@@ -1,0 +1,16 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { block, callRequest } from '../schemas.ts'
+import { traceCallConfig } from './schemas.ts'
+
+/**
+ * `(tx, block = latest, config?)`: a call on the state after the block, as eth_call runs it, traced; the config
+ * takes geth's `stateOverrides` and `blockOverrides` besides the tracer's options.
+ */
+export const traceCall = defineMethod({
+  name: 'debug_traceCall',
+  params: z.tuple([callRequest, block.optional(), traceCallConfig.optional()]),
+  handler: ([request, at = 'latest', config], { chain }): Promise<unknown> =>
+    chain.traceCall(request, at, config?.options ?? {}, config?.overrides ?? {}),
+})

@@ -1,0 +1,27 @@
+import { z } from 'zod'
+
+import { toQuantity } from '../../hex.ts'
+import { defineMethod } from '../method.ts'
+import { block, callRequest, stateOverrides } from '../schemas.ts'
+
+import type { AccessListEntry } from '../../chain/types.ts'
+import type { Hex } from '../../hex.ts'
+
+export type AccessListResultJSON = { accessList: AccessListEntry[]; error?: string; gasUsed: Hex }
+
+/**
+ * `(tx, block = latest, stateOverrides?)`, as geth: the EIP-2930 access list the transaction needs, the gas it uses
+ * with that list, and `error` when it reverts or halts (the list is still what it touched).
+ */
+export const createAccessList = defineMethod({
+  name: 'eth_createAccessList',
+  params: z.tuple([callRequest, block.optional(), stateOverrides.optional()]),
+  handler: async ([request, at = 'latest', state], { chain }): Promise<AccessListResultJSON> => {
+    const result = await chain.createAccessList(request, at, { state })
+    return {
+      accessList: result.accessList,
+      ...(result.error === undefined ? {} : { error: result.error }),
+      gasUsed: toQuantity(result.gasUsed),
+    }
+  },
+})

@@ -1,0 +1,17 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { formatBlockReceipts } from '../format.ts'
+import { block } from '../schemas.ts'
+
+import type { ReceiptJSON } from '../format.ts'
+
+/** `(block)`: every receipt of a block, `pending` included (its pre-confirmed transactions); null for an unknown block, as geth. */
+export const getBlockReceipts = defineMethod({
+  name: 'eth_getBlockReceipts',
+  params: z.tuple([block]),
+  handler: ([at], { chain }): ReceiptJSON[] | null => {
+    const found = chain.block(at)
+    return found === undefined ? null : formatBlockReceipts(found)
+  },
+})

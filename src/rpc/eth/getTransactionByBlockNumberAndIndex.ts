@@ -1,0 +1,17 @@
+import { z } from 'zod'
+
+import { defineMethod } from '../method.ts'
+import { formatTransactionAt } from '../format.ts'
+import { block, uint64 } from '../schemas.ts'
+
+import type { TransactionJSON } from '../format.ts'
+
+/** `(block, index)`, `pending` included; null for an unknown block or an index past its last transaction, as geth. */
+export const getTransactionByBlockNumberAndIndex = defineMethod({
+  name: 'eth_getTransactionByBlockNumberAndIndex',
+  params: z.tuple([block, uint64]),
+  handler: ([at, index], { chain }): TransactionJSON | null => {
+    const found = chain.block(at)
+    return found === undefined ? null : formatTransactionAt(found, index)
+  },
+})
