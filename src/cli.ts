@@ -40,6 +40,8 @@ const usage = `Usage: flashchain [options]
   --max-body-bytes <bytes>      largest request body (default 5242880)
   --max-batch-length <count>    longest batch (default 1000)
   --max-connections <count>     most connections open at once, HTTP and WebSocket together (default 1000)
+  --allowed-hosts <names>       comma-separated Host names to answer besides localhost, 127.0.0.1, [::1] and the
+                                bind address; * for any (others get HTTP 403, against DNS rebinding)
   --private-key <key>           a wallet account by its private key (repeatable; replaces the mnemonic's)
   --approval <policy>           wallet approval policy: approve | reject | manual (default approve)
   --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
@@ -74,6 +76,7 @@ const parseOptions = {
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
   'max-connections': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
   approval: { type: 'string' },
   'approval-timeout': { type: 'string' },
   'wallet-token': { type: 'string' },
@@ -178,6 +181,10 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
     maxConnections: integer('max-connections', parsed['max-connections'], { min: 1 }),
+    allowedHosts: parsed['allowed-hosts']
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter((name) => name.length > 0),
     approval: approval as ApprovalDecision | undefined,
     approvalTimeout: integer('approval-timeout', parsed['approval-timeout'], { min: 1 }),
     walletToken: parsed['wallet-token'],

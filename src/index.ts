@@ -25,6 +25,8 @@ export type FlashchainOptions = ChainOptions & {
   maxBodyBytes?: number
   /** Most connections open at once, HTTP and WebSocket together (default 1000). */
   maxConnections?: number
+  /** Host names a request's Host header may give besides the loopback names and the bind address; `*` for any. */
+  allowedHosts?: string[]
   /** The wallet's approval policy for every prompt (default approve). */
   approval?: ApprovalDecision
   /** ms a manual approval waits before it counts as rejected (default 300000). */
@@ -113,6 +115,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
     maxConnections: options.maxConnections,
+    allowedHosts: options.allowedHosts,
     websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
     log: options.log,
   })

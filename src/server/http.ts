@@ -12,6 +12,12 @@ export type CreateHttpServerOptions = {
   maxBodyBytes?: number | undefined
   /** Most connections open at once, HTTP and WebSocket together. Default 1000. */
   maxConnections?: number | undefined
+  /**
+   * Host names (without the port) a request may name besides localhost, 127.0.0.1, [::1] and the bind address;
+   * `*` allows any. Any other Host gets HTTP 403, as geth's --http.vhosts does, so that a web page whose name was
+   * rebound to 127.0.0.1 (DNS rebinding) cannot act as the node's owner.
+   */
+  allowedHosts?: readonly string[] | undefined
   /** What the WebSocket side needs beyond the dispatcher: subscriptions, streams, pings, its slow-reader limit. */
   websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'log'> | undefined
   log?: ((line: string) => void) | undefined
@@ -51,6 +57,8 @@ const anyOrigin = 'Access-Control-Allow-Origin: *\r\n'
 export async function createHttpServer(options: CreateHttpServerOptions): Promise<HttpServer> {
   const { host, dispatch, maxBodyBytes = defaultMaxBodyBytes } = options
   const websocket = createWebSocketHandler({ ...options.websocket, dispatch, maxMessageBytes: maxBodyBytes, log: options.log })
+  const hostAllowed = createHostCheck(host, options.allowedHosts ?? [])
+  const forbiddenHost = toErrorBody(new InvalidRequestError('invalid host specified'))
 
   // The transport's own errors never change, so they are serialized once.
   const bodies = {
@@ -63,6 +71,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
   async function handle(request: Http1Request): Promise<Http1Response> {
     const { origin } = request
     const cors = corsHeaders(origin)
+    if (!hostAllowed(request.host)) return { status: 403, headers: cors, body: forbiddenHost }
     if (request.method === 'OPTIONS') return { status: 204, headers: cors + preflightHeaders }
     if (request.method !== 'POST') {
       return { status: 405, headers: `${cors}Allow: POST, OPTIONS\r\n`, body: bodies.methodNotAllowed }
@@ -96,7 +105,12 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
       limits: { ...limits, maxBodyBytes },
       handle,
       refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
-      upgrade: websocket.upgrade,
+      upgrade(request, socket, head) {
+        if (hostAllowed(request.host)) return websocket.upgrade(request, socket, head)
+        socket.end(
+          `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(forbiddenHost)}\r\nConnection: close\r\n\r\n${forbiddenHost}`,
+        )
+      },
       maxConnections: options.maxConnections ?? defaultMaxConnections,
     })
   } catch (error) {
@@ -110,6 +124,21 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
       websocket.close()
       return server.close()
     },
+  }
+}
+
+/** Whether a Host header names this node: see CreateHttpServerOptions.allowedHosts. No Host (HTTP/1.0) passes. */
+export function createHostCheck(bindHost: string, allowed: readonly string[]): (host: string | undefined) => boolean {
+  if (allowed.includes('*')) return () => true
+  const names = new Set(
+    ['localhost', '127.0.0.1', '[::1]', bindHost.includes(':') ? `[${bindHost}]` : bindHost, ...allowed].map((name) => name.toLowerCase()),
+  )
+  return (host) => {
+    if (host === undefined) return true
+    const lower = host.toLowerCase()
+    const name = lower.startsWith('[') ? lower.slice(0, lower.indexOf(']') + 1) : lower.split(':')[0]!
+    // Browsers resolve every *.localhost name to the loopback address (RFC 6761).
+    return names.has(name) || name.endsWith('.localhost')
   }
 }
 

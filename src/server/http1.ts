@@ -30,6 +30,8 @@ import { InvalidRequestError, LimitExceededError, type RpcError } from '../error
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */
 export type Http1Head = {
   method: string
+  /** The Host header, as sent. */
+  host: string | undefined
   contentType: string | undefined
   origin: string | undefined
   authorization: string | undefined
@@ -651,7 +653,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
       : malformed('invalid request line')
   }
 
-  const fields: Http1Head = { method, contentType: undefined, origin: undefined, authorization: undefined }
+  const fields: Http1Head = { method, host: undefined, contentType: undefined, origin: undefined, authorization: undefined }
   let contentLength: number | undefined
   let transferEncoding: string | undefined
   let connection = ''
@@ -681,6 +683,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
       case 'host':
         hosts++
         if (!HOST.test(value)) return malformed('invalid Host header')
+        fields.host ??= value
         break
       case 'content-type':
         fields.contentType ??= value

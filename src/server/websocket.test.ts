@@ -100,7 +100,7 @@ describe('WebSocket transport', () => {
     const { port } = await start()
     const answer = await new Promise<string>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () =>
-        socket.write('GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n'),
+        socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n'),
       )
       let text = ''
       socket.on('data', (chunk) => (text += chunk.toString()))
