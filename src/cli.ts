@@ -42,6 +42,9 @@ const usage = `Usage: flashchain [options]
   --max-connections <count>     most connections open at once, HTTP and WebSocket together (default 1000)
   --allowed-hosts <names>       comma-separated Host names to answer besides localhost, 127.0.0.1, [::1] and the
                                 bind address; * for any (others get HTTP 403, against DNS rebinding)
+  --allowed-origins <origins>   comma-separated browser origins the wallet trusts besides pages on this machine
+                                (localhost, 127.0.0.1, [::1], *.localhost); * for any. Other origins' account
+                                requests wait for an approval, even under --approval approve
   --private-key <key>           a wallet account by its private key (repeatable; replaces the mnemonic's)
   --approval <policy>           wallet approval policy: approve | reject | manual (default approve)
   --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
@@ -77,6 +80,7 @@ const parseOptions = {
   'max-batch-length': { type: 'string' },
   'max-connections': { type: 'string' },
   'allowed-hosts': { type: 'string' },
+  'allowed-origins': { type: 'string' },
   approval: { type: 'string' },
   'approval-timeout': { type: 'string' },
   'wallet-token': { type: 'string' },
@@ -104,6 +108,14 @@ function bigint(name: string, value: string | undefined): bigint | undefined {
   if (value === undefined) return undefined
   if (!/^(\d+|0x[0-9a-fA-F]+)$/.test(value)) fail(`--${name} must be a positive integer, got "${value}"`)
   return BigInt(value)
+}
+
+/** A comma-separated option as its items, blanks left out. */
+function list(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)
 }
 
 export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug'> & { quiet: boolean; debug: boolean } {
@@ -181,10 +193,8 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
     maxConnections: integer('max-connections', parsed['max-connections'], { min: 1 }),
-    allowedHosts: parsed['allowed-hosts']
-      ?.split(',')
-      .map((name) => name.trim())
-      .filter((name) => name.length > 0),
+    allowedHosts: list(parsed['allowed-hosts']),
+    allowedOrigins: list(parsed['allowed-origins']),
     approval: approval as ApprovalDecision | undefined,
     approvalTimeout: integer('approval-timeout', parsed['approval-timeout'], { min: 1 }),
     walletToken: parsed['wallet-token'],

@@ -27,6 +27,8 @@ export type FlashchainOptions = ChainOptions & {
   maxConnections?: number
   /** Host names a request's Host header may give besides the loopback names and the bind address; `*` for any. */
   allowedHosts?: string[]
+  /** Browser origins the wallet trusts besides pages served from this machine; `*` for any (see WalletOptions). */
+  allowedOrigins?: string[]
   /** The wallet's approval policy for every prompt (default approve). */
   approval?: ApprovalDecision
   /** ms a manual approval waits before it counts as rejected (default 300000). */
@@ -92,6 +94,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     walletToken: options.walletToken,
     loopback: isLoopback(host),
     maxBatchSize: options.maxBatchSize ?? 100,
+    allowedOrigins: options.allowedOrigins,
     log: log ?? (() => {}),
   })
   if (!isLoopback(host) && options.walletToken === undefined) {

@@ -24,7 +24,8 @@ export type Approvals = {
   pending(): PendingApproval[]
   resolve(id: string, decision: 'approve' | 'reject'): void
   /** Resolves true when the prompt is approved, false when rejected or timed out. */
-  ask(key: ApprovalKey, prompt: { method: string; params: unknown; origin: string | undefined }): Promise<boolean>
+  /** `prompt`: ask the user even where the policy says approve (an origin the developer has not said they trust). */
+  ask(key: ApprovalKey, prompt: { method: string; params: unknown; origin: string | undefined }, options?: { prompt?: boolean }): Promise<boolean>
   close(): void
 }
 
@@ -45,8 +46,9 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
       entry.settle(decision === 'approve')
     },
 
-    ask(key, prompt) {
-      const decision = policy.methods[key] ?? policy.default
+    ask(key, prompt, askOptions = {}) {
+      const policed = policy.methods[key] ?? policy.default
+      const decision = policed === 'approve' && askOptions.prompt === true ? 'manual' : policed
       if (decision !== 'manual') return Promise.resolve(decision === 'approve')
       const approval: PendingApproval = {
         id: randomUUID(),

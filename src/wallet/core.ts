@@ -50,8 +50,15 @@ export type WalletOptions = {
   /** Whether the server is bound to a loopback address only. */
   loopback: boolean
   maxBatchSize: number
+  /**
+   * Browser origins trusted as the developer's own: exact origins (`https://app.example`), or `*` for any. Pages
+   * served from this machine (http or https on localhost, 127.0.0.1, [::1] or a *.localhost name) always are.
+   */
+  allowedOrigins?: readonly string[] | undefined
   log: (line: string) => void
 }
+
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\]|[a-z0-9-]+(\.[a-z0-9-]+)*\.localhost)(:\d+)?$/i
 
 export type AtomicStatus = 'supported' | 'ready' | 'unsupported'
 
@@ -112,7 +119,9 @@ export type WalletCore = {
   /** The accounts this caller may use, the selected one first. */
   permittedAccounts(caller: Caller): Hex[]
   /** Asks the user; a rejection or timeout is 4001. */
-  approve(key: ApprovalKey, caller: Caller, method: string, params: unknown): Promise<void>
+  approve(key: ApprovalKey, caller: Caller, method: string, params: unknown, options?: { prompt?: boolean }): Promise<void>
+  /** Whether a browser origin is one the developer trusts (see WalletOptions.allowedOrigins). */
+  originTrusted(origin: string): boolean
   /** What EIP-5792 calls the account's atomic status on this chain. */
   atomicStatus(address: Hex): AtomicStatus
   /** Runs signing-and-sending steps one at a time, so two of them never take the same nonce. */
@@ -188,6 +197,8 @@ export function createWalletCore(options: WalletOptions): WalletCore {
   }
 
   let queue: Promise<unknown> = Promise.resolve()
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()))
+  const originTrusted = (origin: string) => allowedOrigins.has('*') || allowedOrigins.has(origin.toLowerCase()) || LOOPBACK_ORIGIN.test(origin)
 
   return {
     chain,
@@ -211,9 +222,11 @@ export function createWalletCore(options: WalletOptions): WalletCore {
       }
     },
 
-    async approve(key, caller, method, params) {
-      if (!(await approvals.ask(key, { method, params, origin: caller.origin }))) throw new UserRejectedRequestError()
+    async approve(key, caller, method, params, approveOptions) {
+      if (!(await approvals.ask(key, { method, params, origin: caller.origin }, approveOptions))) throw new UserRejectedRequestError()
     },
+
+    originTrusted,
 
     atomicStatus(address) {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') return 'unsupported'

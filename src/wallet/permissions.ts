@@ -35,12 +35,16 @@ export function createPermissions(core: WalletCore): Permissions {
     ]
   }
 
-  /** An origin gets the wallet's accounts once the user approves; the owner has them already. */
+  /**
+   * An origin gets the wallet's accounts once the user approves; the owner has them already. Under the approve policy,
+   * only a trusted origin is approved at once: any other waits in the approval queue, as under manual.
+   */
   async function grant(caller: Caller, method: string): Promise<void> {
     if (!core.tokenAccepted(caller)) throw new UnauthorizedError('a bearer token is required')
     if (caller.origin === undefined) return
     if (store.permissions(caller.origin) !== undefined) return
-    await core.approve('eth_requestAccounts', caller, method, [])
+    // Any web page can call; one from an origin the developer has not named waits for a click, even under approve.
+    await core.approve('eth_requestAccounts', caller, method, [], { prompt: !core.originTrusted(caller.origin) })
     store.grant(caller.origin, [...addresses], Date.now())
   }
 

@@ -28,8 +28,9 @@ export type WalletOptions = FlashchainOptions & {
   maxBatchSize?: number
 }
 
+/** The suites' dApps are trusted origins (--allowed-origins), so that approve grants them at once. */
 export async function startWallet(options: WalletOptions = {}): Promise<TestChain> {
-  return startChain(options as FlashchainOptions)
+  return startChain({ allowedOrigins: [DAPP, OTHER_DAPP], ...options } as FlashchainOptions)
 }
 
 /** The wallet's selected network: the dev chain, 31337. */
