@@ -1,6 +1,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 import { Bloom } from '@ethereumjs/vm'
 
+import { InvalidParamsError } from '../../errors.ts'
 import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
 
 import type { Common } from '@ethereumjs/common'
@@ -23,13 +24,21 @@ export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pendi
     const bloom = blocks.logsBloom(number)
     if (bloom === undefined || !bloomMayMatch(new Bloom(bloom, chain.common), query)) continue
     collectLogs(blocks.logs(number)!, filter, found)
+    if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, number)
   }
   if (filter.includePending === true) {
     const { env, transactions, receipts } = chain.pending()
     const transactionHash = (index: number) => bytesToHex(transactions[index]!.hash()) as Hex
     collectLogs({ number: env.number, hash: null, timestamp: env.timestamp, receipts, transactionHash }, filter, found)
+    if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, env.number)
   }
   return found
+}
+
+/** reth's refusal of a query whose logs pass the cap in block `over`: the range before it fits. */
+function tooMany(filter: LogFilter, over: bigint): never {
+  const fits = over > filter.fromBlock ? over - 1n : filter.fromBlock
+  throw new InvalidParamsError(`query exceeds max results ${filter.maxResults}, retry with the range ${filter.fromBlock}-${fits}`)
 }
 
 /** geth's rule: a log has at least as many topics as the filter has positions; null and [] there match any topic. */

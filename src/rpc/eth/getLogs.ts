@@ -8,6 +8,9 @@ import { logFilter } from '../schemas.ts'
 
 import type { LogJSON } from '../format.ts'
 
+/** reth's --rpc-max-logs-per-response default: a larger answer would hold the node while it is built and sent. */
+export const MAX_LOGS_PER_RESPONSE = 20_000
+
 /**
  * `(filter)`: the logs of a block range or of one block by hash, as geth filters them. With `toBlock: "pending"`,
  * the logs of the pre-confirmed transactions too, as Base's node answers.
@@ -21,6 +24,6 @@ export const getLogs = defineMethod({
     for (const bound of [query.fromBlock, query.toBlock]) {
       if (typeof bound === 'bigint' && bound > head) throw new InvalidParamsError('block range extends beyond current head block')
     }
-    return chain.logs(resolveLogQuery(chain, query)).map((entry) => formatLog(entry))
+    return chain.logs({ ...resolveLogQuery(chain, query), maxResults: MAX_LOGS_PER_RESPONSE }).map((entry) => formatLog(entry))
   },
 })
