@@ -334,9 +334,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   }
 
   // Transactions whose hash was returned before a restart are back in the pool, in arrival order.
-  for (const { hash, raw, sender } of store.poolTransactions()) {
+  for (const { hash, raw, sender, publicKey } of store.poolTransactions()) {
     try {
-      admission.admit(admission.decode(raw, sender !== undefined), raw, sender)
+      const tx = admission.decode(raw, sender !== undefined)
+      // The key recovered when it was first admitted: no signature is recovered again (a frozen transaction reads it).
+      if (publicKey !== undefined && sender === undefined) tx.cache.senderPubKey = publicKey
+      admission.admit(tx, raw, sender, true)
     } catch (error) {
       store.removePoolTransactions([hash])
       log(`dropped a stored pool transaction: ${error instanceof Error ? error.message : error}`)

@@ -137,10 +137,11 @@ export function createTestControl(parts: TestControlParts): TestControl {
         const snapshot = snapshots.get(id)
         if (snapshot === undefined) return false
         for (const later of snapshots.keys()) if (later >= id) snapshots.delete(later)
-        const waiting = snapshot.pool.concat(snapshot.building?.transactions ?? []).map(({ hash, raw, sender, impersonated }) => ({
+        const waiting = snapshot.pool.concat(snapshot.building?.transactions ?? []).map(({ hash, raw, sender, impersonated, tx }) => ({
           hash,
           raw,
           sender: impersonated === true ? sender : undefined,
+          publicKey: impersonated === true ? undefined : tx.cache.senderPubKey,
         }))
         store.rewind(snapshot.head, { mark: snapshot.mark }, waiting, () => restore?.(snapshot.kept))
         const touched = rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)

@@ -37,8 +37,11 @@ export type AdmissionOptions = {
 export type Admission = {
   /** `impersonated`: left unfrozen, so that admit can tell it who it is from. */
   decode(raw: Uint8Array, impersonated?: boolean): TypedTransaction
-  /** `impersonating`: the transaction is from that account, whose key no one has; its signature is ignored. */
-  admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex): Hex
+  /**
+   * `impersonating`: the transaction is from that account, whose key no one has; its signature is ignored.
+   * `restored`: it is back from the store's pool table at a restart, which holds it already.
+   */
+  admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex, restored?: boolean): Hex
   /** Set on a chain without EIP-1559 (anvil_setMinGasPrice): a lower gas price is refused as underpriced. */
   minGasPrice: bigint | undefined
   /** The sender's next nonce: the pending state's, then past its queued pool transactions. */
@@ -90,7 +93,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return next
   }
 
-  function admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex): Hex {
+  function admit(tx: TypedTransaction, raw: Uint8Array, impersonating?: Hex, restored = false): Hex {
     // The EVM asks the transaction for its sender; an impersonated one answers without recovering a signature.
     if (impersonating !== undefined) tx.getSenderAddress = () => createAddressFromString(impersonating)
     const hash = bytesToHex(tx.hash()) as Hex
@@ -130,8 +133,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     const entry = { tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender), impersonated: impersonating !== undefined }
     const replaced = pool.add(entry)
-    // Durable before the hash is returned: a crash after this line loses nothing.
-    store.addPoolTransaction(hash, raw, impersonating)
+    // Durable before the hash is returned: a crash after this line loses nothing. The recovered key goes with it.
+    if (!restored) store.addPoolTransaction(hash, raw, impersonating, impersonating === undefined ? tx.cache.senderPubKey : undefined)
     if (replaced !== undefined) store.removePoolTransactions([replaced.hash])
     return hash
   }

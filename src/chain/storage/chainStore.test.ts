@@ -51,20 +51,21 @@ describe('the pool table', () => {
   test("keeps an impersonated transaction's sender, and nothing for a signed one", () => {
     const store = openChainStore(openDatabase({}))
     const sender = `0x${'ab'.repeat(20)}` as Hex
+    const publicKey = new Uint8Array(64).fill(9)
     store.addPoolTransaction(hash(1), raw(1), sender)
-    store.addPoolTransaction(hash(2), raw(2))
+    store.addPoolTransaction(hash(2), raw(2), undefined, publicKey)
     expect(store.poolTransactions()).toEqual([
-      { hash: hash(1), raw: raw(1), sender },
-      { hash: hash(2), raw: raw(2), sender: undefined },
+      { hash: hash(1), raw: raw(1), sender, publicKey: undefined },
+      { hash: hash(2), raw: raw(2), sender: undefined, publicKey },
     ])
   })
 
-  test('a store written before the sender column gets it', () => {
+  test('a store written before the sender and public key columns gets them', () => {
     const db = openDatabase({})
     db.exec('CREATE TABLE pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID')
     db.prepare('INSERT INTO pool (hash, raw, seq) VALUES (?, ?, 1)').run(new Uint8Array(32).fill(7), raw(7))
     const store = openChainStore(db)
-    expect(store.poolTransactions()).toEqual([{ hash: `0x${'07'.repeat(32)}`, raw: raw(7), sender: undefined }])
+    expect(store.poolTransactions()).toEqual([{ hash: `0x${'07'.repeat(32)}`, raw: raw(7), sender: undefined, publicKey: undefined }])
   })
 })
 

@@ -13,7 +13,11 @@ import type { Hex } from '../../hex.ts'
 /** The last row of each table of state writes. */
 export type StoreMark = { accounts: number; storage: number; clears: number }
 
-export type StoredPoolTransaction = { hash: Hex; raw: Uint8Array; sender?: Hex | undefined }
+/**
+ * `sender`: set for an impersonated account's transaction. `publicKey`: the signer's key recovered at admission, so
+ * that a restart need not recover it again (sender recovery was most of a restart with a full pool).
+ */
+export type StoredPoolTransaction = { hash: Hex; raw: Uint8Array; sender?: Hex | undefined; publicKey?: Uint8Array | undefined }
 
 export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
 
@@ -45,7 +49,7 @@ export type ChainStore = {
    */
   rewind(number: bigint, to: { mark: StoreMark } | { genesis: StateDiff }, pool: StoredPoolTransaction[], within?: () => void): void
   /** `sender` only for a transaction sent as an impersonated account, whose signature recovers no one. */
-  addPoolTransaction(hash: Hex, raw: Uint8Array, sender?: Hex): void
+  addPoolTransaction(hash: Hex, raw: Uint8Array, sender?: Hex, publicKey?: Uint8Array): void
   removePoolTransactions(hashes: Iterable<Hex>): void
   poolTransactions(): StoredPoolTransaction[]
 }
@@ -57,7 +61,7 @@ const schema = `
   CREATE TABLE IF NOT EXISTS storage (block INTEGER NOT NULL, address BLOB NOT NULL, slot BLOB NOT NULL, value BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS storage_clears (block INTEGER NOT NULL, address BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS code (hash BLOB PRIMARY KEY, code BLOB NOT NULL) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL, sender BLOB) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL, sender BLOB, public_key BLOB) WITHOUT ROWID;
 `
 
 const senderBytes = (sender: Hex | undefined) => (sender === undefined ? null : hexToBytes(sender))
@@ -104,9 +108,9 @@ function storedBlock(row: BlockRow): StoredBlock {
 export function openChainStore(db: DatabaseSync): ChainStore {
   db.exec(schema)
   // Stores written before impersonation have no sender column.
-  if (!(db.prepare('SELECT name FROM pragma_table_info(?)').all('pool') as { name: string }[]).some((column) => column.name === 'sender')) {
-    db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
-  }
+  const poolColumns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('pool') as { name: string }[]).map((column) => column.name)
+  if (!poolColumns.includes('sender')) db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
+  if (!poolColumns.includes('public_key')) db.exec('ALTER TABLE pool ADD COLUMN public_key BLOB')
 
   const statements = {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
@@ -124,10 +128,10 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     storage: db.prepare('SELECT block, address, slot, value FROM storage ORDER BY block, rowid'),
     clears: db.prepare('SELECT block, address FROM storage_clears ORDER BY block, rowid'),
     code: db.prepare('SELECT hash, code FROM code'),
-    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq, sender) VALUES (?, ?, ?, ?)'),
+    addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq, sender, public_key) VALUES (?, ?, ?, ?, ?)'),
     lastPoolSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM pool'),
     removePool: db.prepare('DELETE FROM pool WHERE hash = ?'),
-    pool: db.prepare('SELECT hash, raw, sender FROM pool ORDER BY seq'),
+    pool: db.prepare('SELECT hash, raw, sender, public_key FROM pool ORDER BY seq'),
     mark: db.prepare(
       'SELECT (SELECT COALESCE(MAX(rowid), 0) FROM accounts) AS accounts, (SELECT COALESCE(MAX(rowid), 0) FROM storage) AS storage, (SELECT COALESCE(MAX(rowid), 0) FROM storage_clears) AS clears',
     ),
@@ -231,23 +235,26 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         statements.dropClears.run(mark.clears)
         if ('genesis' in to) writeDiff(0, to.genesis)
         statements.clearPool.run()
-        for (const [seq, entry] of pool.entries()) statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender))
+        for (const [seq, entry] of pool.entries())
+          statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender), entry.publicKey ?? null)
         within?.()
       })
       poolSeq = pool.length
     },
 
-    addPoolTransaction: (hash, raw, sender) => void statements.addPool.run(hexToBytes(hash), raw, ++poolSeq, senderBytes(sender)),
+    addPoolTransaction: (hash, raw, sender, publicKey) =>
+      void statements.addPool.run(hexToBytes(hash), raw, ++poolSeq, senderBytes(sender), publicKey ?? null),
     removePoolTransactions(hashes) {
       inTransaction(db, () => {
         for (const hash of hashes) statements.removePool.run(hexToBytes(hash))
       })
     },
     poolTransactions: () =>
-      (statements.pool.all() as { hash: Uint8Array; raw: Uint8Array; sender: Uint8Array | null }[]).map((row) => ({
+      (statements.pool.all() as { hash: Uint8Array; raw: Uint8Array; sender: Uint8Array | null; public_key: Uint8Array | null }[]).map((row) => ({
         hash: bytesToHex(row.hash) as Hex,
         raw: row.raw,
         sender: row.sender === null ? undefined : (bytesToHex(row.sender) as Hex),
+        publicKey: row.public_key ?? undefined,
       })),
   }
 }
