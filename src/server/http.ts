@@ -12,6 +12,8 @@ export type CreateHttpServerOptions = {
   maxBodyBytes?: number | undefined
   /** Most connections open at once, HTTP and WebSocket together. Default 1000. */
   maxConnections?: number | undefined
+  /** Request bytes held at once across connections (see Http1Limits); default 64 MiB or 16 bodies, the larger. */
+  maxBufferedBytes?: number | undefined
   /**
    * Host names (without the port) a request may name besides localhost, 127.0.0.1, [::1] and the bind address;
    * `*` allows any. Any other Host gets HTTP 403, as geth's --http.vhosts does, so that a web page whose name was
@@ -42,7 +44,12 @@ const limits = {
   // Longer than the idle timeouts of common clients and load balancers (60 s), so they close first and never write
   // into a socket we are closing.
   keepAliveTimeout: 65_000,
+  // A response no byte of which is read for this long is a client that will not read it.
+  writeTimeout: 30_000,
 }
+
+/** Request bytes held across connections: at least this, and room for 16 bodies of the largest size. */
+const minBufferedBytes = 64 * 1024 * 1024
 
 const preflightHeaders =
   'Access-Control-Allow-Methods: POST, OPTIONS\r\n' +
@@ -102,7 +109,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     server = await createHttp1Server({
       host,
       port: options.port,
-      limits: { ...limits, maxBodyBytes },
+      limits: { ...limits, maxBodyBytes, maxBufferedBytes: options.maxBufferedBytes ?? Math.max(minBufferedBytes, 16 * maxBodyBytes) },
       handle,
       refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
       upgrade(request, socket, head) {

@@ -24,6 +24,8 @@ const limits: Http1Limits = {
   keepAliveTimeout: 60_000,
   headersTimeout: 60_000,
   requestTimeout: 60_000,
+  maxBufferedBytes: 64 * 1024 * 1024,
+  writeTimeout: 30_000,
 }
 
 type Harness = {
@@ -1392,5 +1394,45 @@ describe('timeouts', () => {
     expect(response.status).toBe(200)
     expect(echoed(response)).toBe('slow')
     expect(response.headers.connection).toBe('keep-alive')
+  })
+})
+
+describe('memory held for clients', () => {
+  test('request bytes held across connections are capped: the one that goes over gets 503 and is closed', async () => {
+    const { port } = await start({ maxBodyBytes: 1024 * 1024, maxBufferedBytes: 1024 * 1024 })
+    const head = (length: number) => `POST / HTTP/1.1\r\nHost: test\r\nContent-Length: ${length}\r\n\r\n`
+    const first = await open(port)
+    first.write(head(1000 * 1024) + 'a'.repeat(700 * 1024))
+    const second = await open(port)
+    second.write(head(1000 * 1024) + 'b'.repeat(700 * 1024))
+    const refused = await second.response()
+    expect(refused.status).toBe(503)
+    expect(bodyOf(refused)).toMatchObject({ status: 503, message: expect.stringMatching(/too many request bytes/) })
+    await second.closed()
+    // What the refused one held is given back: the first finishes its request, and a new one is served.
+    first.write('a'.repeat(300 * 1024))
+    expect((await first.response()).status).toBe(200)
+    const third = await open(port)
+    await expectUsable(third)
+  })
+
+  test('a client that reads nothing of its answer for the write timeout is disconnected', async () => {
+    const { port } = await start({ writeTimeout: 300, maxBodyBytes: 64 })
+    const socket = connect({ host: '127.0.0.1', port })
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    socket.write(post('huge'))
+    let received = 0
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.on('error', () => {})
+    // Reading resumes long after the write timeout: by then the node has given up, and the answer is cut short.
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    const closed = new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true))
+      setTimeout(() => resolve(false), 5_000)
+    })
+    socket.resume()
+    expect(await closed).toBe(true)
+    expect(received).toBeLessThan(32 * 1024 * 1024)
   })
 })

@@ -67,6 +67,14 @@ export type Http1Limits = {
   headersTimeout: number
   /** How long a whole request may take to arrive, in ms. */
   requestTimeout: number
+  /**
+   * Bytes of requests held at once across every connection (heads and bodies still arriving): past it, the
+   * connection whose bytes went over is answered 503 (-32005) and closed, so that many slow partial bodies cannot
+   * take the process's memory.
+   */
+  maxBufferedBytes: number
+  /** How long a response may sit unread (no byte taken by the client) before the connection is closed, in ms. */
+  writeTimeout: number
 }
 
 export type CreateHttp1ServerOptions = {
@@ -99,17 +107,19 @@ export type Http1Server = {
 export async function createHttp1Server(options: CreateHttp1ServerOptions): Promise<Http1Server> {
   const { limits } = options
   const connections = new Set<Connection>()
+  const buffered: BufferBudget = { used: 0, max: limits.maxBufferedBytes }
   const maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY
   /** Connections within the cap; those refused for being over it do not count. */
   let admitted = 0
   // allowHalfOpen: a client may end its side after its request and still read the answer.
   const server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
     const overCap = admitted >= maxConnections
-    const connection = new Connection(socket, options, overCap)
+    const connection = new Connection(socket, options, buffered, overCap)
     connections.add(connection)
     if (!overCap) admitted++
     socket.once('close', () => {
       connections.delete(connection)
+      connection.release()
       if (!overCap) admitted--
     })
   })
@@ -176,6 +186,9 @@ type Phase =
   /** Handed over to another protocol (WebSocket); the socket is no longer ours to read or time. */
   | 'upgraded'
 
+/** The request bytes held across connections (see Http1Limits.maxBufferedBytes). */
+type BufferBudget = { used: number; max: number }
+
 type ChunkState = { step: 'size' } | { step: 'data'; left: number } | { step: 'data-end' } | { step: 'trailers' }
 
 class Connection {
@@ -202,14 +215,21 @@ class Connection {
   #peerEnded = false
   /** Over the connection cap: the first request is answered 503, then the connection closes. */
   readonly #overCap: boolean
+  readonly #budget: BufferBudget
+  /** This connection's share of the budget: its buffer and body as last counted. */
+  #held = 0
+  /** The unsent bytes of the socket at the last check, and when that number last went down. */
+  #unsent = 0
+  #unsentSince = 0
   readonly #onData = (chunk: Buffer) => this.#receive(chunk)
   readonly #onEnd = () => this.#onPeerEnd()
   // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
   readonly #onError = () => {}
 
-  constructor(socket: Socket, options: CreateHttp1ServerOptions, overCap = false) {
+  constructor(socket: Socket, options: CreateHttp1ServerOptions, budget: BufferBudget, overCap = false) {
     this.socket = socket
     this.#options = options
+    this.#budget = budget
     this.#limits = options.limits
     this.#overCap = overCap
     this.#closingGrace = Math.min(closingGrace, this.#limits.keepAliveTimeout)
@@ -225,8 +245,13 @@ class Connection {
     this.#phase = phase
     switch (phase) {
       case 'idle':
-      case 'draining':
         this.#deadline = now + this.#limits.keepAliveTimeout
+        return
+      case 'draining':
+        // Checked at half the write timeout, to see whether the client takes any of what it was sent.
+        this.#unsent = this.socket.writableLength
+        this.#unsentSince = now
+        this.#deadline = now + Math.min(this.#limits.keepAliveTimeout, this.#limits.writeTimeout / 2)
         return
       case 'head':
         this.#requestStart = now
@@ -241,7 +266,9 @@ class Connection {
         this.#deadline = Number.POSITIVE_INFINITY
         return
       case 'closing':
-        this.#deadline = now + this.#closingGrace
+        this.#unsent = this.socket.writableLength
+        this.#unsentSince = now
+        this.#deadline = now + Math.min(this.#closingGrace, this.#limits.writeTimeout / 2)
     }
   }
 
@@ -253,20 +280,48 @@ class Connection {
       case 'chunked':
         this.#refuse(408, new InvalidRequestError('the request took too long to arrive'), this.#head)
         return
-      default:
+      default: {
         // Like node:http, the idle and closing times count from when the last response is out: a client reading a
-        // large answer slowly is not cut off.
-        if (this.socket.writableLength > 0) {
-          this.#deadline = now + (this.#phase === 'closing' ? this.#closingGrace : this.#limits.keepAliveTimeout)
+        // large answer slowly is not cut off. One that reads nothing of it for writeTimeout is.
+        const unsent = this.socket.writableLength
+        if (unsent > 0 || this.#phase === 'draining') {
+          if (unsent !== this.#unsent) {
+            this.#unsent = unsent
+            this.#unsentSince = now
+          } else if (now - this.#unsentSince >= this.#limits.writeTimeout) {
+            this.socket.destroy()
+            return
+          }
+          const wait = this.#phase === 'closing' ? this.#closingGrace : this.#limits.keepAliveTimeout
+          this.#deadline = now + Math.min(wait, this.#limits.writeTimeout / 2)
           return
         }
         this.socket.destroy()
+      }
     }
+  }
+
+  /** Gives back this connection's share of the budget (it closed). */
+  release(): void {
+    this.#budget.used -= this.#held
+    this.#held = 0
+  }
+
+  /** Counts what this connection holds now; false (and a 503) when that takes the budget over its limit. */
+  #account(): boolean {
+    const held = this.#buffer.length + this.#body.length
+    this.#budget.used += held - this.#held
+    this.#held = held
+    if (this.#budget.used <= this.#budget.max || held === 0) return true
+    this.#refuse(503, new LimitExceededError('the node is holding too many request bytes; send again later'), this.#head)
+    this.release()
+    return false
   }
 
   #receive(chunk: Buffer): void {
     if (this.#phase === 'closing') return
     this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk])
+    if (!this.#account()) return
     switch (this.#phase) {
       case 'busy':
       case 'draining':
@@ -479,6 +534,7 @@ class Connection {
   #dispatch(): void {
     const head = this.#head!
     const body = this.#body.take()
+    this.#account()
     this.#enter('busy')
     // The handler promises not to throw or reject; if it does anyway, the client still gets an answer.
     let answer: Promise<Http1Response>
@@ -548,6 +604,7 @@ class Connection {
     this.#enter('closing')
     this.#buffer = EMPTY
     this.#body.reset()
+    this.release()
     // Keep reading (and dropping) what the client still sends: a socket closed with unread bytes is reset, and the
     // reset can destroy the response before the client reads it.
     this.socket.resume()
@@ -794,6 +851,7 @@ const REASONS: Record<number, string> = {
   200: 'OK',
   204: 'No Content',
   400: 'Bad Request',
+  403: 'Forbidden',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',

@@ -16,7 +16,8 @@ import type { TestChain } from './helpers.ts'
 let t: TestChain
 
 beforeAll(async () => {
-  t = await startChain({ maxBodyBytes: 64 * 1024 })
+  // The dApps here are origins the developer trusts, so that the approve policy grants them at once.
+  t = await startChain({ maxBodyBytes: 64 * 1024, allowedOrigins: ['https://dapp.example', 'https://other.example'] })
 })
 
 afterAll(async () => {
@@ -123,7 +124,7 @@ describe('connection cap', () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}'
     return new Promise((resolve, reject) => {
       const socket = createConnection({ host: hostname, port: Number(port) }, () =>
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+        socket.write(`POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
       )
       let text = ''
       socket.on('data', (chunk) => {
