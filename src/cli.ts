@@ -35,6 +35,8 @@ const usage = `Usage: flashchain [options]
   --revert-code <code>          error code of "execution reverted" (default -32000; 3 gives geth's)
   --block-gas-limit <gas>       gas limit of dev blocks (default 30000000)
   --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
+  --rpc-evm-timeout <ms>        how long eth_call and eth_estimateGas may run before geth's "execution aborted" (default
+                                5000; 0 for none)
   --workers <count>             threads answering eth_call and eth_estimateGas beside the main one
                                 (default: cores - 1, at most 3; 0 runs them all on the main thread)
   --max-body-bytes <bytes>      largest request body (default 5242880)
@@ -75,6 +77,7 @@ const parseOptions = {
   'revert-code': { type: 'string' },
   'block-gas-limit': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
+  'rpc-evm-timeout': { type: 'string' },
   workers: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
@@ -189,6 +192,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     revertCode,
     blockGasLimit: bigint('block-gas-limit', parsed['block-gas-limit']),
     rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),
+    rpcEvmTimeout: integer('rpc-evm-timeout', parsed['rpc-evm-timeout'], { min: 0 }),
     workers: integer('workers', parsed.workers),
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),

@@ -131,6 +131,19 @@ export class ExecutionError extends RpcError {
   static override code = -32000
 }
 
+/** geth's answer for a call or estimate that ran past --rpc.evmtimeout. */
+export class ExecutionTimeoutError extends RpcError {
+  static override code = -32000
+  constructor(timeoutMs: number) {
+    super(`execution aborted (timeout = ${formatDuration(timeoutMs)})`)
+  }
+}
+
+/** A duration as Go's time.Duration prints it for whole seconds or milliseconds: 5s, 100ms. */
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
 export class GasAllowanceError extends RpcError {
   static override code = -32000
   constructor(allowance: bigint) {

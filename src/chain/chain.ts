@@ -350,6 +350,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     options.workers ?? defaults.workers,
     () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode }),
     log,
+    (options.rpcEvmTimeout ?? defaults.rpcEvmTimeout) || undefined,
   )
   if (interval !== undefined) producer.start(interval)
 

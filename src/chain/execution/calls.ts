@@ -21,6 +21,9 @@ import type { Overrides } from './overrides.ts'
 import type { CallMethod, UndoneEdit, WorkerInit } from './workerMessages.ts'
 import type { ExecutionPool } from './workerPool.ts'
 
+/** Times a run is sent to another worker after its own exited under it, before the failure is the answer. */
+const WORKER_RETRIES = 3
+
 export type CallsOptions = {
   common: Common
   history: StateHistory
@@ -50,7 +53,8 @@ export type Calls = {
   /** eth_createAccessList, on this thread (see accessList.ts). */
   createAccessList(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<AccessListResult>
   /** Starts `size` worker threads, each from what `init` gives it then. */
-  startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void): void
+  /** `timeoutMs`: a run on a worker not answered by then is aborted (ExecutionPoolOptions.timeoutMs). */
+  startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void, timeoutMs?: number): void
   /** Replicates a sealed block to the workers; call it before anything can read the block. */
   commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
   /** The storage slots a call reads, in the order it first reads them, by account (on this thread). */
@@ -80,15 +84,21 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
     return { env, state: history.at(resolved.block.number) }
   }
 
-  /** On an idle worker if there is one, else here; a worker that dies mid-run leaves the run to this thread. */
+  /**
+   * On a worker whenever there are workers: a run waits for one (starting it if they all exited for idleness) rather
+   * than hold this thread, which answers every other request. A worker that exits mid-run (another run's timeout
+   * stopped it) hands the run to the next; here only without workers, or for a view no worker can rebuild.
+   */
   async function onWorker(method: CallMethod, request: CallRequest, view: ExecutionView) {
-    const remote = workers?.run(method, request, view)
-    if (remote === undefined) return undefined
-    try {
-      return await remote
-    } catch (error) {
-      if (error instanceof WorkerGoneError) return undefined
-      throw error
+    for (let attempt = 0; ; attempt++) {
+      const remote = workers?.run(method, request, view)
+      if (remote === undefined) return undefined
+      try {
+        return await remote
+      } catch (error) {
+        if (!(error instanceof WorkerGoneError)) throw error
+        if (attempt >= WORKER_RETRIES) return undefined
+      }
     }
   }
 
@@ -147,8 +157,8 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       return createAccessList(runner, options.common, request, withOverrides(viewOf(resolved), overrides))
     },
 
-    startWorkers(size, init, log) {
-      if (size > 0) workers = createExecutionPool({ size, init, log })
+    startWorkers(size, init, log, timeoutMs) {
+      if (size > 0) workers = createExecutionPool({ size, init, log, timeoutMs })
     },
 
     commitBlock(number, hash, diff) {

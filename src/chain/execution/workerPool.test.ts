@@ -3,10 +3,10 @@ import { MessageChannel } from 'node:worker_threads'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, test } from 'vitest'
 
-import { ExecutionRevertedError } from '../../errors.ts'
+import { ExecutionRevertedError, ExecutionTimeoutError } from '../../errors.ts'
 import { createCallRunner } from './callRunner.ts'
 import { devGenesis } from '../spec/devGenesis.ts'
-import { createExecutionPool, QUEUED_PER_WORKER, startExecutionWorker, WorkerGoneError } from './workerPool.ts'
+import { createExecutionPool, startExecutionWorker, WorkerGoneError } from './workerPool.ts'
 import { parseGethGenesis } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -49,10 +49,11 @@ const env = testBlockEnv({ baseFeePerGas: 7n })
 
 const started: Worker[] = []
 const pools: ExecutionPool[] = []
-function createPool(size = 1, idleMs?: number) {
+function createPool(size = 1, idleMs?: number, timeoutMs?: number) {
   const pool = createExecutionPool({
     size,
     idleMs,
+    timeoutMs,
     init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
     log: () => {},
     startWorker: (init, port) => {
@@ -153,19 +154,12 @@ describe('createExecutionPool', () => {
     expect(pool.run('eth_call', { to: reader }, { env, state: foreign })).toBeUndefined()
   })
 
-  test('the worker takes every run, however many it has queued, up to a bound; beyond it the run is left to the caller', async () => {
+  test('the worker takes every run, however many it has queued: none falls to the calling thread', async () => {
     await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
     const view = { env, state: history.at(0n) }
-    const taken: Promise<unknown>[] = []
-    let refused = false
-    for (let i = 0; i < 2 * QUEUED_PER_WORKER && !refused; i++) {
-      const answer = pool.run('eth_call', { to: reader }, view)
-      if (answer === undefined) refused = true
-      else taken.push(answer)
-    }
-    expect(refused).toBe(true)
-    expect(taken).toHaveLength(QUEUED_PER_WORKER)
-    await Promise.all(taken)
+    const taken = Array.from({ length: 1000 }, () => pool.run('eth_call', { to: reader }, view))
+    expect(taken.every((answer) => answer !== undefined)).toBe(true)
+    for (const answer of await Promise.all(taken)) expect(bytesToHex(answer!.value as Uint8Array)).toBe(word(1))
   })
 })
 
@@ -233,11 +227,12 @@ describe('createExecutionPool: idle workers', () => {
     await exited
     expect(pool.size).toBe(0)
     expect(started.at(-1)).toBe(worker)
-    // The first run after idleness starts a worker and falls to the caller while it loads.
-    expect(pool.run('eth_call', { to: reader }, view)).toBeUndefined()
+    // The first run after idleness starts a worker and waits for it, rather than run on the caller's thread.
+    const waiting = pool.run('eth_call', { to: reader }, view)
+    expect(waiting).toBeDefined()
     expect(pool.size).toBe(1)
     expect(started.at(-1)).not.toBe(worker)
-    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+    expect(bytesToHex((await waiting!).value as Uint8Array)).toBe(word(1))
     expect(started.length).toBe(started.indexOf(worker) + 2)
   })
 
@@ -254,5 +249,26 @@ describe('createExecutionPool: idle workers', () => {
     }
     expect(exited).toBe(false)
     expect(started.at(-1)).toBe(worker)
+  })
+})
+
+describe('createExecutionPool: the EVM timeout', () => {
+  // JUMPDEST, PUSH0, JUMP: loops until its gas runs out, which at the gas cap takes far longer than the timeout.
+  const looper = '0x00000000000000000000000000000000000000c2' as Hex
+  const loops = createStateDiff()
+  putAccount(loops, looper, { code: hexToBytes('0x5b5f56') })
+
+  test("a run past the timeout fails with geth's error, its worker is replaced, and the next run answers", async () => {
+    const pool = createPool(1, 0, 300)
+    const view = { env, state: createOverlay(loops, history.at(0n)) }
+    await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
+    const worker = started.at(-1)!
+    const startedAt = performance.now()
+    const failure = await pool.run('eth_call', { to: looper, gas: 1_000_000_000n }, view)!.catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ExecutionTimeoutError)
+    expect((failure as Error).message).toBe('execution aborted (timeout = 300ms)')
+    expect(performance.now() - startedAt).toBeLessThan(5_000)
+    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })).value as Uint8Array)).toBe(word(1))
+    expect(started.at(-1)).not.toBe(worker)
   })
 })

@@ -2,7 +2,7 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
 
-import { fromPortable } from '../../errors.ts'
+import { ExecutionTimeoutError, fromPortable } from '../../errors.ts'
 import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from '../types.ts'
@@ -26,6 +26,12 @@ export type ExecutionPoolOptions = {
    * WORKER_IDLE_MS; 0 keeps workers for good).
    */
   idleMs?: number
+  /**
+   * A run not answered within this many ms is aborted, as geth's --rpc.evmtimeout does: its worker is stopped (the
+   * one way to stop an EVM mid-run), the run fails with geth's "execution aborted (timeout = …)", and the worker's
+   * other runs with WorkerGoneError, for the caller to send again. Default none.
+   */
+  timeoutMs?: number | undefined
 }
 
 /** The execution worker itself, on its own thread. */
@@ -43,14 +49,15 @@ export type RemoteAnswer = { value: Uint8Array | bigint; runs: number }
 
 /**
  * Worker threads that answer eth_call and eth_estimateGas beside the main thread, each from its own replica of the
- * chain's state (worker.ts). The main thread still parses every request and keeps the answer cache; it runs
- * the EVM itself only when no worker can take the run. Workers left idle exit, and are started again by the next
- * run, so that a chain at rest holds one heap, not one per core.
+ * chain's state (worker.ts). The main thread still parses every request and keeps the answer cache; it runs the
+ * EVM itself only for a view no worker can rebuild (state overrides). Workers left idle exit, and are started
+ * again by the next run, which waits for it, so that a chain at rest holds one heap, not one per core.
  */
 export type ExecutionPool = {
   /**
-   * Hands the run to the worker with the fewest queued, or returns undefined: when every worker's queue is full
-   * (QUEUED_PER_WORKER), none is ready, or the view is not one a worker can rebuild (a state with overrides).
+   * Hands the run to the worker with the fewest queued, a ready one before one still starting (whose port holds the
+   * run until it listens), or returns undefined when there is no worker, or the view is not one a worker can
+   * rebuild (a state with overrides). Heavy work never falls to the main thread because the workers are busy.
    */
   run(method: CallMethod, request: CallRequest, view: ExecutionView): Promise<RemoteAnswer> | undefined
   /** Replicates a sealed block. Call it before anything can read the block. */
@@ -64,15 +71,6 @@ export type ExecutionPool = {
   close(): Promise<void>
 }
 
-/**
- * Runs one worker may have sent to it and not answered; beyond that the main thread runs them itself. Short of it,
- * the main thread leaves every run to the workers, even while they have work queued: parsing and answering requests
- * keeps it busy enough. When it took one run in four once the worker had four queued, the varied ERC20 estimate
- * cost 96–116 µs of CPU per request against 91–96 µs, at 15–19 % fewer requests per second (interleaved runs, 2
- * cores, the load generator beside the server); eth_call of balanceOf gained as much, and only the estimate of a
- * plain transfer lost, up to 10 % at 64 connections (running every plain transfer here was worse still).
- */
-export const QUEUED_PER_WORKER = 256
 /** Each worker's young generation, MB. */
 const WORKER_YOUNG_GENERATION_MB = 24
 /** Pending states and environments each worker keeps; the oldest is forgotten first. */
@@ -93,6 +91,10 @@ type Member = {
   lastRun: number
   /** Told to exit for idleness: not to be replaced until a run needs it. */
   retired: boolean
+  /** Timeouts of runs sent before the worker was ready, started once it is. */
+  armOnReady: (() => void)[]
+  /** Stopped for a run past the timeout: takes no more runs, and is replaced when it exits. */
+  stopped: boolean
 }
 
 export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPool {
@@ -107,7 +109,17 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     // emits again (and sends through a wrapper): one hop less each way on the main thread.
     const { port1: port, port2 } = new MessageChannel()
     const worker = startWorker(options.init(), port2)
-    const member: Member = { worker, port, ready: false, inFlight: new Map(), known: new Map(), lastRun: performance.now(), retired: false }
+    const member: Member = {
+      worker,
+      port,
+      ready: false,
+      inFlight: new Map(),
+      known: new Map(),
+      lastRun: performance.now(),
+      retired: false,
+      armOnReady: [],
+      stopped: false,
+    }
     port.on('message', (message: FromWorker) => {
       if (Array.isArray(message)) {
         const [id, value, runsMade] = message
@@ -120,6 +132,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       if (message.kind === 'ready') {
         member.ready = true
         member.lastRun = performance.now()
+        for (const arm of member.armOnReady.splice(0)) arm()
         return
       }
       const pending = member.inFlight.get(message.id)
@@ -141,7 +154,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       for (const pending of member.inFlight.values()) pending.reject(new WorkerGoneError())
       member.inFlight.clear()
       if (!closing && !member.retired) {
-        options.log(`execution worker exited (${code}); starting another`)
+        if (!member.stopped) options.log(`execution worker exited (${code}); starting another`)
         members.push(start())
       }
     })
@@ -213,10 +226,13 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     run(method, request, view) {
       // Back to full strength after idleness; a worker starting now takes runs once it is ready.
       while (members.length < options.size && !closing) members.push(start())
+      // A ready worker with the fewest runs queued; only when none is ready, one still starting.
       let chosen: Member | undefined
       for (const member of members) {
-        if (!member.ready || member.retired || member.inFlight.size >= QUEUED_PER_WORKER) continue
-        if (chosen === undefined || member.inFlight.size < chosen.inFlight.size) chosen = member
+        if (member.retired || member.stopped) continue
+        const better =
+          chosen === undefined || (member.ready && !chosen.ready) || (member.ready === chosen.ready && member.inFlight.size < chosen.inFlight.size)
+        if (better) chosen = member
       }
       if (chosen === undefined) return undefined
       const member = chosen
@@ -226,7 +242,29 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       const env = envRef(member, view.env)
       const id = nextId++
       const answer = new Promise<RemoteAnswer>((resolve, reject) => {
-        member.inFlight.set(id, { resolve, reject })
+        let timeout: NodeJS.Timeout | undefined
+        // The time counts from when the worker can take the run: one still loading holds it in its port meanwhile.
+        const arm = () => {
+          if (options.timeoutMs === undefined || !member.inFlight.has(id)) return
+          timeout = setTimeout(() => {
+            if (!member.inFlight.has(id)) return
+            member.inFlight.delete(id)
+            reject(new ExecutionTimeoutError(options.timeoutMs!))
+            options.log(`execution worker stopped: a run passed the ${options.timeoutMs} ms timeout`)
+            member.stopped = true
+            void member.worker.terminate()
+          }, options.timeoutMs)
+          timeout.unref()
+        }
+        const settle =
+          <T>(done: (value: T) => void) =>
+          (value: T) => {
+            if (timeout !== undefined) clearTimeout(timeout)
+            done(value)
+          }
+        member.inFlight.set(id, { resolve: settle(resolve), reject: settle(reject) })
+        if (member.ready) arm()
+        else member.armOnReady.push(arm)
         post(member, runMessage(id, method, state, env, request))
       })
       trim(member)

@@ -47,6 +47,11 @@ export type ChainOptions = {
   /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
   workers?: number
   /**
+   * ms an eth_call or eth_estimateGas may run on a worker before it is aborted with geth's "execution aborted
+   * (timeout = 5s)" (geth's --rpc.evmtimeout); 0 for none. Runs on the main thread (with `workers: 0`) cannot be.
+   */
+  rpcEvmTimeout?: number
+  /**
    * Transactions the newest sealed blocks hold decoded in memory (WHOLE_TRANSACTIONS), and the older blocks read back
    * from the store (READ_BACK_TRANSACTIONS); tests lower it.
    */
@@ -72,6 +77,10 @@ export const defaults = {
   revertCode: -32000,
   blockGasLimit: 30_000_000n,
   rpcGasCap: 50_000_000n,
-  /** One per core beyond the main thread's, up to 3 (each keeps its own copy of the state). */
-  workers: Math.min(3, availableParallelism() - 1),
+  /**
+   * One per core beyond the main thread's, up to 3 (each keeps its own copy of the state), and one even on a single
+   * core: the EVM then never holds the thread that answers requests, and a run can be stopped.
+   */
+  workers: Math.max(1, Math.min(3, availableParallelism() - 1)),
+  rpcEvmTimeout: 5000,
 } as const

@@ -1,0 +1,45 @@
+// No run holds the node: an eth_call past --rpc-evm-timeout is aborted with geth's error, and every other request is
+// answered meanwhile, since the EVM runs on worker threads and never on the thread that answers requests.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startChain } from './helpers.ts'
+
+import type { Hex } from 'viem'
+import type { TestChain } from './helpers.ts'
+
+let t: TestChain
+/**
+ * bn254 scalar multiplications (the 0x07 precompile) in a loop until the gas is gone: the input point (1, 2) and a
+ * scalar of all ones at memory 0, then JUMPDEST at 46, STATICCALL(gas, 0x07, 0, 96, 96, 64), POP, JUMP 46. At the
+ * 2^24 gas a call may use, some 2,800 of them: seconds of work.
+ */
+const ECMUL_LOOP = `0x60016000526002602052${'7f'}${'ff'.repeat(32)}6040525b604060606060600060075afa50602e56` as Hex
+const looper = `0x${'10'.repeat(20)}` as Hex
+
+beforeAll(async () => {
+  t = await startChain({ rpcEvmTimeout: 400, workers: 1 })
+  await t.testClient.setCode({ address: looper, bytecode: ECMUL_LOOP })
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+describe('--rpc-evm-timeout', () => {
+  it("an eth_call past it gets geth's -32000 'execution aborted', while the node answers others", async () => {
+    const call = t.send('eth_call', [{ to: looper }, 'latest'])
+    // Answered while the loop runs.
+    const started = performance.now()
+    for (let i = 0; i < 5; i++) expect(await t.rpc('eth_chainId')).toBe('0x7a69')
+    expect(performance.now() - started).toBeLessThan(300)
+    const answer = await call
+    expect(answer.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
+    // The next call runs on a fresh worker and answers.
+    expect(await t.rpc('eth_call', [{ to: t.accounts[1]!.address }, 'latest'])).toBe('0x')
+  })
+
+  it('an eth_estimateGas past it too', async () => {
+    const error = await t.rpcError('eth_estimateGas', [{ from: t.accounts[0]!.address, to: looper }, 'latest'])
+    expect(error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
+  })
+})
