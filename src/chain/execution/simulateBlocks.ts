@@ -1,12 +1,12 @@
 import { getActivePrecompiles } from '@ethereumjs/evm'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
-import { buildBlock, createVM, runTx } from '@ethereumjs/vm'
+import { createVM, runTx } from '@ethereumjs/vm'
 
 import { ExecutionError, InvalidParamsError, type RpcError, simulationErrors } from '../../errors.ts'
 import { sealedBlockOf } from '../blocks/views.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { haltReason } from '../gethErrors.ts'
-import { builderInternals } from '../production/builderInternals.ts'
+import { builderInternals, startBuilder } from '../production/builderInternals.ts'
 import { toReceipt } from '../production/receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { buildStateTrie } from '../state/proof.ts'
@@ -174,22 +174,7 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
     // built under the rules of the fork before it (the same transaction format and intrinsic gas).
     const txCommon = vm.common.copy()
     if (host.txGasCap(env) !== undefined) txCommon.setHardfork('prague')
-    const builder = await buildBlock(vm, {
-      parentBlock: parent,
-      headerData: {
-        number,
-        timestamp,
-        gasLimit: env.gasLimit,
-        baseFeePerGas: env.baseFeePerGas,
-        coinbase: env.coinbase,
-        mixHash: env.prevRandao,
-        difficulty: 0n,
-        excessBlobGas: env.excessBlobGas,
-        parentBeaconBlockRoot: env.parentBeaconBlockRoot,
-      },
-      withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-      blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
-    })
+    const builder = await startBuilder(vm, parent, env)
     const sealed = builderInternals(builder)
     // The block is assembled again from its transactions under the same rules they were built with (see txCommon).
     Object.assign((builder as unknown as { blockOpts: object }).blockOpts, { common: txCommon })

@@ -1,5 +1,9 @@
+import { buildBlock } from '@ethereumjs/vm'
+
+import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { BlockBuilder, RunTxResult } from '@ethereumjs/vm'
+import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
+import type { BlockEnv } from '../types.ts'
 
 /**
  * BlockBuilder.addTransaction rebuilds a block of every transaction added so far before running the next one,
@@ -23,4 +27,27 @@ export function builderInternals(builder: BlockBuilder): BuilderInternals {
     throw new Error('@ethereumjs/vm BlockBuilder no longer has the fields the producer relies on')
   }
   return internals
+}
+
+/**
+ * A builder for a block on `parent` with environment `env`, as the producer and eth_simulateV1 start one: the
+ * system calls (EIP-4788, EIP-2935) run, and the header is not checked against consensus rules.
+ */
+export function startBuilder(vm: VM, parent: Block, env: BlockEnv): Promise<BlockBuilder> {
+  return buildBlock(vm, {
+    parentBlock: parent,
+    headerData: {
+      number: env.number,
+      timestamp: env.timestamp,
+      gasLimit: env.gasLimit,
+      baseFeePerGas: env.baseFeePerGas,
+      coinbase: env.coinbase,
+      mixHash: env.prevRandao,
+      difficulty: 0n,
+      excessBlobGas: env.excessBlobGas,
+      parentBeaconBlockRoot: env.parentBeaconBlockRoot,
+    },
+    withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+    blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
+  })
 }

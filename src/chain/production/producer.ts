@@ -1,6 +1,6 @@
 import { createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
-import { buildBlock, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
+import { encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
 import { KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 
@@ -8,7 +8,7 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { builderInternals } from './builderInternals.ts'
+import { builderInternals, startBuilder } from './builderInternals.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -177,22 +177,7 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    const builder = await buildBlock(vm, {
-      parentBlock: head.block,
-      headerData: {
-        number: env.number,
-        timestamp: env.timestamp,
-        gasLimit: env.gasLimit,
-        baseFeePerGas: env.baseFeePerGas,
-        coinbase: env.coinbase,
-        mixHash: env.prevRandao,
-        difficulty: 0n,
-        excessBlobGas: env.excessBlobGas,
-        parentBeaconBlockRoot: env.parentBeaconBlockRoot,
-      },
-      withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-      blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
-    })
+    const builder = await startBuilder(vm, head.block, env)
     // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
     // seal's write only what was added since the last one.
     const sealed = builderInternals(builder)

@@ -17,31 +17,27 @@ const duration = z.string().transform((value, context) => {
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNITS[unit!]!, 0)
 })
 
-/** geth's TraceConfig: the struct logger's options, or a named tracer with its config, and a timeout. */
+/** geth's TraceConfig fields: the struct logger's options, or a named tracer with its config, and a timeout. */
+const traceConfigFields = {
+  tracer: z.string().optional(),
+  tracerConfig: z.record(z.string(), z.unknown()).optional(),
+  timeout: duration.optional(),
+  enableMemory: z.boolean().optional(),
+  disableStack: z.boolean().optional(),
+  disableStorage: z.boolean().optional(),
+  enableReturnData: z.boolean().optional(),
+  limit: z.number().int().nonnegative().optional(),
+}
+
+/** geth's TraceConfig. */
 export const traceConfig = z
-  .object({
-    tracer: z.string().optional(),
-    tracerConfig: z.record(z.string(), z.unknown()).optional(),
-    timeout: duration.optional(),
-    enableMemory: z.boolean().optional(),
-    disableStack: z.boolean().optional(),
-    disableStorage: z.boolean().optional(),
-    enableReturnData: z.boolean().optional(),
-    limit: z.number().int().nonnegative().optional(),
-  })
+  .object(traceConfigFields)
   .transform(({ timeout, ...rest }): TraceOptions => ({ ...rest, ...(timeout === undefined ? {} : { timeoutMs: timeout }) }))
 
 /** debug_traceCall's config: a TraceConfig with the overrides eth_call takes as arguments. */
 export const traceCallConfig = z
   .object({
-    tracer: z.string().optional(),
-    tracerConfig: z.record(z.string(), z.unknown()).optional(),
-    timeout: duration.optional(),
-    enableMemory: z.boolean().optional(),
-    disableStack: z.boolean().optional(),
-    disableStorage: z.boolean().optional(),
-    enableReturnData: z.boolean().optional(),
-    limit: z.number().int().nonnegative().optional(),
+    ...traceConfigFields,
     stateOverrides: stateOverrides.optional(),
     blockOverrides: blockOverrides.optional(),
   })
