@@ -42,4 +42,11 @@ describe('--rpc-evm-timeout', () => {
     const error = await t.rpcError('eth_estimateGas', [{ from: t.accounts[0]!.address, to: looper }, 'latest'])
     expect(error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
   })
+
+  it('an eth_call with state overrides runs on a worker too, and is aborted the same way', async () => {
+    const elsewhere = `0x${'11'.repeat(20)}`
+    const call = t.send('eth_call', [{ to: elsewhere }, 'latest', { [elsewhere]: { code: ECMUL_LOOP } }])
+    expect(await t.rpc('eth_chainId')).toBe('0x7a69')
+    expect((await call).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
+  })
 })

@@ -116,7 +116,8 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
 
   return {
     async call(request, resolved, overrides) {
-      if (hasOverrides(overrides)) return runner.call(request, withOverrides(viewOf(resolved), overrides))
+      // Overridden state is a diff over the block's, which a worker rebuilds like a pending one; never cached.
+      if (hasOverrides(overrides)) return callOn(request, withOverrides(viewOf(resolved), overrides))
       return (await answers.answer(resolved.block, 'eth_call', request, () => callOn(request, viewOf(resolved)))).value
     },
 
