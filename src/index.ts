@@ -25,6 +25,10 @@ export type FlashchainOptions = ChainOptions & {
   maxBodyBytes?: number
   /** Most connections open at once, HTTP and WebSocket together (default 1000). */
   maxConnections?: number
+  /** Request bytes held at once across connections (default 64 MiB, or 16 of the largest bodies). */
+  maxBufferedBytes?: number
+  /** ms an answer may sit with none of it read before its connection is closed (default 30000). */
+  writeTimeout?: number
   /** Host names a request's Host header may give besides the loopback names and the bind address; `*` for any. */
   allowedHosts?: string[]
   /** Browser origins the wallet trusts besides pages served from this machine; `*` for any (see WalletOptions). */
@@ -118,6 +122,8 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     dispatch,
     maxBodyBytes: options.maxBodyBytes,
     maxConnections: options.maxConnections,
+    maxBufferedBytes: options.maxBufferedBytes,
+    writeTimeout: options.writeTimeout,
     allowedHosts: options.allowedHosts,
     websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
     log: options.log,

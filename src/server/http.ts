@@ -14,6 +14,8 @@ export type CreateHttpServerOptions = {
   maxConnections?: number | undefined
   /** Request bytes held at once across connections (see Http1Limits); default 64 MiB or 16 bodies, the larger. */
   maxBufferedBytes?: number | undefined
+  /** ms an answer may sit with none of it read before its connection is closed (default 30 s). */
+  writeTimeout?: number | undefined
   /**
    * Host names (without the port) a request may name besides localhost, 127.0.0.1, [::1] and the bind address;
    * `*` allows any. Any other Host gets HTTP 403, as geth's --http.vhosts does, so that a web page whose name was
@@ -109,7 +111,12 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     server = await createHttp1Server({
       host,
       port: options.port,
-      limits: { ...limits, maxBodyBytes, maxBufferedBytes: options.maxBufferedBytes ?? Math.max(minBufferedBytes, 16 * maxBodyBytes) },
+      limits: {
+        ...limits,
+        maxBodyBytes,
+        maxBufferedBytes: options.maxBufferedBytes ?? Math.max(minBufferedBytes, 16 * maxBodyBytes),
+        writeTimeout: options.writeTimeout ?? limits.writeTimeout,
+      },
       handle,
       refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
       upgrade(request, socket, head) {
