@@ -123,6 +123,7 @@ export const MAX_PARAMS_DEPTH = 64
 /**
  * What no schema should have to see: nesting deeper than MAX_PARAMS_DEPTH, and a `__proto__` key, which JSON.parse
  * makes an own key but which schemas of records and objects silently drop, where any other unknown key is refused.
+ * In an object of EIP-5792 capabilities it is left to the wallet, which refuses it as an unsupported capability.
  * Walked without recursion, so that no nesting can overflow the stack here.
  */
 function unfitParams(params: object): InvalidParamsError | undefined {
@@ -130,7 +131,10 @@ function unfitParams(params: object): InvalidParamsError | undefined {
   while (pending.length > 0) {
     const { value, path } = pending.pop()!
     if (path.length > MAX_PARAMS_DEPTH) return new InvalidParamsError(`${describe(path)}nested more than ${MAX_PARAMS_DEPTH} levels deep`)
-    if (Object.hasOwn(value, '__proto__')) return new InvalidParamsError(`${describe(path)}unrecognized key: "__proto__"`)
+    // Capabilities are the exception: an unknown one is refused by name (EIP-5792's 5700), `__proto__` as any other.
+    if (Object.hasOwn(value, '__proto__') && path.at(-1) !== 'capabilities') {
+      return new InvalidParamsError(`${describe(path)}unrecognized key: "__proto__"`)
+    }
     for (const key of Object.keys(value)) {
       const child = (value as Record<string, unknown>)[key]
       if (typeof child === 'object' && child !== null) pending.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] })

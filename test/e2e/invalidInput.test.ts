@@ -66,16 +66,21 @@ describe('params no schema should see', () => {
     ['state overrides', `["{to}","latest",{"__proto__":{"balance":"0x1"}}]`, 'eth_call'],
     ['a state override entry', `["{to}","latest",{"{addr}":{"balance":"0x1","__proto__":{}}}]`, 'eth_call'],
     ['the approval policy', `[{"default":"approve","methods":{"__proto__":"reject"}}]`, 'flashchain_setApprovalPolicy'],
-    [
-      'capabilities',
-      `[{"version":"2.0.0","chainId":"${CHAIN_ID}","from":"{addr}","atomicRequired":false,"calls":[{"to":"{addr}"}],"capabilities":{"__proto__":{"x":1}}}]`,
-      'wallet_sendCalls',
-    ],
   ])('a __proto__ key in %s is refused like any unknown key', async (_where, params, method) => {
     const addr = t.accounts[0]!.address
     const text = params.replaceAll('"{to}"', JSON.stringify({ to: addr })).replaceAll('{addr}', addr)
     const answer = await send(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":${text}}`)
     expect(answer.error?.code).toBe(-32602)
     expect(answer.error?.message).toMatch(/unrecognized key: "__proto__"/)
+  })
+
+  it('a __proto__ capability is refused as any capability the wallet does not support (5700), unless optional', async () => {
+    const from = t.accounts[0]!.address
+    const request = (capabilities: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"wallet_sendCalls","params":[{"version":"2.0.0","chainId":"${CHAIN_ID}","from":"${from}","atomicRequired":false,"calls":[{"to":"${from}"}],"capabilities":${capabilities}}]}`
+    const refused = await send(request('{"__proto__":{"x":1}}'))
+    expect(refused.error).toMatchObject({ code: 5700, message: expect.stringMatching(/__proto__/) })
+    const optional = (await send(request('{"__proto__":{"optional":true}}'))) as { result?: unknown; error?: unknown }
+    expect(optional.error).toBeUndefined()
   })
 })

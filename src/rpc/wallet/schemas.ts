@@ -12,21 +12,30 @@ const accountAddress = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must match ^0x[0-9a-fA-F]{40}$')
   .transform((value) => value.toLowerCase() as Hex)
 
-const capabilities = z.record(z.string(), z.unknown())
+/**
+ * Capabilities by name, every own key kept as sent: zod's records and objects drop a `__proto__` key, which must be
+ * refused (5700) unless marked optional, like any other capability this wallet does not support.
+ */
+const capabilities = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'expected an object of capabilities',
+)
+
+const gasLimitOverride = z.object({ value: quantity.refine((value) => value > 0n, 'must be greater than 0') }).catchall(z.unknown())
 
 const call = z.object({
   to: accountAddress,
   // viem leaves out a zero value (docs/wallet.md, "The order of checks").
   value: quantity.optional().transform((value) => value ?? 0n),
   data: data.optional().transform((value) => value ?? '0x'),
-  capabilities: z
-    .object({
-      gasLimitOverride: z
-        .object({ value: quantity.refine((value) => value > 0n, 'must be greater than 0') })
-        .catchall(z.unknown())
-        .optional(),
+  capabilities: capabilities
+    .transform((given, context) => {
+      if (given.gasLimitOverride === undefined) return given
+      const parsed = gasLimitOverride.safeParse(given.gasLimitOverride)
+      if (parsed.success) return { ...given, gasLimitOverride: parsed.data }
+      for (const issue of parsed.error.issues) context.addIssue({ ...issue, path: ['gasLimitOverride', ...issue.path] } as never)
+      return z.NEVER
     })
-    .catchall(z.unknown())
     .optional(),
 })
 
