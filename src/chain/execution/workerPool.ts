@@ -154,7 +154,9 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       for (const pending of member.inFlight.values()) pending.reject(new WorkerGoneError())
       member.inFlight.clear()
       if (!closing && !member.retired) {
-        if (!member.stopped) options.log(`execution worker exited (${code}); starting another`)
+        // One stopped for a timeout was replaced when it was stopped.
+        if (member.stopped) return
+        options.log(`execution worker exited (${code}); starting another`)
         members.push(start())
       }
     })
@@ -225,7 +227,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
   return {
     run(method, request, view) {
       // Back to full strength after idleness; a worker starting now takes runs once it is ready.
-      while (members.length < options.size && !closing) members.push(start())
+      while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
       // A ready worker with the fewest runs queued; only when none is ready, one still starting.
       let chosen: Member | undefined
       for (const member of members) {
@@ -251,7 +253,9 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
             member.inFlight.delete(id)
             reject(new ExecutionTimeoutError(options.timeoutMs!))
             options.log(`execution worker stopped: a run passed the ${options.timeoutMs} ms timeout`)
+            // Replaced at once, so that the next run has a worker to wait for while this one exits.
             member.stopped = true
+            if (!closing) members.push(start())
             void member.worker.terminate()
           }, options.timeoutMs)
           timeout.unref()
@@ -284,7 +288,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     },
 
     get size() {
-      return members.filter((member) => !member.retired).length
+      return members.filter((member) => !member.retired && !member.stopped).length
     },
 
     async close() {
