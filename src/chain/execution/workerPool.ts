@@ -35,7 +35,7 @@ export type ExecutionPoolOptions = {
 }
 
 /** The worker's module, beside this one and in the same form: `.ts` run from the sources, `.js` once compiled (dist/). */
-const WORKER_MODULE = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+const WORKER_MODULE = import.meta.url.endsWith('.ts') ? new URL('./worker.ts', import.meta.url) : new URL('./worker.js', import.meta.url)
 
 /** The execution worker itself, on its own thread. */
 export function startExecutionWorker(init: WorkerInit, port: MessagePort): Worker {
