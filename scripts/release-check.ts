@@ -1,6 +1,7 @@
 // `npm run test:release`: the package as a user gets it. Packs the repository (prepack builds dist/), installs the
-// tarball into a new project of its own, and then, on Node 24 (this one) and on Node 22 (the npm package `node`,
-// at the oldest version flashchain supports):
+// tarball into a new project of its own, compares the @ethereumjs packages installed with it byte for byte with the
+// repository's patched ones, and then, on Node 24 (this one) and on Node 22 (the npm package `node`, at the oldest
+// version flashchain supports):
 //   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, and stops on SIGTERM;
 //   - the suite in test/package/ (a vitest globalSetup with snapshots between files, and a prool pool) passes;
 //   - test/package/consumer.ts type-checks against the shipped declarations.
@@ -21,6 +22,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   version: string
   dependencies: Record<string, string>
   devDependencies: Record<string, string>
+  bundleDependencies: string[]
 }
 const work = mkdtempSync(join(os.tmpdir(), 'flashchain-release-'))
 const started = performance.now()
@@ -48,6 +50,16 @@ function sizeOf(path: string): number {
   const stat = statSync(path)
   if (!stat.isDirectory()) return stat.size
   return readdirSync(path).reduce((total, name) => total + sizeOf(join(path, name)), 0)
+}
+
+/** Fails unless every file under `installed` has the same bytes as its counterpart under `checkout`. */
+function sameFiles(installed: string, checkout: string): void {
+  for (const entry of readdirSync(installed, { withFileTypes: true })) {
+    const path = join(installed, entry.name)
+    if (entry.isDirectory()) sameFiles(path, join(checkout, entry.name))
+    else if (!readFileSync(path).equals(readFileSync(join(checkout, entry.name))))
+      throw new Error(`${path} differs from ${join(checkout, entry.name)}`)
+  }
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
@@ -137,6 +149,8 @@ try {
   npm(['install', '--no-audit', '--no-fund'], project)
   const installed = join(project, 'node_modules', 'flashchain')
   step(`tarball ${mb(statSync(join(work, tarball)).size)}, installed package ${mb(sizeOf(installed))}`)
+  step("the installed @ethereumjs is the checkout's, patched")
+  for (const name of manifest.bundleDependencies) sameFiles(join(installed, 'node_modules', name), join(root, 'node_modules', name))
 
   step(`installing Node ${OLDEST_NODE} and Node ${TOO_OLD_NODE}`)
   const runtimes = [
