@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'contracts/**/*.test.ts', 'scripts/**/*.test.ts'],
+    // A consumer's suite, run against the installed package by the release check (scripts/release-check.ts).
+    exclude: [...configDefaults.exclude, 'test/package/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The machine has two cores; end-to-end suites each start a real server.

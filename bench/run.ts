@@ -5,10 +5,12 @@
 // transactions per eth_sendRawTransaction run, default 6400), BENCH_PROBES (pre-confirmation samples, default 100),
 // BENCH_WORKLOADS (workload ids to run, default all; flashchain's own measurements run only with all of them),
 // BENCH_REST (s of quiet after the reads before RSS is sampled at rest, default 30), BENCH_PASSES (passes over the
-// read workloads, default 2), BENCH_MINE_BLOCKS (empty blocks mined by one anvil_mine / hardhat_mine, default 10000).
+// read workloads, default 2), BENCH_MINE_BLOCKS (empty blocks mined by one anvil_mine / hardhat_mine, default 10000),
+// BENCH_FLASHCHAIN (an installed package's flashchain command, measured instead of this repository's).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
+import { pathToFileURL } from 'node:url'
 
 import type { Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
@@ -32,6 +34,7 @@ import { renderTable, renderSummary, writeChart } from './report.ts'
 import {
   BENCH,
   cpuSeconds,
+  INSTALLED_FLASHCHAIN,
   killAllNow,
   ROOT,
   rssMB,
@@ -429,6 +432,10 @@ function median(values: number[]): number {
 
 function version(name: PeerName): string {
   try {
+    if (name === 'flashchain' && INSTALLED_FLASHCHAIN !== undefined) {
+      const pkg = JSON.parse(readFileSync(new URL('../package.json', pathToFileURL(INSTALLED_FLASHCHAIN)), 'utf8')) as { version: string }
+      return `${pkg.version} (installed package)`
+    }
     if (name === 'flashchain') {
       const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }
       const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()

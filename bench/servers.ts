@@ -2,7 +2,7 @@
 // from bench/node_modules (bench/package.json). Every process started here is tracked by PID and stopped at the
 // end, on error and on Ctrl-C too (SIGTERM, then SIGKILL).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -15,6 +15,12 @@ export const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ANVIL = `${BENCH}node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil`
 const HARDHAT_CLI = `${BENCH}node_modules/hardhat/dist/src/cli.js`
 const HARDHAT_PROJECT = `${BENCH}peers/hardhat`
+/**
+ * BENCH_FLASHCHAIN names the flashchain command to measure instead of this repository's: an installed package's
+ * `node_modules/.bin/flashchain` (or its bin/flashchain.js), so that a packed and installed flashchain can be compared
+ * with the checkout. It runs with the same node flags, as `npm start` would run it.
+ */
+export const INSTALLED_FLASHCHAIN = process.env.BENCH_FLASHCHAIN === undefined ? undefined : realpathSync(process.env.BENCH_FLASHCHAIN)
 
 export type Server = {
   name: PeerName
@@ -88,12 +94,12 @@ function command(name: PeerName, port: number, options: StartOptions): { file: s
   }
 }
 
-/** `npm start`'s command after `node`, with the script made absolute: `--flags… bin/flashchain.js`. */
+/** `npm start`'s command after `node`, with the script made absolute (or BENCH_FLASHCHAIN's): `--flags… bin/flashchain.js`. */
 function startCommand(): string[] {
   const { scripts } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }
   const [node, ...rest] = scripts.start.split(/\s+/)
   if (node !== 'node') throw new Error(`npm start is "${scripts.start}", not a node command`)
-  return rest.map((part) => (part.startsWith('-') ? part : `${ROOT}${part}`))
+  return rest.map((part) => (part.startsWith('-') ? part : (INSTALLED_FLASHCHAIN ?? `${ROOT}${part}`)))
 }
 
 /** Spawns a server and resolves once it answers eth_chainId (polled every 5 ms), timing spawn to answer. */

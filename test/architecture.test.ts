@@ -1,5 +1,5 @@
 // The layout's rules, checked on every run: src/ has no import cycles, and imports flow one way,
-// cli → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime). docs/architecture.md
+// cli → prool → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime). docs/architecture.md
 // explains the layers.
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -11,6 +11,7 @@ const src = resolve(import.meta.dirname, '../src')
 /** Layers from the top; a module may import its own layer and those below it. */
 const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
   { name: 'cli', owns: (path) => path === 'cli.ts' },
+  { name: 'prool', owns: (path) => path === 'prool.ts' || path === 'prool.test.ts' },
   { name: 'index', owns: (path) => path === 'index.ts' },
   { name: 'server', owns: (path) => path.startsWith('server/') },
   { name: 'rpc', owns: (path) => path.startsWith('rpc/') },
@@ -112,7 +113,7 @@ describe('src/', () => {
     expect(cyclesOf(graph)).toEqual([])
   })
 
-  test('imports flow one way: cli → index → server → rpc → wallet → chain → shared', () => {
+  test('imports flow one way: cli → prool → index → server → rpc → wallet → chain → shared', () => {
     expect(upwardImports(graph)).toEqual([])
   })
 

@@ -34,9 +34,12 @@ export type ExecutionPoolOptions = {
   timeoutMs?: number | undefined
 }
 
+/** The worker's module, beside this one and in the same form: `.ts` run from the sources, `.js` once compiled (dist/). */
+const WORKER_MODULE = import.meta.url.endsWith('.ts') ? new URL('./worker.ts', import.meta.url) : new URL('./worker.js', import.meta.url)
+
 /** The execution worker itself, on its own thread. */
 export function startExecutionWorker(init: WorkerInit, port: MessagePort): Worker {
-  return new Worker(new URL('./worker.ts', import.meta.url), {
+  return new Worker(WORKER_MODULE, {
     workerData: { ...init, port },
     transferList: [port],
     // Bounded like the main thread's (bin/flashchain.js). In interleaved runs 24 MB (8 MB semi-spaces) answered

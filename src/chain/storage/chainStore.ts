@@ -112,6 +112,9 @@ export function openChainStore(db: DatabaseSync): ChainStore {
   if (!poolColumns.includes('sender')) db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
   if (!poolColumns.includes('public_key')) db.exec('ALTER TABLE pool ADD COLUMN public_key BLOB')
 
+  // A slot set to zero, code set to none and a block without transactions are empty byte strings. Node 22's node:sqlite
+  // binds a Uint8Array whose buffer holds no memory (new Uint8Array(new ArrayBuffer(0))) as NULL, so the columns that
+  // can hold one read NULL as the empty blob they stand for.
   const statements = {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -119,11 +122,11 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     blocks: db.prepare('SELECT number, rlp, receipts, senders FROM blocks ORDER BY number'),
     block: db.prepare('SELECT number, rlp, receipts, senders FROM blocks WHERE number = ?'),
     blockReceipts: db.prepare('SELECT rlp, receipts FROM blocks WHERE number = ?'),
-    insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)'),
+    insertBlock: db.prepare("INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, COALESCE(?, x''))"),
     insertAccount: db.prepare('INSERT INTO accounts (block, address, record) VALUES (?, ?, ?)'),
-    insertStorage: db.prepare('INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, ?)'),
+    insertStorage: db.prepare("INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, COALESCE(?, x''))"),
     insertClear: db.prepare('INSERT INTO storage_clears (block, address) VALUES (?, ?)'),
-    insertCode: db.prepare('INSERT OR IGNORE INTO code (hash, code) VALUES (?, ?)'),
+    insertCode: db.prepare("INSERT OR IGNORE INTO code (hash, code) VALUES (?, COALESCE(?, x''))"),
     accounts: db.prepare('SELECT block, address, record FROM accounts ORDER BY block, rowid'),
     storage: db.prepare('SELECT block, address, slot, value FROM storage ORDER BY block, rowid'),
     clears: db.prepare('SELECT block, address FROM storage_clears ORDER BY block, rowid'),

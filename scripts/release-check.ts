@@ -1,0 +1,186 @@
+// `npm run test:release`: the package as a user gets it. Packs the repository (prepack builds dist/), installs the
+// tarball into a new project of its own, compares the @ethereumjs packages installed with it byte for byte with the
+// repository's patched ones, and then, on Node 24 (this one) and on Node 22 (the npm package `node`, at the oldest
+// version flashchain supports):
+//   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, and stops on SIGTERM;
+//   - the suite in test/package/ (a vitest globalSetup with snapshots between files, and a prool pool) passes;
+//   - test/package/consumer.ts type-checks against the shipped declarations.
+// An older Node must get one line naming the version needed. Every server is on 127.0.0.1, every wait bounded, and
+// every process started here is stopped by its process group. RELEASE_CHECK_KEEP=1 keeps the directory.
+import { spawn, spawnSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The oldest Node the package supports (package.json's engines), and one before it. */
+const OLDEST_NODE = '22.13.1'
+const TOO_OLD_NODE = '20'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+  bundleDependencies: string[]
+}
+const work = mkdtempSync(join(os.tmpdir(), 'flashchain-release-'))
+const started = performance.now()
+
+function step(line: string) {
+  process.stdout.write(`release check (${((performance.now() - started) / 1000).toFixed(0)} s): ${line}\n`)
+}
+
+/** Runs a command to its end, failing with its output unless it exits 0. */
+function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
+  const result = spawnSync(file, args, { ...options, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * 1024 * 1024 })
+  if (result.status !== 0) {
+    throw new Error(`${[file, ...args].join(' ')} exited with ${result.status ?? result.signal ?? result.error}:\n${result.stdout}\n${result.stderr}`)
+  }
+  return result.stdout
+}
+
+/** npm as the one running this script (npm run sets npm_execpath), on this Node. */
+function npm(args: string[], cwd: string): string {
+  const cli = process.env.npm_execpath
+  return cli === undefined ? run('npm', args, { cwd }) : run(process.execPath, [cli, ...args], { cwd })
+}
+
+function sizeOf(path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.size
+  return readdirSync(path).reduce((total, name) => total + sizeOf(join(path, name)), 0)
+}
+
+/** Fails unless every file under `installed` has the same bytes as its counterpart under `checkout`. */
+function sameFiles(installed: string, checkout: string): void {
+  for (const entry of readdirSync(installed, { withFileTypes: true })) {
+    const path = join(installed, entry.name)
+    if (entry.isDirectory()) sameFiles(path, join(checkout, entry.name))
+    else if (!readFileSync(path).equals(readFileSync(join(checkout, entry.name))))
+      throw new Error(`${path} differs from ${join(checkout, entry.name)}`)
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+
+/** Installs the npm package `node` at `version` into its own directory and returns its binary. */
+function installNode(version: string): string {
+  const prefix = join(work, `node-${version}`)
+  npm(['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `node@${version}`], work)
+  return join(prefix, 'node_modules', '.bin', 'node')
+}
+
+/** `npx flashchain --port 0` on `node`: the listening line, a request, the Node it runs on, the patches, SIGTERM. */
+async function checkCommand(node: string, project: string, version: string): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }
+  delete env.NODE_OPTIONS
+  const child = spawn('npx', ['--no-install', 'flashchain', '--port', '0', '--ephemeral'], { cwd: project, env, detached: true })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+  const stop = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal)
+    } catch {
+      // Already gone.
+    }
+  }
+  try {
+    const deadline = Date.now() + 60_000
+    let url: string | undefined
+    while (url === undefined) {
+      url = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+      if (child.exitCode !== null) throw new Error(`npx flashchain exited with ${child.exitCode}:\n${output}`)
+      if (Date.now() > deadline) throw new Error(`npx flashchain did not listen within 60 s:\n${output}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 2, method: 'web3_clientVersion' },
+      ]),
+    })
+    const answers = (await response.json()) as { id: number; result: string }[]
+    const expected = [
+      { jsonrpc: '2.0', id: 1, result: '0x7a69' },
+      { jsonrpc: '2.0', id: 2, result: `flashchain/v${manifest.version}/node${version}` },
+    ]
+    if (JSON.stringify(answers) !== JSON.stringify(expected)) throw new Error(`npx flashchain answered ${JSON.stringify(answers)}`)
+    if (/without flashchain's speed patches/.test(output)) throw new Error(`the installed package runs without its patches:\n${output}`)
+    if (/Warning/.test(output)) throw new Error(`npx flashchain printed a warning:\n${output}`)
+    stop('SIGTERM')
+    const timer = setTimeout(() => stop('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+    if (!/SIGTERM: shutting down/.test(output)) throw new Error(`npx flashchain did not shut down on SIGTERM:\n${output}`)
+  } finally {
+    stop('SIGKILL')
+  }
+}
+
+try {
+  step(`packing flashchain ${manifest.version}`)
+  npm(['pack', '--pack-destination', work], root)
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))
+  if (tarball === undefined) throw new Error('npm pack wrote no tarball')
+
+  const project = join(work, 'project')
+  cpSync(join(root, 'test', 'package'), project, { recursive: true })
+  const devDependency = (name: string) => manifest.devDependencies[name] ?? manifest.dependencies[name]!
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'flashchain-consumer',
+        private: true,
+        type: 'module',
+        dependencies: { flashchain: `file:../${tarball}` },
+        devDependencies: Object.fromEntries(['@types/node', 'prool', 'typescript', 'viem', 'vitest'].map((name) => [name, devDependency(name)])),
+      },
+      null,
+      2,
+    )}\n`,
+  )
+  step(`installing ${tarball} into a new project`)
+  npm(['install', '--no-audit', '--no-fund'], project)
+  const installed = join(project, 'node_modules', 'flashchain')
+  step(`tarball ${mb(statSync(join(work, tarball)).size)}, installed package ${mb(sizeOf(installed))}`)
+  step("the installed @ethereumjs is the checkout's, patched")
+  for (const name of manifest.bundleDependencies) sameFiles(join(installed, 'node_modules', name), join(root, 'node_modules', name))
+
+  step(`installing Node ${OLDEST_NODE} and Node ${TOO_OLD_NODE}`)
+  const runtimes = [
+    { node: process.execPath, version: process.versions.node },
+    { node: installNode(OLDEST_NODE), version: OLDEST_NODE },
+  ]
+  const tooOld = installNode(TOO_OLD_NODE)
+
+  for (const { node, version } of runtimes) {
+    step(`Node ${version}: npx flashchain`)
+    await checkCommand(node, project, version)
+    step(`Node ${version}: the suite in test/package/`)
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }
+    delete env.NODE_OPTIONS
+    run(node, [join('node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: project, env })
+    step(`Node ${version}: the declarations`)
+    run(node, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: project, env })
+  }
+
+  step(`Node ${TOO_OLD_NODE}: refused in one line`)
+  const refused = spawnSync(tooOld, [join(installed, 'bin', 'flashchain.js'), '--port', '0'], { cwd: project, encoding: 'utf8', timeout: 30_000 })
+  const oldVersion = spawnSync(tooOld, ['--version'], { encoding: 'utf8' }).stdout.trim()
+  const line = `flashchain needs Node.js 22.13 or newer (found ${oldVersion})\n`
+  if (refused.status !== 1 || refused.stderr !== line || refused.stdout !== '') {
+    throw new Error(
+      `Node ${oldVersion} got exit ${refused.status}, stdout ${JSON.stringify(refused.stdout)}, stderr ${JSON.stringify(refused.stderr)}`,
+    )
+  }
+  step('passed')
+} finally {
+  if (process.env.RELEASE_CHECK_KEEP === undefined) rmSync(work, { recursive: true, force: true })
+  else step(`kept ${work}`)
+}
