@@ -45,6 +45,16 @@ export function createSimulationLogs(traceTransfers: boolean) {
     },
     step(step: InterpreterStep) {
       const name = step.opcode.name
+      // A self-destruct moves the account's whole balance to its beneficiary: a transfer like a call's.
+      if (name === 'SELFDESTRUCT' && traceTransfers && step.stack.length > 0 && step.account.balance > 0n) {
+        const beneficiary = `0x${step.stack[step.stack.length - 1]!.toString(16).padStart(40, '0')}`
+        capture({
+          address: ETHER,
+          topics: [TRANSFER_TOPIC, topicOf(step.address.toString()), topicOf(beneficiary)],
+          data: word(step.account.balance),
+        })
+        return
+      }
       if (!name.startsWith('LOG')) return
       const topics = Number(name.slice(3))
       const { stack, memory } = step
