@@ -127,3 +127,18 @@ describe('setIntervalMining', () => {
     }
   })
 })
+
+describe('error: intervals that cannot be', () => {
+  it('a block time shorter than the flashblock interval is -32602; so is a Hardhat timestamp interval not in whole seconds', async () => {
+    const chain = await startChain({ flashblockInterval: 2000, blockTime: 4000 })
+    try {
+      const short = await chain.rpcError('anvil_setIntervalMining', [1])
+      expect(short).toMatchObject({ code: -32602, message: expect.stringMatching(/1000 ms is shorter than the flashblock interval, 2000 ms/) })
+      expect(await chain.rpc('hardhat_getAutomine')).toBe(false)
+      expect((await chain.rpcError('hardhat_setBlockTimestampInterval', [1500])).code).toBe(-32602)
+      expect((await chain.rpcError('anvil_setBlockTimestampInterval', [0])).code).toBe(-32602)
+    } finally {
+      await chain.close()
+    }
+  })
+})

@@ -20,8 +20,6 @@ export type BlockPlan = {
   timestampAfter(parent: bigint): bigint | undefined
   /** A block started with the plan: the next-block settings are spent. */
   used(): void
-  /** Back to no settings (anvil_reset). */
-  clear(): void
 }
 
 export function createBlockPlan(): BlockPlan {
@@ -47,9 +45,6 @@ export function createBlockPlan(): BlockPlan {
     used() {
       plan.nextBaseFee = undefined
       plan.nextPrevRandao = undefined
-    },
-    clear() {
-      plan.gasLimit = plan.coinbase = plan.timestampInterval = plan.nextBaseFee = plan.nextPrevRandao = undefined
     },
   }
   return plan
