@@ -135,7 +135,7 @@ export function createBatches(core: WalletCore): Batches {
 
   async function send(caller: Caller, request: SendCallsRequest) {
     // The order of docs/wallet.md: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
-    // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity and the upgrade; (9) the user.
+    // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity; (9) the user, then the upgrade's prompt.
     if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
     core.authorize(caller, request.from)
     if (request.chainId !== core.chainIdHex) {
@@ -192,14 +192,15 @@ export function createBatches(core: WalletCore): Batches {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
-    if (
-      atomic &&
-      needsUpgrade &&
-      !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))
-    ) {
-      throw new AtomicReadyWalletRejectedUpgradeError()
-    }
+    // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
+    // it: rejecting the request is 4001, rejecting only the upgrade is 5750.
     await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
+    if (atomic && needsUpgrade) {
+      const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: serializable(request) }
+      if (!(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [upgrade], origin: caller.origin }))) {
+        throw new AtomicReadyWalletRejectedUpgradeError()
+      }
+    }
 
     return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
