@@ -20,7 +20,7 @@ import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../hex.ts'
-import type { BatchRecord } from './store.ts'
+import type { BatchRecord, StoredCall } from './store.ts'
 import type { Caller, WalletCore } from './core.ts'
 
 type Capabilities = Record<string, unknown>
@@ -59,9 +59,23 @@ export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
 
 type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
 
+/** A batch as the console page lists it: who sent what, and where it stands. */
+export type BatchSummary = {
+  id: Hex
+  from: Hex
+  chainId: Hex
+  atomic: boolean
+  status: CallsStatus['status']
+  calls: StoredCall[]
+  transactions: Hex[]
+  createdAt: number
+}
+
 export type Batches = {
   send(caller: Caller, request: SendCallsRequest): Promise<SendCallsResult>
   status(caller: Caller, id: string): CallsStatus
+  /** The latest batches of every account, newest first; for the owner. */
+  recent(limit: number): BatchSummary[]
   /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
   show(caller: Caller, id: string): null
 }
@@ -264,6 +278,7 @@ export function createBatches(core: WalletCore): Batches {
         chainId: core.chainIdHex,
         createdAt: Date.now(),
         transactions: hashes,
+        calls: request.calls.map((call) => ({ to: call.to, value: toQuantity(call.value), data: call.data })),
         failure: null,
       }
       // Durable before anything is sent: the status is queryable the moment the reply leaves.
@@ -291,8 +306,8 @@ export function createBatches(core: WalletCore): Batches {
     return batch
   }
 
-  function status(caller: Caller, id: string): CallsStatus {
-    const batch = find(caller, id)
+  /** Where a batch's transactions are, and its EIP-5792 status code. */
+  function standing(batch: BatchRecord): { code: CallsStatus['status']; sealed: SealedLocation[] } {
     const locations = batch.transactions.map((hash) => chain.transaction(hash))
     const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
@@ -303,6 +318,12 @@ export function createBatches(core: WalletCore): Batches {
     else if (reverted === 0 && sealed.length === batch.transactions.length) code = 200
     else if (reverted === sealed.length && (batch.atomic || sealed.length === batch.transactions.length)) code = 500
     else code = 600
+    return { code, sealed }
+  }
+
+  function status(caller: Caller, id: string): CallsStatus {
+    const batch = find(caller, id)
+    const { code, sealed } = standing(batch)
     return {
       version: '2.0.0',
       id: batch.id,
@@ -323,6 +344,17 @@ export function createBatches(core: WalletCore): Batches {
   return {
     send,
     status,
+    recent: (limit) =>
+      store.recentBatches(limit).map((batch) => ({
+        id: batch.id,
+        from: batch.sender,
+        chainId: batch.chainId,
+        atomic: batch.atomic,
+        status: standing(batch).code,
+        calls: batch.calls,
+        transactions: batch.transactions,
+        createdAt: batch.createdAt,
+      })),
     show(caller, id) {
       find(caller, id)
       return null
