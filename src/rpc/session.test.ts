@@ -7,14 +7,14 @@ import type { Hex } from '../hex.ts'
 describe('createSession', () => {
   test('wraps each result in its subscription’s eth_subscription envelope, as geth sends it', () => {
     const sent: string[] = []
-    const session = createSession((text) => sent.push(text) > 0)
-    let notify: ((json: string) => boolean) | undefined
+    const session = createSession((json) => sent.push(String(json)) > 0)
+    let notify: ((json: Buffer) => boolean) | undefined
     const id = session.subscribe((send) => {
       notify = send
       return () => {}
     })
     expect(id).toMatch(/^0x[0-9a-f]{32}$/)
-    expect(notify!('{"a":1}')).toBe(true)
+    expect(notify!(Buffer.from('{"a":1}'))).toBe(true)
     expect(sent.map((text) => JSON.parse(text))).toEqual([
       { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result: { a: 1 } } },
     ])
@@ -22,9 +22,9 @@ describe('createSession', () => {
 
   test('unsubscribe stops one subscription and answers whether it had it; close stops the rest', () => {
     const sent: string[] = []
-    const session = createSession((text) => sent.push(text) > 0)
+    const session = createSession((json) => sent.push(String(json)) > 0)
     const stopped: string[] = []
-    const notifiers = new Map<string, (json: string) => boolean>()
+    const notifiers = new Map<string, (json: Buffer) => boolean>()
     const open = (name: string) =>
       session.subscribe((send) => {
         notifiers.set(name, send)
@@ -36,11 +36,11 @@ describe('createSession', () => {
     expect(session.unsubscribe(a.toUpperCase().replace('0X', '0x') as Hex)).toBe(true)
     expect(session.unsubscribe(a)).toBe(false)
     expect(stopped).toEqual(['a'])
-    expect(notifiers.get('a')!('1')).toBe(false)
-    expect(notifiers.get('b')!('2')).toBe(true)
+    expect(notifiers.get('a')!(Buffer.from('1'))).toBe(false)
+    expect(notifiers.get('b')!(Buffer.from('2'))).toBe(true)
     session.close()
     expect(stopped).toEqual(['a', 'b'])
-    expect(notifiers.get('b')!('3')).toBe(false)
+    expect(notifiers.get('b')!(Buffer.from('3'))).toBe(false)
     expect(sent).toHaveLength(1)
     // A subscription opened after the connection is gone is stopped at once.
     open('c')

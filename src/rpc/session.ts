@@ -11,24 +11,33 @@ export type Session = {
    * Opens a subscription: `start` gets the function that sends one notification (its result as JSON text), and
    * returns what stops the subscription. Answers the new subscription's id.
    */
-  subscribe(start: (notify: (resultJson: string) => boolean) => () => void): Hex
+  subscribe(start: (notify: (resultJson: Buffer) => boolean) => () => void): Hex
   /** Ends a subscription of this connection; false when it has none by that id. */
   unsubscribe(id: Hex): boolean
   /** Ends every subscription: the connection is gone. */
   close(): void
 }
 
-/** `send` writes one message to the connection; it answers false once the connection cannot take more. */
-export function createSession(send: (text: string) => boolean): Session {
+const envelopeEnd = Buffer.from('}}')
+
+/**
+ * `send` writes one message, a JSON text (as UTF-8 bytes for notifications), to the connection; it answers false
+ * once the connection cannot take more.
+ */
+export function createSession(send: (json: string | Buffer) => boolean): Session {
   const subscriptions = new Map<Hex, () => void>()
   let closed = false
   return {
     subscribe(start) {
       // geth's ids: 16 random bytes as hex.
       const id = `0x${randomBytes(16).toString('hex')}` as Hex
-      // The id is written once; each notification only adds its result.
-      const prefix = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":`
-      const stop = start((resultJson) => !closed && subscriptions.has(id) && send(`${prefix}${resultJson}}}`))
+      // The envelope is encoded once; each notification only copies its result, encoded once for every subscriber,
+      // into it (a flashblock can send thousands, and encoding each result again cost more than the rest).
+      const prefix = Buffer.from(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":`)
+      const stop = start(
+        (resultJson) =>
+          !closed && subscriptions.has(id) && send(Buffer.concat([prefix, resultJson, envelopeEnd], prefix.length + resultJson.length + 2)),
+      )
       if (closed) stop()
       else subscriptions.set(id, stop)
       return id

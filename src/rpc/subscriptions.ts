@@ -67,14 +67,14 @@ export function parseSubscription(kind: string, option: unknown): SubscriptionRe
 }
 
 /** Listens to the chain for one subscription; `notify` sends one result. Returns what stops it. */
-export function startSubscription(chain: Chain, request: SubscriptionRequest, notify: (resultJson: string) => boolean): () => void {
+export function startSubscription(chain: Chain, request: SubscriptionRequest, notify: (resultJson: Buffer) => boolean): () => void {
   return chain.subscribe((event) => {
     for (const result of resultsOf(event, request)) if (!notify(result)) return
   })
 }
 
-/** The notification results one event gives a subscription, as JSON texts, in order. */
-function resultsOf(event: ChainEvent, request: SubscriptionRequest): string[] {
+/** The notification results one event gives a subscription, as JSON texts in UTF-8, in order. */
+function resultsOf(event: ChainEvent, request: SubscriptionRequest): Buffer[] {
   switch (request.kind) {
     case 'newHeads':
       return event.type === 'sealed' ? [headerJson(event.block)] : []
@@ -82,7 +82,7 @@ function resultsOf(event: ChainEvent, request: SubscriptionRequest): string[] {
       return event.type === 'sealed' ? matchingLogs(event.logs, request.criteria) : []
     case 'newPendingTransactions':
       if (event.type !== 'poolTransaction') return []
-      return [request.full ? transactionJson(event.transaction) : JSON.stringify(event.transaction.hash)]
+      return [request.full ? transactionJson(event.transaction) : hashJson(event.transaction.hash)]
     case 'newFlashblocks':
       return event.type === 'flashblock' ? [pendingBlockJson(event.block)] : []
     case 'pendingLogs':
@@ -90,9 +90,9 @@ function resultsOf(event: ChainEvent, request: SubscriptionRequest): string[] {
     case 'newFlashblockTransactions': {
       if (event.type !== 'flashblock') return []
       const { block, first } = event
-      const results: string[] = []
+      const results: Buffer[] = []
       for (let index = first; index < block.transactions.length; index++) {
-        results.push(request.full ? preconfirmedJson(block, index) : JSON.stringify(block.transactions[index]!.hash))
+        results.push(request.full ? preconfirmedJson(block, index) : hashJson(block.transactions[index]!.hash))
       }
       return results
     }
@@ -102,20 +102,24 @@ function resultsOf(event: ChainEvent, request: SubscriptionRequest): string[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Results, serialized once per object
 
-/** A cache of JSON texts by the object they were made from; one per kind of result. */
-function textsOf<Key extends object>(format: (key: Key) => unknown): (key: Key) => string {
-  const texts = new WeakMap<Key, string>()
+/** A cache of JSON texts, in UTF-8, by the object they were made from; one per kind of result. */
+function textsOf<Key extends object>(format: (key: Key) => unknown): (key: Key) => Buffer {
+  const texts = new WeakMap<Key, Buffer>()
   return (key) => {
     let text = texts.get(key)
-    if (text === undefined) texts.set(key, (text = JSON.stringify(format(key))))
+    if (text === undefined) texts.set(key, (text = toJson(format(key))))
     return text
   }
 }
 
+const toJson = (value: unknown): Buffer => Buffer.from(JSON.stringify(value))
+/** A hash is a string, which a WeakMap cannot key; it is short enough to encode for each subscriber. */
+const hashJson = (hash: string): Buffer => toJson(hash)
+
 const logJson = textsOf(formatLog)
 
-function matchingLogs(logs: FoundLog[], criteria: LogCriteria): string[] {
-  const results: string[] = []
+function matchingLogs(logs: FoundLog[], criteria: LogCriteria): Buffer[] {
+  const results: Buffer[] = []
   for (const entry of logs) if (matchesLog(entry, criteria)) results.push(logJson(entry))
   return results
 }
@@ -142,10 +146,10 @@ export function formatPreconfirmed(block: PendingBlock, index: number): Record<s
 }
 
 /** By receipt: a pre-confirmed transaction's receipt is the same object in every flashblock of its block. */
-const preconfirmedTexts = new WeakMap<object, string>()
-function preconfirmedJson(block: PendingBlock, index: number): string {
+const preconfirmedTexts = new WeakMap<object, Buffer>()
+function preconfirmedJson(block: PendingBlock, index: number): Buffer {
   const receipt = block.receipts[index]!
   let text = preconfirmedTexts.get(receipt)
-  if (text === undefined) preconfirmedTexts.set(receipt, (text = JSON.stringify(formatPreconfirmed(block, index))))
+  if (text === undefined) preconfirmedTexts.set(receipt, (text = toJson(formatPreconfirmed(block, index))))
   return text
 }

@@ -84,20 +84,36 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
     }
   }, pingInterval).unref()
 
-  /** Sends unless the peer is too slow to take it, in which case it is closed with 1008. */
-  function sendTo(ws: WebSocket, data: string | Buffer, peer: string): boolean {
-    if (ws.readyState !== WebSocket.OPEN) return false
-    if (ws.bufferedAmount > maxBufferedBytes) {
-      log(`closed WebSocket ${peer}: it fell ${ws.bufferedAmount} bytes behind (over ${maxBufferedBytes})`)
-      ws.close(CLOSE_POLICY_VIOLATION, 'too slow: the connection fell too far behind')
-      return false
+  /**
+   * What sends to one connection: unless the peer is too slow to take more, in which case it is closed with 1008.
+   * The frames sent in one turn of the event loop leave in one write: a flashblock's notifications are many small
+   * frames to each subscriber (one per log for pendingLogs), and a write each cost more than building them.
+   */
+  function senderTo(ws: WebSocket, socket: Socket, peer: string, options: { binary: false } | undefined): (data: string | Buffer) => boolean {
+    let corked = false
+    const flush = () => {
+      corked = false
+      socket.uncork()
     }
-    ws.send(data)
-    return true
+    return (data) => {
+      if (ws.readyState !== WebSocket.OPEN) return false
+      if (ws.bufferedAmount > maxBufferedBytes) {
+        log(`closed WebSocket ${peer}: it fell ${ws.bufferedAmount} bytes behind (over ${maxBufferedBytes})`)
+        ws.close(CLOSE_POLICY_VIOLATION, 'too slow: the connection fell too far behind')
+        return false
+      }
+      if (!corked) {
+        corked = true
+        socket.cork()
+        process.nextTick(flush)
+      }
+      if (options === undefined) ws.send(data)
+      else ws.send(data, options)
+      return true
+    }
   }
 
-  function serveJsonRpc(ws: WebSocket, request: Http1Upgrade, peer: string): void {
-    const send = (text: string) => sendTo(ws, text, peer)
+  function serveJsonRpc(ws: WebSocket, request: Http1Upgrade, send: (json: string | Buffer) => boolean): void {
     const session = createSession(send)
     const context = { origin: request.origin, authorization: request.authorization, session }
     let inFlight = 0
@@ -140,10 +156,11 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
 
         const target = new URL(request.target, 'http://localhost')
         const stream = streams[target.pathname]
-        if (stream === undefined) return serveJsonRpc(ws, request, peer)
+        // JSON-RPC messages are text frames, given as a string or as UTF-8 bytes; a stream's bytes are binary frames.
+        if (stream === undefined) return serveJsonRpc(ws, request, senderTo(ws, socket, peer, { binary: false }))
         const stop = stream.open(
           {
-            send: (data) => sendTo(ws, data, peer),
+            send: senderTo(ws, socket, peer, undefined),
             refuse: (reason) => ws.close(CLOSE_POLICY_VIOLATION, reason),
           },
           target.searchParams,
