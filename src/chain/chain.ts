@@ -488,7 +488,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     transaction: (hash) => locate(hash, pending()),
     nextNonce: (address) => admission.nextNonce(address),
     dropTransactions(hashes) {
-      const dropped = (hashes ?? [...pool.all()].map((entry) => entry.hash)).filter((hash) => pool.get(hash) !== undefined)
+      // One taken for the next flashblock is as good as pre-confirmed: it stays.
+      const dropped = (hashes ?? [...pool.all()].map((entry) => entry.hash)).filter((hash) => {
+        const entry = pool.get(hash)
+        return entry !== undefined && entry.taken !== true
+      })
       for (const hash of dropped) pool.remove(hash)
       store.removePoolTransactions(dropped)
       return dropped

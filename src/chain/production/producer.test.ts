@@ -138,4 +138,67 @@ describe('producer', () => {
       await chain.close()
     }
   })
+
+  test('the clock executes the pool ahead of each flashblock and publishes at the deadline; what it took stays pending and cannot be replaced until then', async () => {
+    const chain = await createChain({ genesis, mining: 'manual', flashblockInterval: 200 })
+    const sender = privateKeyToAccount(accounts[1]!.privateKey)
+    const transfer = (nonce: number, tip: bigint) =>
+      sender.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        nonce,
+        gas: 21_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: tip,
+        to: accounts[2]!.address,
+        value: 1n,
+      })
+    const flashblocks: Hex[][] = []
+    const stop = chain.subscribe((event) => {
+      if (event.type === 'flashblock' && event.first < event.block.transactions.length) {
+        flashblocks.push(event.block.transactions.slice(event.first).map((tx) => tx.hash))
+      }
+    })
+    const turns = async (count: number) => {
+      for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve))
+    }
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      await chain.setIntervalMining(60_000)
+      const first = await chain.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))
+      const underpriced = hexToBytes(await transfer(0, 10n ** 9n + 1n))
+
+      // The clock fires every 200 ms, 50 ms before its flashblock is due, and takes what the pool holds.
+      vi.advanceTimersByTime(200)
+      let refusal = ''
+      for (let attempt = 0; attempt < 200 && !/nonce too low/.test(refusal); attempt++) {
+        await turns(1)
+        refusal = await chain.sendRawTransaction(underpriced).then(
+          () => 'accepted',
+          (error: Error) => error.message,
+        )
+      }
+      // Taken: a replacement is refused as the nonce is used, not as underpriced; the transaction is still pending.
+      expect(refusal).toMatch(/nonce too low/)
+      expect(flashblocks).toEqual([])
+      expect(chain.transaction(first)?.kind).toBe('pool')
+      await expect(chain.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))).rejects.toThrow(/already known/)
+      expect(chain.dropTransactions([first])).toEqual([])
+      // The sender's next nonce still joins the same flashblock.
+      const second = await chain.sendRawTransaction(hexToBytes(await transfer(1, 10n ** 9n)))
+
+      vi.advanceTimersByTime(50)
+      for (let attempt = 0; attempt < 200 && flashblocks.length === 0; attempt++) await turns(1)
+      expect(flashblocks).toEqual([[first, second]])
+      expect(chain.transaction(first)?.kind).toBe('preconfirmed')
+      expect(chain.transaction(second)?.kind).toBe('preconfirmed')
+    } finally {
+      // A flashblock left waiting on a fake timer would hold the clock's stop forever.
+      vi.runOnlyPendingTimers()
+      vi.useRealTimers()
+      stop()
+      await chain.setIntervalMining(0)
+      await chain.close()
+    }
+  })
 })

@@ -121,6 +121,11 @@ export type Producer = {
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
 
+/** The most ms before a flashblock is due that the clock starts executing its transactions. */
+const maxLead = 50
+
+const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
+
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
   let building: Building | undefined
@@ -220,6 +225,7 @@ export function createProducer(host: ProducerHost): Producer {
     }
     const first = block.announced
     block.announced = block.transactions.length
+    for (let i = first; i < block.entries.length; i++) pool.remove(block.entries[i]!.hash)
     host.published(published, first)
     for (const tx of block.transactions.slice(first)) {
       const hash = bytesToHex(tx.hash()) as Hex
@@ -263,7 +269,8 @@ export function createProducer(host: ProducerHost): Producer {
       block.senders.push(entry.sender)
       block.receipts.push(toReceipt(result, entry.tx, block.env))
       block.entries.push(entry)
-      pool.remove(entry.hash)
+      // It leaves the pool when its flashblock goes out (publish): until then it is pending to every reader.
+      entry.taken = true
       return true
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
@@ -272,16 +279,22 @@ export function createProducer(host: ProducerHost): Producer {
     }
   }
 
+  /** Executes what the pool holds into the block, unpublished: what the next flashblock will show. */
+  async function includePooled(block: Building): Promise<void> {
+    if (pool.size === 0) return
+    // Through the journal: transactions included since the last flashblock have moved their senders' nonces on.
+    const stateNonce = (sender: Hex) => stateManager.nonce(sender)
+    await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
+  }
+
   /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
   async function preconfirm(last = false): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
-    if (pool.size > 0) {
-      // The journal is empty between flashblocks, so the base holds every nonce the block has used so far.
-      const stateNonce = (sender: Hex) => stateManager.base.account(sender)?.nonce ?? 0n
-      await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
-    }
+    await includePooled(block)
     const snapshot = publish(block)
     if (last) return snapshot
+    // Subscribers hear of the flashblock first: what follows takes several ms for a block of hundreds.
+    await yieldToEventLoop()
     if (host.streaming()) await stream(block)
     // Otherwise the tries grow now, once the flashblock is visible, so that the seal writes only what its last
     // flashblock added (a seal that writes them all holds the writer for as long again).
@@ -444,20 +457,25 @@ export function createProducer(host: ProducerHost): Producer {
 
     start({ blockTime, flashblockInterval }) {
       const perBlock = Math.max(1, Math.round(blockTime / flashblockInterval))
+      const lead = Math.min(maxLead, Math.floor(flashblockInterval / 4))
       let tick = 0
       // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
       void serially(async () => building ?? (await startBlock()))
+      // Each timer fires `lead` ms before its flashblock is due. What the pool holds then is executed at once, and
+      // only what arrives in the last `lead` ms is left for the deadline: a flashblock goes out on time, rather than
+      // after executing everything that came in since the last one.
       timer = setInterval(() => {
+        const due = performance.now() + lead
         tick++
-        if (tick >= perBlock) {
-          tick = 0
-          void serially(async () => {
-            await seal()
-            await startBlock()
-          }).catch((error) => host.log(`block production failed: ${error instanceof Error ? error.stack : error}`))
-        } else {
-          void serially(() => preconfirm()).catch((error) => host.log(`flashblock failed: ${error instanceof Error ? error.stack : error}`))
-        }
+        const last = tick >= perBlock
+        if (last) tick = 0
+        void serially(async () => {
+          await includePooled(building ?? (await startBlock()))
+          await sleep(due - performance.now())
+          if (!last) return preconfirm()
+          await seal()
+          await startBlock()
+        }).catch((error) => host.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
       }, flashblockInterval)
     },
 

@@ -15,6 +15,11 @@ export type PoolTransaction = {
    * in it (EIP-7702 bumps the authority's nonce too).
    */
   nonceAfter: bigint
+  /**
+   * Executed into the block being built for the next flashblock, which has not gone out yet. It stays in the pool,
+   * pending to every reader, until that flashblock is published; no transaction can replace it any more.
+   */
+  taken?: boolean
 }
 
 /** geth's txpool.pricebump: a replacement must pay 10% more, both in fee cap and tip. */
@@ -88,6 +93,7 @@ export function createPool(): Pool {
       let nonces = bySender.get(entry.sender)
       if (nonces === undefined) bySender.set(entry.sender, (nonces = new Map()))
       const existing = nonces.get(entry.tx.nonce)
+      if (existing?.taken === true) throw txErrors.nonceTooLow(entry.sender, entry.tx.nonce, existing.nonceAfter)
       if (existing !== undefined) {
         const bumped =
           feeCap(entry.tx) * 100n >= feeCap(existing.tx) * PRICE_BUMP_PERCENT && tipCap(entry.tx) * 100n >= tipCap(existing.tx) * PRICE_BUMP_PERCENT

@@ -112,6 +112,11 @@ export class FlatStateManager implements StateManagerInterface {
     this.base = createOverlay(diff, this.base)
   }
 
+  /** An account's nonce with every write so far, published or not. */
+  nonce(address: Hex): bigint {
+    return this.readAccount(address)?.nonce ?? 0n
+  }
+
   /** Whether a write must be remembered: only an open checkpoint can be reverted. */
   private get journaling(): boolean {
     return this.checkpoints.length > 0
