@@ -86,6 +86,9 @@ function validationError(message: string, from: Hex): RpcError {
   if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
     return simulationErrors.intrinsicGasTooLow(`intrinsic gas too low: gas ${match[1]}, minimum needed ${match[2]}`)
   }
+  if ((match = detail.match(/maxFeePerBlobGas (\d+)\) is less than block blobGasPrice \((\d+)\)/)) !== null) {
+    return simulationErrors.blobFeeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
+  }
   if ((match = detail.match(/(?:upfront|max) cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
     return simulationErrors.insufficientFunds(`insufficient funds for gas * price + value: address ${from} have ${match[2]} want ${match[1]}`)
   }
@@ -178,9 +181,11 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
     const sealed = builderInternals(builder)
     // The block is assembled again from its transactions under the same rules they were built with (see txCommon).
     Object.assign((builder as unknown as { blockOpts: object }).blockOpts, { common: txCommon })
-    const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas)
+    // An overridden blob base fee is what calls pay and BLOBBASEFEE reads; the header keeps the excess blob gas.
+    const { blobBaseFee } = overrides
+    const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas, blobBaseFee)
     // Without validation a call that names no fee runs at base fee 0, as geth's NoBaseFee runs it.
-    const freeBlock = createEnvBlock(env, vm.common, env.baseFeePerGas === undefined ? undefined : 0n)
+    const freeBlock = createEnvBlock(env, vm.common, env.baseFeePerGas === undefined ? undefined : 0n, blobBaseFee)
     const calls: SimulatedCall[] = []
     const collector = createSimulationLogs(request.traceTransfers)
     const callLogs: IndexedLog[][] = []
@@ -195,7 +200,12 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       let tx: ReturnType<typeof createCallTransaction>
       try {
         tx = createCallTransaction(
-          { ...call, nonce, type: call.type ?? (call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2) },
+          {
+            ...call,
+            nonce,
+            // As geth types a call: blob hashes make a blob transaction, a gas price alone a legacy one.
+            type: call.type ?? (call.blobVersionedHashes !== undefined ? 3 : call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2),
+          },
           gas,
           txCommon,
         )
@@ -212,9 +222,12 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       stateManager.codeHiddenFor = from.toLowerCase() as Hex
       try {
         const free = !request.validation && (call.maxFeePerGas ?? call.gasPrice ?? 0n) === 0n && (call.maxPriorityFeePerGas ?? 0n) === 0n
+        // Likewise its blobs when it names no blob fee: geth skips the blob fee check under NoBaseFee.
+        const freeBlobs = !request.validation && call.blobVersionedHashes !== undefined && (call.maxFeePerBlobGas ?? 0n) === 0n
+        const block = free ? freeBlock : envBlock
         result = await runTx(vm, {
           tx,
-          block: free ? freeBlock : envBlock,
+          block: freeBlobs ? createEnvBlock(env, vm.common, block.header.baseFeePerGas, 0n) : block,
           skipNonce: !request.validation,
           skipHardForkValidation: true,
           skipBlockGasLimitValidation: true,
