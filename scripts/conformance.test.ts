@@ -65,7 +65,7 @@ describe('parseIoFile', () => {
 
   it('parses every vendored fixture', () => {
     const files = listIoFiles(DEFAULT_FIXTURES)
-    expect(files.length).toBe(139)
+    expect(files.length).toBe(140)
     expect(files[0]).toBe('debug_getRawBlock/get-block-n.io')
     expect(files.at(-1)).toBe('net_version/get-network-id.io')
     expect([...files].sort()).toEqual(files)
@@ -324,9 +324,9 @@ describe('runConformance', () => {
     const lines: string[] = []
     const result = await runConformance({ fixturesDir: DEFAULT_FIXTURES, url: fixtures.url, log: (line) => lines.push(line) })
     expect(lines).toEqual([])
-    expect([result.passed, result.failed]).toEqual([139, 0])
+    expect([result.passed, result.failed]).toEqual([140, 0])
     const summary = summaryLines(result)
-    expect(summary.at(-1)).toBe('139 passed, 0 failed')
+    expect(summary.at(-1)).toBe('140 passed, 0 failed')
     expect(summary).toContain('eth_getBlockByNumber: 10/10')
     expect(summary).toContain('eth_estimateGas: 6/6')
     expect(summary.length).toBe(32 + 1) // 32 method folders

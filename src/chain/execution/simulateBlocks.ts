@@ -1,4 +1,6 @@
+import { Block } from '@ethereumjs/block'
 import { getActivePrecompiles } from '@ethereumjs/evm'
+import { createTx } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 
@@ -17,6 +19,7 @@ import { decodeRevertReason } from './revert.ts'
 import { createSimulationLogs } from './simulationLogs.ts'
 
 import type { Common } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
 import type { Hex } from '../../hex.ts'
 import type { ResolvedBlock } from '../blocks/tags.ts'
@@ -39,6 +42,8 @@ const MAX_BLOCKS = 256n
 const TIMESTAMP_INCREMENT = 12n
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
+/** EIP-2681: the nonce no transaction may carry. geth keeps nonces in 64 bits, so one more wraps to 0. */
+const MAX_NONCE = 2n ** 64n - 1n
 
 /** What the chain lends a simulation: its rules, its blocks' hashes, its flat history and its gas caps. */
 export type SimulationHost = {
@@ -65,6 +70,17 @@ function movePrecompiles(precompiles: Map<string, unknown>, common: Common, over
     precompiles.delete(address.slice(2))
     precompiles.set(to.slice(2), precompile)
   }
+}
+
+/**
+ * What the block builder is given for `tx`. The builder makes the block's transactions again from those it is given,
+ * and ethereumjs refuses to make one at nonce 2^64 - 1; such a transaction is given as a copy at nonce 0 that
+ * serializes as the real one, so that the roots are right, and the block is made again with the real ones.
+ */
+function builderTransaction(tx: TypedTransaction): TypedTransaction {
+  if (tx.nonce !== MAX_NONCE) return tx
+  const copy = createTx({ ...tx.toJSON(), nonce: 0n }, { common: tx.common, freeze: false })
+  return Object.assign(copy, { serialize: () => tx.serialize() })
 }
 
 /** An ethereumjs refusal of a simulated call, as eth_simulateV1's codes name it. */
@@ -190,10 +206,15 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
     const collector = createSimulationLogs(request.traceTransfers)
     const callLogs: IndexedLog[][] = []
     const senders: Hex[] = []
+    const transactions: TypedTransaction[] = []
 
     for (const call of input?.calls ?? []) {
       const from = call.from ?? ZERO_ADDRESS
-      const nonce = call.nonce ?? (await stateManager.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+      const sender = createAddressFromString(from)
+      const stateNonce = (await stateManager.getAccount(sender))?.nonce ?? 0n
+      const nonce = call.nonce ?? stateNonce
+      // geth checks EIP-2681's bound with the nonce, so only with validation: without, the call runs.
+      if (request.validation && nonce === MAX_NONCE) throw simulationErrors.nonceMax(from, nonce)
       const remaining = env.gasLimit - sealed.gasUsed
       const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool)
       if (sealed.gasUsed + gas > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
@@ -202,7 +223,8 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
         tx = createCallTransaction(
           {
             ...call,
-            nonce,
+            // ethereumjs makes no transaction at nonce 2^64 - 1: it is made at 0 and given its nonce below.
+            nonce: nonce === MAX_NONCE ? 0n : nonce,
             // As geth types a call: blob hashes make a blob transaction, a gas price alone a legacy one.
             type: call.type ?? (call.blobVersionedHashes !== undefined ? 3 : call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2),
           },
@@ -213,7 +235,7 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
         throw new InvalidParamsError(`invalid call: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
       }
       // Unsigned, as geth has them: a zero signature, so that the transaction has a hash and the block a root.
-      Object.assign(tx, { v: 0n, r: 0n, s: 0n })
+      Object.assign(tx, { nonce, v: 0n, r: 0n, s: 0n })
       let result: RunTxResult
       const { events } = vm.evm
       collector.reset()
@@ -239,8 +261,15 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
         stateManager.codeHiddenFor = undefined
         for (const [event, listener] of Object.entries(collector.hooks)) events!.off(event as 'step', listener as never)
       }
+      if (stateNonce === MAX_NONCE) {
+        // runTx counts the sender's nonce past 2^64 - 1; geth's 64-bit nonce wraps to 0.
+        const account = (await stateManager.getAccount(sender))!
+        account.nonce %= MAX_NONCE + 1n
+        await stateManager.putAccount(sender, account)
+      }
       callLogs.push(collector.logs())
-      sealed.transactions.push(tx)
+      transactions.push(tx)
+      sealed.transactions.push(builderTransaction(tx))
       sealed.transactionResults.push(result)
       sealed.gasUsed += result.blockGasSpent
       sealed.blobGasUsed += result.blobGasUsed ?? 0n
@@ -273,10 +302,14 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       })
     }
 
-    const block = (await builder.build()).block
+    const built = (await builder.build()).block
+    // With the real transactions where the builder was given copies (see builderTransaction).
+    const block = transactions.some((tx) => tx.nonce === MAX_NONCE)
+      ? new Block(built.header, transactions, built.uncleHeaders, built.withdrawals)
+      : built
     const hash = bytesToHex(block.hash()) as Hex
     simulatedHashes.set(number, block.hash())
-    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, sealed.transactions[i]!, env))
+    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, transactions[i]!, env))
     for (const [i, logs] of callLogs.entries()) {
       calls[i]!.logs = logs.map(({ index, ...entry }) => ({
         ...entry,

@@ -5,7 +5,7 @@ import { useFlashchain } from '../../../test/support/flashchain.ts'
 type SimulatedBlock = {
   blobGasUsed: string
   excessBlobGas: string
-  transactions: { type: string; blobVersionedHashes?: string[] }[]
+  transactions: { type: string; nonce: string; blobVersionedHashes?: string[] }[]
   calls: { status: string; returnData: string }[]
 }
 
@@ -50,6 +50,32 @@ describe('eth_simulateV1', () => {
   test('args: without validation, a blob call that names no blob fee runs', async () => {
     const [block] = (await request('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides, calls: [blobCall] }] }])) as SimulatedBlock[]
     expect(block).toMatchObject({ blobGasUsed: '0x20000', calls: [{ status: '0x1' }] })
+  })
+
+  test('args: without validation, an account at nonce 2^64 - 1 sends, and its nonce wraps to 0', async () => {
+    const [block] = (await request('eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            stateOverrides: { [from]: { nonce: '0xffffffffffffffff' } },
+            calls: [
+              { from, to: target },
+              { from, to: target },
+            ],
+          },
+        ],
+        returnFullTransactions: true,
+      },
+    ])) as SimulatedBlock[]
+    expect(block!.calls).toMatchObject([{ status: '0x1' }, { status: '0x1' }])
+    expect(block!.transactions.map((tx) => tx.nonce)).toEqual(['0xffffffffffffffff', '0x0'])
+  })
+
+  test('error: with validation, an account at nonce 2^64 - 1 cannot send (EIP-2681)', async () => {
+    const result = await rejection('eth_simulateV1', [
+      { blockStateCalls: [{ stateOverrides: { [from]: { nonce: '0xffffffffffffffff' } }, calls: [{ from, to: target }] }], validation: true },
+    ])
+    expect(result).toEqual({ code: -32603, message: `nonce has max value: address ${from}, nonce: 18446744073709551615` })
   })
 
   test('error: with validation, a blob fee cap below the blob base fee', async () => {
