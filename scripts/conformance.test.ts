@@ -65,12 +65,14 @@ describe('parseIoFile', () => {
 
   it('parses every vendored fixture', () => {
     const files = listIoFiles(DEFAULT_FIXTURES)
-    expect(files.length).toBe(136)
+    expect(files.length).toBe(140)
     expect(files[0]).toBe('debug_getRawBlock/get-block-n.io')
     expect(files.at(-1)).toBe('net_version/get-network-id.io')
     expect([...files].sort()).toEqual(files)
     const parsed = files.map((file) => [file, parseIoFile(readFileSync(join(DEFAULT_FIXTURES, file), 'utf8'))] as const)
     expect(parsed.filter(([, io]) => io.speconly).map(([file]) => file)).toEqual([
+      'debug_traceBlockByNumber/trace-block-return-data-behavior.io',
+      'debug_traceBlockByNumber/trace-block-storage-snapshot-timing.io',
       'debug_traceTransaction/trace-contract-call.io',
       'eth_createAccessList/create-al-abi-revert.io',
       'eth_createAccessList/create-al-contract.io',
@@ -82,6 +84,7 @@ describe('parseIoFile', () => {
       'eth_feeHistory/fee-history.io',
     ])
     expect(parsed.filter(([, io]) => io.exchanges.length > 1).map(([file, io]) => [file, io.exchanges.length])).toEqual([
+      ['debug_traceBlockByNumber/trace-block-return-data-behavior.io', 2],
       ['eth_estimateGas/estimate-with-eip7702.io', 2],
     ])
   })
@@ -239,6 +242,27 @@ describe('compareResponses', () => {
       compareResponses({ jsonrpc: '2.0', id: 1, result: feeHistory }, { jsonrpc: '2.0', id: 1, result: { ...feeHistory, extra: [] } }, speconly),
     ).toEqual({ ok: false, path: '$.result.extra', expected: undefined, actual: [] })
 
+    // Array elements go by index: elements of one list may differ in shape, as struct logs and hashes do.
+    const hashes = [
+      '0xc1d605c6612a5fe84dc95810030bfe5b1d327652b381bc695e28f50d13b2b09e',
+      '0x021ae79aa8821d60291761cfe419b6cbc0ad7dd50d4aa6f14a54e5fc0d62e325',
+    ]
+    const steps = [{ op: 'PUSH1' }, { op: 'SSTORE', storage: {} }]
+    expect(compareResponses({ id: 1, result: { hashes, steps } }, { id: 1, result: { hashes, steps } }, speconly)).toEqual(ok)
+    expect(compareResponses({ id: 1, result: { hashes, steps } }, { id: 1, result: { hashes, steps: [steps[0], steps[0]] } }, speconly)).toEqual({
+      ok: false,
+      path: '$.result.steps[1].storage',
+      expected: {},
+      actual: undefined,
+    })
+    // Past the expected length, an element is shaped like the first.
+    expect(compareResponses({ id: 1, result: hashes }, { id: 1, result: [...hashes, '0x0c1d'] }, speconly)).toEqual({
+      ok: false,
+      path: '$.result[2]',
+      expected: hashes[0],
+      actual: '0x0c1d',
+    })
+
     // An actual error is compared exactly (message deleted), speconly or not.
     const revert = { jsonrpc: '2.0', id: 1, error: { code: 3, message: 'execution reverted', data: '0x77' } }
     expect(compareResponses(revert, { jsonrpc: '2.0', id: 1, error: { code: 3, message: 'reverted', data: '0x77' } }, speconly)).toEqual(ok)
@@ -300,9 +324,9 @@ describe('runConformance', () => {
     const lines: string[] = []
     const result = await runConformance({ fixturesDir: DEFAULT_FIXTURES, url: fixtures.url, log: (line) => lines.push(line) })
     expect(lines).toEqual([])
-    expect([result.passed, result.failed]).toEqual([136, 0])
+    expect([result.passed, result.failed]).toEqual([140, 0])
     const summary = summaryLines(result)
-    expect(summary.at(-1)).toBe('136 passed, 0 failed')
+    expect(summary.at(-1)).toBe('140 passed, 0 failed')
     expect(summary).toContain('eth_getBlockByNumber: 10/10')
     expect(summary).toContain('eth_estimateGas: 6/6')
     expect(summary.length).toBe(32 + 1) // 32 method folders

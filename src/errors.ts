@@ -197,6 +197,13 @@ export const simulationErrors = {
   baseFeeTooLow: (message: string) => new SimulationError(message, { code: -38012 }),
   intrinsicGasTooLow: (message: string) => new SimulationError(message, { code: -38013 }),
   insufficientFunds: (message: string) => new SimulationError(message, { code: -38014 }),
+  // geth has no code of its own for these two and answers its internal error's.
+  nonceMax: (address: string, nonce: bigint) => new SimulationError(`nonce has max value: address ${address}, nonce: ${nonce}`, { code: -32603 }),
+  blobFeeCapTooLow: (address: string, maxFeePerBlobGas: bigint, blobBaseFee: bigint) =>
+    new SimulationError(
+      `max fee per blob gas less than block blob gas fee: address ${address} blobGasFeeCap: ${maxFeePerBlobGas}, blobBaseFee: ${blobBaseFee}`,
+      { code: -32603 },
+    ),
   blockGasLimitReached: (used: bigint, limit: bigint) => new SimulationError(`block gas limit reached: ${used} >= ${limit}`, { code: -38015 }),
   blockNumberOrder: (number: bigint, previous: bigint) =>
     new SimulationError(`block numbers must be in order: ${number} <= ${previous}`, { code: -38020 }),

@@ -167,15 +167,21 @@ export const simulationStateOverrides = z.record(
   z.strictObject({ ...accountOverride, movePrecompileToAddress: address.optional() }),
 ) as z.ZodType<StateOverrides, unknown>
 
-/** geth's block overrides (fourth argument). */
-export const blockOverrides = z.strictObject({
+/** What a block override may set. */
+const blockOverride = {
   number: uint64.optional(),
   time: uint64.optional(),
   gasLimit: uint64.optional(),
   feeRecipient: address.optional(),
   prevRandao: hash.optional(),
   baseFeePerGas: quantity.optional(),
-}) as z.ZodType<BlockOverrides, unknown>
+}
+
+/** geth's block overrides (fourth argument). */
+export const blockOverrides = z.strictObject(blockOverride) as z.ZodType<BlockOverrides, unknown>
+
+/** eth_simulateV1's block overrides: eth_call's, and `blobBaseFee`. */
+export const simulationBlockOverrides = z.strictObject({ ...blockOverride, blobBaseFee: quantity.optional() }) as z.ZodType<BlockOverrides, unknown>
 
 // A null among alternatives matches any topic there, as in geth, so the whole position becomes null.
 const topic = z.union([

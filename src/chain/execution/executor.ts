@@ -318,9 +318,12 @@ export function setHardforkFor(common: Common, env: BlockEnv): void {
   common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
 }
 
-/** A header-only block carrying the environment, for runTx. */
-export function createEnvBlock(env: BlockEnv, common: Common, baseFeePerGas: bigint | undefined): Block {
-  return createBlock(
+/**
+ * A header-only block carrying the environment, for runTx. `blobBaseFee`, if given, is the blob base fee that runTx
+ * charges and BLOBBASEFEE reads, instead of the one the excess blob gas sets (eth_simulateV1 overrides it).
+ */
+export function createEnvBlock(env: BlockEnv, common: Common, baseFeePerGas: bigint | undefined, blobBaseFee?: bigint): Block {
+  const block = createBlock(
     {
       header: {
         number: env.number,
@@ -335,6 +338,8 @@ export function createEnvBlock(env: BlockEnv, common: Common, baseFeePerGas: big
         parentBeaconBlockRoot: common.isActivatedEIP(4788) ? env.parentBeaconBlockRoot : undefined,
       },
     },
-    { common, skipConsensusFormatValidation: true },
+    { common, skipConsensusFormatValidation: true, freeze: blobBaseFee === undefined },
   )
+  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee
+  return block
 }

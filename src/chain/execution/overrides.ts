@@ -31,6 +31,8 @@ export type BlockOverrides = {
   feeRecipient?: Hex
   prevRandao?: Hex
   baseFeePerGas?: bigint
+  /** eth_simulateV1 only: the blob base fee (EIP-4844) the block charges and BLOBBASEFEE reads. */
+  blobBaseFee?: bigint
 }
 
 export type Overrides = { state?: StateOverrides; block?: BlockOverrides }

@@ -1,4 +1,6 @@
+import { Block } from '@ethereumjs/block'
 import { getActivePrecompiles } from '@ethereumjs/evm'
+import { createTx } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 
@@ -17,6 +19,7 @@ import { decodeRevertReason } from './revert.ts'
 import { createSimulationLogs } from './simulationLogs.ts'
 
 import type { Common } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
 import type { Hex } from '../../hex.ts'
 import type { ResolvedBlock } from '../blocks/tags.ts'
@@ -39,6 +42,8 @@ const MAX_BLOCKS = 256n
 const TIMESTAMP_INCREMENT = 12n
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
+/** EIP-2681: the nonce no transaction may carry. geth keeps nonces in 64 bits, so one more wraps to 0. */
+const MAX_NONCE = 2n ** 64n - 1n
 
 /** What the chain lends a simulation: its rules, its blocks' hashes, its flat history and its gas caps. */
 export type SimulationHost = {
@@ -67,6 +72,17 @@ function movePrecompiles(precompiles: Map<string, unknown>, common: Common, over
   }
 }
 
+/**
+ * What the block builder is given for `tx`. The builder makes the block's transactions again from those it is given,
+ * and ethereumjs refuses to make one at nonce 2^64 - 1; such a transaction is given as a copy at nonce 0 that
+ * serializes as the real one, so that the roots are right, and the block is made again with the real ones.
+ */
+function builderTransaction(tx: TypedTransaction): TypedTransaction {
+  if (tx.nonce !== MAX_NONCE) return tx
+  const copy = createTx({ ...tx.toJSON(), nonce: 0n }, { common: tx.common, freeze: false })
+  return Object.assign(copy, { serialize: () => tx.serialize() })
+}
+
 /** An ethereumjs refusal of a simulated call, as eth_simulateV1's codes name it. */
 function validationError(message: string, from: Hex): RpcError {
   // ethereumjs appends the block and transaction it refused, in parentheses.
@@ -85,6 +101,9 @@ function validationError(message: string, from: Hex): RpcError {
   }
   if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
     return simulationErrors.intrinsicGasTooLow(`intrinsic gas too low: gas ${match[1]}, minimum needed ${match[2]}`)
+  }
+  if ((match = detail.match(/maxFeePerBlobGas (\d+)\) is less than block blobGasPrice \((\d+)\)/)) !== null) {
+    return simulationErrors.blobFeeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
   }
   if ((match = detail.match(/(?:upfront|max) cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
     return simulationErrors.insufficientFunds(`insufficient funds for gas * price + value: address ${from} have ${match[2]} want ${match[1]}`)
@@ -178,24 +197,37 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
     const sealed = builderInternals(builder)
     // The block is assembled again from its transactions under the same rules they were built with (see txCommon).
     Object.assign((builder as unknown as { blockOpts: object }).blockOpts, { common: txCommon })
-    const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas)
+    // An overridden blob base fee is what calls pay and BLOBBASEFEE reads; the header keeps the excess blob gas.
+    const { blobBaseFee } = overrides
+    const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas, blobBaseFee)
     // Without validation a call that names no fee runs at base fee 0, as geth's NoBaseFee runs it.
-    const freeBlock = createEnvBlock(env, vm.common, env.baseFeePerGas === undefined ? undefined : 0n)
+    const freeBlock = createEnvBlock(env, vm.common, env.baseFeePerGas === undefined ? undefined : 0n, blobBaseFee)
     const calls: SimulatedCall[] = []
     const collector = createSimulationLogs(request.traceTransfers)
     const callLogs: IndexedLog[][] = []
     const senders: Hex[] = []
+    const transactions: TypedTransaction[] = []
 
     for (const call of input?.calls ?? []) {
       const from = call.from ?? ZERO_ADDRESS
-      const nonce = call.nonce ?? (await stateManager.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+      const sender = createAddressFromString(from)
+      const stateNonce = (await stateManager.getAccount(sender))?.nonce ?? 0n
+      const nonce = call.nonce ?? stateNonce
+      // geth checks EIP-2681's bound with the nonce, so only with validation: without, the call runs.
+      if (request.validation && nonce === MAX_NONCE) throw simulationErrors.nonceMax(from, nonce)
       const remaining = env.gasLimit - sealed.gasUsed
       const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool)
       if (sealed.gasUsed + gas > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
       let tx: ReturnType<typeof createCallTransaction>
       try {
         tx = createCallTransaction(
-          { ...call, nonce, type: call.type ?? (call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2) },
+          {
+            ...call,
+            // ethereumjs makes no transaction at nonce 2^64 - 1: it is made at 0 and given its nonce below.
+            nonce: nonce === MAX_NONCE ? 0n : nonce,
+            // As geth types a call: blob hashes make a blob transaction, a gas price alone a legacy one.
+            type: call.type ?? (call.blobVersionedHashes !== undefined ? 3 : call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2),
+          },
           gas,
           txCommon,
         )
@@ -203,7 +235,7 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
         throw new InvalidParamsError(`invalid call: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
       }
       // Unsigned, as geth has them: a zero signature, so that the transaction has a hash and the block a root.
-      Object.assign(tx, { v: 0n, r: 0n, s: 0n })
+      Object.assign(tx, { nonce, v: 0n, r: 0n, s: 0n })
       let result: RunTxResult
       const { events } = vm.evm
       collector.reset()
@@ -212,9 +244,12 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       stateManager.codeHiddenFor = from.toLowerCase() as Hex
       try {
         const free = !request.validation && (call.maxFeePerGas ?? call.gasPrice ?? 0n) === 0n && (call.maxPriorityFeePerGas ?? 0n) === 0n
+        // Likewise its blobs when it names no blob fee: geth skips the blob fee check under NoBaseFee.
+        const freeBlobs = !request.validation && call.blobVersionedHashes !== undefined && (call.maxFeePerBlobGas ?? 0n) === 0n
+        const block = free ? freeBlock : envBlock
         result = await runTx(vm, {
           tx,
-          block: free ? freeBlock : envBlock,
+          block: freeBlobs ? createEnvBlock(env, vm.common, block.header.baseFeePerGas, 0n) : block,
           skipNonce: !request.validation,
           skipHardForkValidation: true,
           skipBlockGasLimitValidation: true,
@@ -226,8 +261,15 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
         stateManager.codeHiddenFor = undefined
         for (const [event, listener] of Object.entries(collector.hooks)) events!.off(event as 'step', listener as never)
       }
+      if (stateNonce === MAX_NONCE) {
+        // runTx counts the sender's nonce past 2^64 - 1; geth's 64-bit nonce wraps to 0.
+        const account = (await stateManager.getAccount(sender))!
+        account.nonce %= MAX_NONCE + 1n
+        await stateManager.putAccount(sender, account)
+      }
       callLogs.push(collector.logs())
-      sealed.transactions.push(tx)
+      transactions.push(tx)
+      sealed.transactions.push(builderTransaction(tx))
       sealed.transactionResults.push(result)
       sealed.gasUsed += result.blockGasSpent
       sealed.blobGasUsed += result.blobGasUsed ?? 0n
@@ -260,10 +302,14 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       })
     }
 
-    const block = (await builder.build()).block
+    const built = (await builder.build()).block
+    // With the real transactions where the builder was given copies (see builderTransaction).
+    const block = transactions.some((tx) => tx.nonce === MAX_NONCE)
+      ? new Block(built.header, transactions, built.uncleHeaders, built.withdrawals)
+      : built
     const hash = bytesToHex(block.hash()) as Hex
     simulatedHashes.set(number, block.hash())
-    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, sealed.transactions[i]!, env))
+    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, transactions[i]!, env))
     for (const [i, logs] of callLogs.entries()) {
       calls[i]!.logs = logs.map(({ index, ...entry }) => ({
         ...entry,

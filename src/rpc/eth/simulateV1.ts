@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { formatBlock, formatLog } from '../format.ts'
-import { block, blockOverrides, callRequest, simulationStateOverrides } from '../schemas.ts'
+import { block, callRequest, simulationBlockOverrides, simulationStateOverrides } from '../schemas.ts'
 
 import type { BlockJSON, LogJSON } from '../format.ts'
 import type { Hex } from '../../hex.ts'
@@ -20,7 +20,7 @@ type CallResultJSON = {
 const simulation = z.object({
   blockStateCalls: z.array(
     z.object({
-      blockOverrides: blockOverrides.optional(),
+      blockOverrides: simulationBlockOverrides.optional(),
       stateOverrides: simulationStateOverrides.optional(),
       calls: z.array(callRequest).optional(),
     }),
