@@ -7,6 +7,7 @@ import { methods } from './rpc/methods.ts'
 
 import type { RpcSchema } from './rpc/methods.ts'
 import { createFlashblocksStream } from './server/flashblocksStream.ts'
+import { loadConsolePage } from './server/consolePage.ts'
 import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
@@ -125,6 +126,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     maxBufferedBytes: options.maxBufferedBytes,
     writeTimeout: options.writeTimeout,
     allowedHosts: options.allowedHosts,
+    consolePage: loadConsolePage(),
     websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
     log: options.log,
   })

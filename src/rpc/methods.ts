@@ -55,10 +55,14 @@ import { mine } from './evm/mine.ts'
 import { anvilMine, hardhatMine } from './evm/mineBlocks.ts'
 import { anvilSetAutomine, setAutomine } from './evm/setAutomine.ts'
 import { anvilSetNextBlockTimestamp, setNextBlockTimestamp } from './evm/setNextBlockTimestamp.ts'
+import { getApprovalPolicy } from './flashchain/getApprovalPolicy.ts'
+import { getBatches } from './flashchain/getBatches.ts'
+import { getGrants } from './flashchain/getGrants.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
 import { preconfirm } from './flashchain/preconfirm.ts'
 import { resolveApproval } from './flashchain/resolveApproval.ts'
+import { revokeGrant } from './flashchain/revokeGrant.ts'
 import { setApprovalPolicy } from './flashchain/setApprovalPolicy.ts'
 import { version } from './net/version.ts'
 import {
@@ -210,10 +214,14 @@ export const methods = [
   nodeInfo,
   anvilMetadata,
   hardhatMetadata,
+  getApprovalPolicy,
+  getBatches,
+  getGrants,
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,
   resolveApproval,
+  revokeGrant,
   setApprovalPolicy,
   version,
   content,

@@ -83,3 +83,27 @@ describe('on a non-loopback bind', () => {
     }
   })
 })
+
+/** The wallet's admin methods, which the console page reads and edits the wallet with. */
+const walletAdmin: [string, unknown[]][] = [
+  ['flashchain_getApprovalPolicy', []],
+  ['flashchain_setApprovalPolicy', [{ default: 'approve' }]],
+  ['flashchain_getPendingApprovals', []],
+  ['flashchain_getBatches', [{ limit: 5 }]],
+  ['flashchain_getGrants', []],
+  ['flashchain_revokeGrant', ['https://dapp.example']],
+  ['flashchain_getWatchedAssets', []],
+]
+
+describe('the wallet’s admin methods on a non-loopback bind', () => {
+  test.each(walletAdmin)('%s: 4100 without the token, and answered with it', async (method, params) => {
+    for (const request of [
+      { origin: undefined, authorization: undefined },
+      { origin: undefined, authorization: 'Bearer wrong' },
+      { origin: 'https://dapp.example', authorization: `Bearer ${TOKEN}` },
+    ]) {
+      expect((await call(method, params, request)).error?.code).toBe(4100)
+    }
+    expect((await call(method, params, { origin: undefined, authorization: `Bearer ${TOKEN}` })).error).toBeUndefined()
+  })
+})

@@ -1,6 +1,7 @@
 import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../errors.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'
+import type { ConsolePage } from './consolePage.ts'
 import { createWebSocketHandler, type CreateWebSocketHandlerOptions } from './websocket.ts'
 
 export type CreateHttpServerOptions = {
@@ -22,6 +23,8 @@ export type CreateHttpServerOptions = {
    * rebound to 127.0.0.1 (DNS rebinding) cannot act as the node's owner.
    */
   allowedHosts?: readonly string[] | undefined
+  /** The console page, served at GET / and /assets/…; without it, GET is refused like any method but POST. */
+  consolePage?: ConsolePage | undefined
   /** What the WebSocket side needs beyond the dispatcher: subscriptions, streams, pings, its slow-reader limit. */
   websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'log'> | undefined
   log?: ((line: string) => void) | undefined
@@ -67,6 +70,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
   const { host, dispatch, maxBodyBytes = defaultMaxBodyBytes } = options
   const websocket = createWebSocketHandler({ ...options.websocket, dispatch, maxMessageBytes: maxBodyBytes, log: options.log })
   const hostAllowed = createHostCheck(host, options.allowedHosts ?? [])
+  const fromOwnPage = createOwnPageCheck(host, options.allowedHosts ?? [])
   const forbiddenHost = toErrorBody(new InvalidRequestError('invalid host specified'))
 
   // The transport's own errors never change, so they are serialized once.
@@ -82,6 +86,10 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     const cors = corsHeaders(origin)
     if (!hostAllowed(request.host)) return { status: 403, headers: cors, body: forbiddenHost }
     if (request.method === 'OPTIONS') return { status: 204, headers: cors + preflightHeaders }
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      const page = options.consolePage?.serve(pathOf(request.target))
+      if (page !== undefined) return page
+    }
     if (request.method !== 'POST') {
       return { status: 405, headers: `${cors}Allow: POST, OPTIONS\r\n`, body: bodies.methodNotAllowed }
     }
@@ -96,7 +104,9 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
       return { status: 200, headers: cors, body: bodies.parseError }
     }
     try {
-      const response = await dispatch(parsed, { origin, authorization: request.authorization })
+      // The console page acts for the owner; it still needs the token where one is needed.
+      const caller = fromOwnPage(origin, request.host) ? undefined : origin
+      const response = await dispatch(parsed, { origin: caller, authorization: request.authorization })
       if (response === undefined) return { status: 204, headers: cors }
       return { status: 200, headers: cors, body: JSON.stringify(response) }
     } catch (error) {
@@ -120,7 +130,9 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
       handle,
       refuse: (status, error, head) => ({ status, headers: corsHeaders(head?.origin), body: toErrorBody(error) }),
       upgrade(request, socket, head) {
-        if (hostAllowed(request.host)) return websocket.upgrade(request, socket, head)
+        if (hostAllowed(request.host)) {
+          return websocket.upgrade(fromOwnPage(request.origin, request.host) ? { ...request, origin: undefined } : request, socket, head)
+        }
         socket.end(
           `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(forbiddenHost)}\r\nConnection: close\r\n\r\n${forbiddenHost}`,
         )
@@ -154,6 +166,25 @@ export function createHostCheck(bindHost: string, allowed: readonly string[]): (
     // Browsers resolve every *.localhost name to the loopback address (RFC 6761).
     return names.has(name) || name.endsWith('.localhost')
   }
+}
+
+/**
+ * Whether a request comes from the console page this node serves: its Origin is `http://` and the very Host it was
+ * sent to, and that Host names this node (not merely any name allowed by `*`, which a rebound name would pass).
+ */
+export function createOwnPageCheck(bindHost: string, allowed: readonly string[]): (origin: string | undefined, host: string | undefined) => boolean {
+  const namesThisNode = createHostCheck(
+    bindHost,
+    allowed.filter((name) => name !== '*'),
+  )
+  return (origin, host) =>
+    origin !== undefined && host !== undefined && namesThisNode(host) && origin.toLowerCase() === `http://${host.toLowerCase()}`
+}
+
+/** The path of a request target, without its query. */
+function pathOf(target: string): string {
+  const query = target.indexOf('?')
+  return query === -1 ? target : target.slice(0, query)
 }
 
 /**

@@ -329,6 +329,7 @@ describe('parseHead', () => {
     ).toStrictEqual({
       fields: {
         method: 'POST',
+        target: '/rpc?x=1',
         host: 'localhost:8545',
         contentType: 'application/json',
         origin: 'http://localhost:3000',
@@ -343,7 +344,7 @@ describe('parseHead', () => {
 
   test('leaves absent fields undefined and the method as sent', () => {
     expect(parse('get / HTTP/1.1', 'Host: a')).toStrictEqual({
-      fields: { method: 'get', host: 'a', contentType: undefined, origin: undefined, authorization: undefined },
+      fields: { method: 'get', target: '/', host: 'a', contentType: undefined, origin: undefined, authorization: undefined },
       keepAlive: true,
       contentLength: undefined,
       chunked: false,
@@ -364,7 +365,7 @@ describe('parseHead', () => {
         'EXPECT: 100-Continue',
       ),
     ).toStrictEqual({
-      fields: { method: 'POST', host: 'a', contentType: 'text/plain', origin: 'o', authorization: 't' },
+      fields: { method: 'POST', target: '/', host: 'a', contentType: 'text/plain', origin: 'o', authorization: 't' },
       keepAlive: false,
       contentLength: 3,
       chunked: false,

@@ -30,6 +30,8 @@ import { InvalidRequestError, LimitExceededError, type RpcError } from '../error
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */
 export type Http1Head = {
   method: string
+  /** The request target as sent: a path with its query, for the requests a browser makes. */
+  target: string
   /** The Host header, as sent. */
   host: string | undefined
   contentType: string | undefined
@@ -43,7 +45,7 @@ export type Http1Request = Http1Head & { body: Buffer }
  * A request to switch to the WebSocket protocol (RFC 6455 §4.2.1): its target, and the headers a WebSocket server
  * reads, by lower-case name (`upgrade`, `connection` and the `sec-websocket-*` ones), the first of each.
  */
-export type Http1Upgrade = Http1Head & { target: string; headers: Record<string, string> }
+export type Http1Upgrade = Http1Head & { headers: Record<string, string> }
 
 export type Http1Response = {
   status: number
@@ -52,8 +54,10 @@ export type Http1Response = {
    * a value taken from a request must come from a parsed head, which holds no CR or LF.
    */
   headers?: string | undefined
-  /** A JSON text, sent as `application/json`; none for 204. */
-  body?: string | undefined
+  /** A JSON text unless `contentType` says otherwise; none for 204. */
+  body?: string | Buffer | undefined
+  /** Default `application/json`. */
+  contentType?: string | undefined
   /** Closes the connection once this response is written. */
   close?: boolean | undefined
 }
@@ -577,11 +581,11 @@ class Connection {
   #write(response: Http1Response, keepAlive: boolean, head: ParsedHead | undefined): void {
     const text = formatHead(response, keepAlive, this.#limits.keepAliveTimeout)
     const body = response.status === 204 || head?.fields.method === 'HEAD' ? undefined : response.body
-    if (response.headers === undefined || isAscii(response.headers)) {
+    if (typeof body !== 'object' && (response.headers === undefined || isAscii(response.headers))) {
       this.socket.write(body === undefined ? text : text + body)
       return
     }
-    // Header values are latin1 (as they were read); the body is UTF-8.
+    // Header values are latin1 (as they were read); a text body is UTF-8.
     this.socket.cork()
     this.socket.write(text, 'latin1')
     if (body !== undefined) this.socket.write(body)
@@ -710,7 +714,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
       : malformed('invalid request line')
   }
 
-  const fields: Http1Head = { method, host: undefined, contentType: undefined, origin: undefined, authorization: undefined }
+  const fields: Http1Head = { method, target, host: undefined, contentType: undefined, origin: undefined, authorization: undefined }
   let contentLength: number | undefined
   let transferEncoding: string | undefined
   let connection = ''
@@ -798,7 +802,7 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
   if (upgrade !== undefined && minor === 1 && method === 'GET' && tokens.includes('upgrade')) {
     const asked = upgrade.split(',').map((token) => trimWhitespace(token).toLowerCase())
     if (asked.includes('websocket') && !head.chunked && (contentLength ?? 0) === 0) {
-      head.upgrade = { ...fields, target, headers: { ...upgradeHeaders, upgrade: 'websocket', connection: 'upgrade' } }
+      head.upgrade = { ...fields, headers: { ...upgradeHeaders, upgrade: 'websocket', connection: 'upgrade' } }
     }
   }
   return head
@@ -876,11 +880,11 @@ function httpDate(): string {
 
 /** The status line and header section of a response, ending with the blank line. */
 export function formatHead(response: Http1Response, keepAlive: boolean, keepAliveTimeout: number): string {
-  const { status, headers = '', body } = response
+  const { status, headers = '', body, contentType = 'application/json' } = response
   let text = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\nDate: ${httpDate()}\r\n${headers}`
   // RFC 9110 §8.6: no Content-Length in a 204.
   if (status !== 204) {
-    text += body === undefined ? 'Content-Length: 0\r\n' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+    text += body === undefined ? 'Content-Length: 0\r\n' : `Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
   }
   return keepAlive
     ? `${text}Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveTimeout / 1000)}\r\n\r\n`

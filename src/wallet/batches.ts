@@ -20,7 +20,7 @@ import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../hex.ts'
-import type { BatchRecord } from './store.ts'
+import type { BatchRecord, StoredCall } from './store.ts'
 import type { Caller, WalletCore } from './core.ts'
 
 type Capabilities = Record<string, unknown>
@@ -59,9 +59,23 @@ export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
 
 type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
 
+/** A batch as the console page lists it: who sent what, and where it stands. */
+export type BatchSummary = {
+  id: Hex
+  from: Hex
+  chainId: Hex
+  atomic: boolean
+  status: CallsStatus['status']
+  calls: StoredCall[]
+  transactions: Hex[]
+  createdAt: number
+}
+
 export type Batches = {
   send(caller: Caller, request: SendCallsRequest): Promise<SendCallsResult>
   status(caller: Caller, id: string): CallsStatus
+  /** The latest batches of every account, newest first; for the owner. */
+  recent(limit: number): BatchSummary[]
   /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
   show(caller: Caller, id: string): null
 }
@@ -135,7 +149,7 @@ export function createBatches(core: WalletCore): Batches {
 
   async function send(caller: Caller, request: SendCallsRequest) {
     // The order of docs/wallet.md: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
-    // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity and the upgrade; (9) the user.
+    // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity; (9) the user, then the upgrade's prompt.
     if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
     core.authorize(caller, request.from)
     if (request.chainId !== core.chainIdHex) {
@@ -192,14 +206,15 @@ export function createBatches(core: WalletCore): Batches {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
-    if (
-      atomic &&
-      needsUpgrade &&
-      !(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [serializable(request)], origin: caller.origin }))
-    ) {
-      throw new AtomicReadyWalletRejectedUpgradeError()
-    }
+    // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
+    // it: rejecting the request is 4001, rejecting only the upgrade is 5750.
     await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
+    if (atomic && needsUpgrade) {
+      const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: serializable(request) }
+      if (!(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [upgrade], origin: caller.origin }))) {
+        throw new AtomicReadyWalletRejectedUpgradeError()
+      }
+    }
 
     return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
@@ -263,6 +278,7 @@ export function createBatches(core: WalletCore): Batches {
         chainId: core.chainIdHex,
         createdAt: Date.now(),
         transactions: hashes,
+        calls: request.calls.map((call) => ({ to: call.to, value: toQuantity(call.value), data: call.data })),
         failure: null,
       }
       // Durable before anything is sent: the status is queryable the moment the reply leaves.
@@ -290,8 +306,8 @@ export function createBatches(core: WalletCore): Batches {
     return batch
   }
 
-  function status(caller: Caller, id: string): CallsStatus {
-    const batch = find(caller, id)
+  /** Where a batch's transactions are, and its EIP-5792 status code. */
+  function standing(batch: BatchRecord): { code: CallsStatus['status']; sealed: SealedLocation[] } {
     const locations = batch.transactions.map((hash) => chain.transaction(hash))
     const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
@@ -302,6 +318,12 @@ export function createBatches(core: WalletCore): Batches {
     else if (reverted === 0 && sealed.length === batch.transactions.length) code = 200
     else if (reverted === sealed.length && (batch.atomic || sealed.length === batch.transactions.length)) code = 500
     else code = 600
+    return { code, sealed }
+  }
+
+  function status(caller: Caller, id: string): CallsStatus {
+    const batch = find(caller, id)
+    const { code, sealed } = standing(batch)
     return {
       version: '2.0.0',
       id: batch.id,
@@ -322,6 +344,17 @@ export function createBatches(core: WalletCore): Batches {
   return {
     send,
     status,
+    recent: (limit) =>
+      store.recentBatches(limit).map((batch) => ({
+        id: batch.id,
+        from: batch.sender,
+        chainId: batch.chainId,
+        atomic: batch.atomic,
+        status: standing(batch).code,
+        calls: batch.calls,
+        transactions: batch.transactions,
+        createdAt: batch.createdAt,
+      })),
     show(caller, id) {
       find(caller, id)
       return null

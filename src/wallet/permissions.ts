@@ -11,8 +11,15 @@ export type Permission = {
   date: number
 }
 
+/** An origin's grant: the accounts it may use, since when (ms). */
+export type Grant = { origin: string; accounts: Hex[]; grantedAt: number }
+
 /** Which browser origins may use which accounts (EIP-1102, EIP-2255); grants persist in the wallet's store. */
 export type Permissions = {
+  /** Every origin's grant, for the owner. */
+  grants(): Grant[]
+  /** Takes an origin's grant away, as the owner; false when it had none. */
+  revokeGrant(origin: string): boolean
   requestAccounts(caller: Caller): Promise<Hex[]>
   requestPermissions(caller: Caller): Promise<Permission[]>
   getPermissions(caller: Caller): Permission[]
@@ -49,6 +56,13 @@ export function createPermissions(core: WalletCore): Permissions {
   }
 
   return {
+    grants: () => store.grants(),
+    revokeGrant(origin) {
+      if (store.permissions(origin) === undefined) return false
+      store.revoke(origin)
+      return true
+    },
+
     async requestAccounts(caller) {
       await grant(caller, 'eth_requestAccounts')
       return core.permittedAccounts(caller)

@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
+import { EXECUTOR_ADDRESS } from '../../src/wallet/executor.ts'
 import { Store } from './fixtures/contracts.ts'
 import {
   DAPP,
@@ -351,6 +352,38 @@ describe('policies (server started with the default, approve)', () => {
       const response = await answer
       expect(response.error?.code).toBe(5750)
       expect(await t.rpc('eth_getCode', [t.accounts[6]!.address, 'pending'])).toBe('0x')
+    } finally {
+      await setPolicy(t, { default: 'approve' })
+    }
+  })
+
+  it('an atomic batch that needs the upgrade asks for itself first and for the upgrade second', async () => {
+    await setPolicy(t, { default: 'manual' })
+    try {
+      // Approve the request, reject the upgrade: 5750.
+      const upgradeRejected = t.send('wallet_sendCalls', [batch(t.accounts[7]!.address, [storeSet(store, 40n)])])
+      const [request] = await pendingApprovals(t, 1)
+      expect(request).toMatchObject({ method: 'wallet_sendCalls', key: 'wallet_sendCalls' })
+      await t.rpc('flashchain_resolveApproval', [request!.id, 'approve'])
+      const [upgrade] = await pendingApprovals(t, 1)
+      expect(upgrade).toMatchObject({ method: 'wallet_sendCalls', key: 'upgrade' })
+      const [asked] = upgrade!.params as [{ account: string; delegate: string }]
+      expect([asked.account.toLowerCase(), asked.delegate.toLowerCase()]).toEqual([
+        t.accounts[7]!.address.toLowerCase(),
+        EXECUTOR_ADDRESS.toLowerCase(),
+      ])
+      expect(await isSettled(upgradeRejected)).toBe(false)
+      await t.rpc('flashchain_resolveApproval', [upgrade!.id, 'reject'])
+      expect((await upgradeRejected).error?.code).toBe(5750)
+
+      // Reject the request: 4001, and the upgrade is never asked.
+      const requestRejected = t.send('wallet_sendCalls', [batch(t.accounts[7]!.address, [storeSet(store, 41n)])])
+      const [second] = await pendingApprovals(t, 1)
+      expect(second).toMatchObject({ key: 'wallet_sendCalls' })
+      await t.rpc('flashchain_resolveApproval', [second!.id, 'reject'])
+      expect((await requestRejected).error?.code).toBe(4001)
+      expect(await t.rpc('flashchain_getPendingApprovals', [])).toEqual([])
+      expect(await t.rpc('eth_getCode', [t.accounts[7]!.address, 'pending'])).toBe('0x')
     } finally {
       await setPolicy(t, { default: 'approve' })
     }

@@ -324,7 +324,7 @@ describe('wallet_sendCalls: validation order', () => {
     expect((await sendCallsError(t, batch(undelegated, manyCalls(101), { capabilities: { fancy: {} } }))).code).toBe(5700)
   })
 
-  it('size (6) before duplicate id (7), duplicate id (7) before upgrade (8), upgrade (8) before approval (9)', async () => {
+  it('size (6) before duplicate id (7), duplicate id (7) before approval (9), approval (9) before the upgrade prompt', async () => {
     const id = `0x${'0d'.repeat(32)}`
     await sendCalls(t, batch(undelegated, [{ to: NOT_A_WALLET_ACCOUNT, value: '0x1' }], { id, atomicRequired: false }))
     await t.mine()
@@ -334,6 +334,9 @@ describe('wallet_sendCalls: validation order', () => {
     await setPolicy(t, { default: 'reject', methods: { upgrade: 'reject' } })
     try {
       expect((await sendCallsError(t, batch(undelegated, [storeSet(storeA, 3n)], { id }))).code).toBe(5720)
+      // Both prompts would say no: the request's own is asked first.
+      expect((await sendCallsError(t, batch(undelegated, [storeSet(storeA, 3n)], { id: `0x${'0e'.repeat(32)}` }))).code).toBe(4001)
+      await setPolicy(t, { default: 'approve', methods: { upgrade: 'reject' } })
       expect((await sendCallsError(t, batch(undelegated, [storeSet(storeA, 3n)], { id: `0x${'0e'.repeat(32)}` }))).code).toBe(5750)
     } finally {
       await setPolicy(t, { default: 'approve' })

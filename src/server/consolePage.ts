@@ -1,0 +1,64 @@
+/**
+ * The console page: the files `npm run build:console` writes to console/dist, served at GET / and /assets/… from
+ * memory. They are read once, at start: a few small files, and no request can make the server open another.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import type { Http1Response } from './http1.ts'
+
+export type ConsolePage = {
+  /** The response for a GET of this path (no query), or undefined when the path is none of the page's. */
+  serve(path: string): Http1Response | undefined
+}
+
+/** Where the build puts the page, beside src/ in a checkout and beside dist/ in the package. */
+export const consoleDirectory = fileURLToPath(new URL('../../console/dist/', import.meta.url))
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json',
+}
+
+/**
+ * The page loads nothing from anywhere but the node, runs no inline script, and may not be framed (clickjacking its
+ * Approve buttons). `no-cache`: a rebuilt page is picked up at the next load.
+ */
+const headers =
+  "Content-Security-Policy: default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'\r\n" +
+  'X-Frame-Options: DENY\r\n' +
+  'X-Content-Type-Options: nosniff\r\n' +
+  'Referrer-Policy: no-referrer\r\n' +
+  'Cache-Control: no-cache\r\n'
+
+export function loadConsolePage(directory: string = consoleDirectory): ConsolePage {
+  const files = new Map<string, Http1Response>()
+  const add = (path: string, file: string) => {
+    const contentType = contentTypes[extname(file)]
+    if (contentType !== undefined) files.set(path, { status: 200, headers, contentType, body: readFileSync(file) })
+  }
+  try {
+    add('/', join(directory, 'index.html'))
+    for (const name of readdirSync(join(directory, 'assets'))) add(`/assets/${name}`, join(directory, 'assets', name))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+
+  const notBuilt: Http1Response = {
+    status: 503,
+    contentType: 'text/plain; charset=utf-8',
+    body: 'The console page is not built. Run `npm run build:console` in the checkout, then restart the node.\n',
+  }
+  return {
+    serve(path) {
+      const file = files.get(path === '/index.html' ? '/' : path)
+      if (file !== undefined) return file
+      return path === '/' && !files.has('/') ? notBuilt : undefined
+    },
+  }
+}
