@@ -2,6 +2,7 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 
 import { connectLive, live } from './live.ts'
+import { rpc } from './rpc.ts'
 import { useStore } from './store.ts'
 import { TokenPrompt } from './token.tsx'
 import { Accounts } from './views/Accounts.tsx'
@@ -124,4 +125,7 @@ function App() {
 }
 
 connectLive()
+// eth_accounts answers an unauthorized caller with no accounts rather than an error, so an owner-only read tells at
+// once whether the node wants the wallet token from this page.
+rpc('flashchain_getApprovalPolicy').catch(() => {})
 render(<App />, document.getElementById('app')!)

@@ -58,8 +58,8 @@ export function Value({ value }: { value: unknown }) {
   return <span class="mono">{String(value)}</span>
 }
 
-/** `transfer(to: 0x12…, amount: 5)`, and the calls of an ERC-7821 execute beneath it. */
-export function Decoded({ decoded }: { decoded: DecodedCall | DecodedLog }) {
+/** `transfer(to: 0x12…, amount: 5)`, and the calls of an ERC-7821 execute beneath it unless `inner` is false. */
+export function Decoded({ decoded, inner = true }: { decoded: DecodedCall | DecodedLog; inner?: boolean }) {
   return (
     <span class="decoded">
       <b>{decoded.name}</b>(
@@ -70,7 +70,7 @@ export function Decoded({ decoded }: { decoded: DecodedCall | DecodedLog }) {
         </span>
       ))}
       )
-      {'inner' in decoded && decoded.inner !== undefined && (
+      {inner && 'inner' in decoded && decoded.inner !== undefined && (
         <ol class="inner">
           {decoded.inner.map((call, i) => (
             <li key={i}>
@@ -84,10 +84,10 @@ export function Decoded({ decoded }: { decoded: DecodedCall | DecodedLog }) {
 }
 
 /** Calldata decoded where a known ABI has it, else its selector and size. */
-export function CallData({ data }: { data: string | undefined }) {
+export function CallData({ data, inner = true }: { data: string | undefined; inner?: boolean }) {
   if (data === undefined || data === '0x') return null
   const decoded = decodeCall(data as `0x${string}`)
-  if (decoded !== undefined) return <Decoded decoded={decoded} />
+  if (decoded !== undefined) return <Decoded decoded={decoded} inner={inner} />
   return (
     <span class="mono muted" title={data}>
       {data.slice(0, 10)} ({(data.length - 2) / 2} bytes)

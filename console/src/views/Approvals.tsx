@@ -12,7 +12,9 @@ export type ApprovalKey = 'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_reques
 type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
 
 type Call = { to?: Hex; value?: Hex; data?: Hex }
-type BatchRequest = { from: Hex; atomicRequired: boolean; calls: Call[]; delegate?: Hex }
+type BatchRequest = { from: Hex; atomicRequired: boolean; calls: Call[] }
+/** The upgrade prompt of an atomic batch: the account, the code it would delegate to, and the batch it is for. */
+type UpgradeRequest = { account: Hex; delegate: Hex; batch: BatchRequest }
 type AssetRequest = { type: string; options: { address: Hex; symbol: string; decimals: number } }
 
 /** The first parameter, whether the method sent a list (wallet_sendCalls) or an object (wallet_watchAsset). */
@@ -43,11 +45,11 @@ function Summary({ approval }: { approval: PendingApproval }) {
       )
     }
     case 'upgrade': {
-      const batch = first<BatchRequest>(approval.params)
+      const { account, delegate, batch } = first<UpgradeRequest>(approval.params)
       return (
         <div>
-          EIP-7702 upgrade: delegate <AddressLink address={batch.from} /> to <AddressLink address={batch.delegate ?? EXECUTOR} /> (the batch
-          executor), for an atomic batch of {batch.calls.length}
+          EIP-7702 upgrade: delegate <AddressLink address={account} /> to <AddressLink address={delegate} />
+          {delegate.toLowerCase() === EXECUTOR && ' (the batch executor)'}, for an atomic batch of {batch.calls.length}
           <Calls calls={batch.calls} />
         </div>
       )

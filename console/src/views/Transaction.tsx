@@ -18,7 +18,8 @@ function TraceFrame({ frame }: { frame: Frame }) {
     <li data-testid="trace-frame">
       <span class={`badge ${frame.error === undefined ? '' : 'failed'}`}>{frame.type}</span> <AddressLink address={frame.to} />{' '}
       {frame.value !== undefined && BigInt(frame.value) > 0n && <span>{ether(frame.value)} </span>}
-      <CallData data={frame.input} /> <span class="muted">gas {BigInt(frame.gasUsed).toString()}</span>
+      {/* An execute's calls are this frame's children below: listing them twice would only confuse. */}
+      <CallData data={frame.input} inner={false} /> <span class="muted">gas {BigInt(frame.gasUsed).toString()}</span>
       {frame.error !== undefined && <span class="error-inline"> {frame.revertReason ?? frame.error}</span>}
       {frame.calls !== undefined && (
         <ul>

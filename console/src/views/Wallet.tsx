@@ -30,47 +30,51 @@ function Batches() {
   return (
     <Section title="Batches (EIP-5792)" testid="batches">
       <Failure error={batches.error} />
-      {batches.data?.length === 0 && <p class="muted">no batches yet</p>}
-      <table>
-        <thead>
-          <tr>
-            <th>id</th>
-            <th>from</th>
-            <th>status</th>
-            <th>atomic</th>
-            <th>calls</th>
-            <th>receipts</th>
-            <th>sent</th>
-          </tr>
-        </thead>
-        <tbody>
-          {batches.data?.map(({ batch, receipts }) => (
-            <tr key={batch.id} data-testid="batch-row" data-id={batch.id} data-status={batch.status}>
-              <td class="mono" title={batch.id}>
-                {short(batch.id)}
-              </td>
-              <td>
-                <AddressLink address={batch.from} />
-              </td>
-              <td>
-                <span class={`badge status-${batch.status}`}>
-                  {batch.status} {statusNames[batch.status]}
-                </span>
-              </td>
-              <td>{batch.atomic ? 'yes' : 'no'}</td>
-              <td>{batch.calls.length}</td>
-              <td>
-                {receipts.map((receipt) => (
-                  <div key={receipt.transactionHash}>
-                    <TxLink hash={receipt.transactionHash} /> {receipt.status === '0x1' ? 'ok' : 'reverted'}, gas {BigInt(receipt.gasUsed).toString()}
-                  </div>
-                ))}
-              </td>
-              <td>{since(batch.createdAt)}</td>
+      {batches.data?.length === 0 ? (
+        <p class="muted">no batches yet</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>id</th>
+              <th>from</th>
+              <th>status</th>
+              <th>atomic</th>
+              <th>calls</th>
+              <th>receipts</th>
+              <th>sent</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {batches.data?.map(({ batch, receipts }) => (
+              <tr key={batch.id} data-testid="batch-row" data-id={batch.id} data-status={batch.status}>
+                <td class="mono" title={batch.id}>
+                  {short(batch.id)}
+                </td>
+                <td>
+                  <AddressLink address={batch.from} />
+                </td>
+                <td>
+                  <span class={`badge status-${batch.status}`}>
+                    {batch.status} {statusNames[batch.status]}
+                  </span>
+                </td>
+                <td>{batch.atomic ? 'yes' : 'no'}</td>
+                <td>{batch.calls.length}</td>
+                <td>
+                  {receipts.map((receipt) => (
+                    <div key={receipt.transactionHash}>
+                      <TxLink hash={receipt.transactionHash} /> {receipt.status === '0x1' ? 'ok' : 'reverted'}, gas{' '}
+                      {BigInt(receipt.gasUsed).toString()}
+                    </div>
+                  ))}
+                </td>
+                <td>{since(batch.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </Section>
   )
 }
