@@ -15,7 +15,7 @@ import { WebSocket } from 'ws'
 import { createFlashchain } from '../../src/index.ts'
 import { consoleDirectory } from '../../src/server/consolePage.ts'
 import { deploy } from '../e2e/helpers.ts'
-import { compileToken, startWallet } from '../e2e/walletHelpers.ts'
+import { compileToken, DAPP, originClient, startWallet } from '../e2e/walletHelpers.ts'
 
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
@@ -239,6 +239,17 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     // The constructor gave the deployer 1000 units: 10 tokens of 2 decimals.
     expect(await row.getByTestId('token-balance').textContent()).toBe('10')
     await screenshot(page, 'wallet')
+    await page.context().close()
+  })
+
+  it("lists an origin's grant, and Revoke takes its accounts away", async () => {
+    const dapp = originClient(t, DAPP)
+    expect((await dapp.rpc<Hex[]>('eth_requestAccounts')).length).toBeGreaterThan(0)
+    const page = await openPage(t.url, '#/wallet')
+    const row = page.locator(`[data-testid=grant-row][data-origin="${DAPP}"]`)
+    await row.getByRole('button', { name: 'Revoke' }).click()
+    await row.waitFor({ state: 'detached' })
+    expect(await dapp.rpc<Hex[]>('eth_accounts')).toEqual([])
     await page.context().close()
   })
 
