@@ -1,0 +1,184 @@
+import { useState } from 'preact/hooks'
+
+import { EXECUTOR } from '../abi.ts'
+import { ether, since } from '../format.ts'
+import { useQuery } from '../query.ts'
+import { rpc } from '../rpc.ts'
+import { AddressLink, CallData, Failure, Section } from '../ui.tsx'
+
+import type { Hex } from 'viem'
+
+export type ApprovalKey = 'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_requestAccounts' | 'eth_sendTransaction' | 'upgrade'
+type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
+
+type Call = { to?: Hex; value?: Hex; data?: Hex }
+type BatchRequest = { from: Hex; atomicRequired: boolean; calls: Call[] }
+/** The upgrade prompt of an atomic batch: the account, the code it would delegate to, and the batch it is for. */
+type UpgradeRequest = { account: Hex; delegate: Hex; batch: BatchRequest }
+type AssetRequest = { type: string; options: { address: Hex; symbol: string; decimals: number } }
+
+/** The first parameter, whether the method sent a list (wallet_sendCalls) or an object (wallet_watchAsset). */
+const first = <T,>(params: unknown): T => (Array.isArray(params) ? params[0] : params) as T
+
+function Calls({ calls }: { calls: Call[] }) {
+  return (
+    <ol class="calls">
+      {calls.map((call, i) => (
+        <li key={i} data-testid="approval-call">
+          <AddressLink address={call.to} /> {ether(call.value ?? '0x0')} <CallData data={call.data} />
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+/** What the request asks for, in words: the approval a person would give in a wallet's popup. */
+function Summary({ approval }: { approval: PendingApproval }) {
+  switch (approval.key) {
+    case 'wallet_sendCalls': {
+      const batch = first<BatchRequest>(approval.params)
+      return (
+        <div>
+          {batch.atomicRequired ? 'an atomic batch' : 'a batch'} of {batch.calls.length} from <AddressLink address={batch.from} />
+          <Calls calls={batch.calls} />
+        </div>
+      )
+    }
+    case 'upgrade': {
+      const { account, delegate, batch } = first<UpgradeRequest>(approval.params)
+      return (
+        <div>
+          EIP-7702 upgrade: delegate <AddressLink address={account} /> to <AddressLink address={delegate} />
+          {delegate.toLowerCase() === EXECUTOR && ' (the batch executor)'}, for an atomic batch of {batch.calls.length}
+          <Calls calls={batch.calls} />
+        </div>
+      )
+    }
+    case 'wallet_watchAsset': {
+      const { options } = first<AssetRequest>(approval.params)
+      return (
+        <div>
+          watch the token {options.symbol} ({options.decimals} decimals) at <AddressLink address={options.address} />
+        </div>
+      )
+    }
+    case 'eth_sendTransaction': {
+      const tx = first<Call & { from: Hex }>(approval.params)
+      return (
+        <div>
+          a transaction from <AddressLink address={tx.from} /> to <AddressLink address={tx.to} />, {ether(tx.value ?? '0x0')}{' '}
+          <CallData data={tx.data} />
+        </div>
+      )
+    }
+    default:
+      return <div>access to the wallet's accounts</div>
+  }
+}
+
+/** The prompts waiting for the user, polled while on screen so that a request shows within a fraction of a second. */
+export function ApprovalQueue() {
+  const queue = useQuery(() => rpc<PendingApproval[]>('flashchain_getPendingApprovals'), [], 300)
+  const [error, setError] = useState<string>()
+  const resolve = async (id: string, decision: 'approve' | 'reject') => {
+    try {
+      await rpc('flashchain_resolveApproval', [id, decision])
+      setError(undefined)
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason))
+    }
+    queue.reload()
+  }
+  return (
+    <Section title="Waiting for approval" testid="approval-queue">
+      <Failure error={queue.error ?? error} />
+      {queue.data?.length === 0 && <p class="muted">nothing waiting</p>}
+      {queue.data?.map((approval) => (
+        <div class="approval" key={approval.id} data-testid="approval" data-id={approval.id} data-key={approval.key}>
+          <div class="approval-head">
+            <b>{approval.method}</b>
+            {approval.key !== approval.method && <span class="badge">{approval.key}</span>}
+            <span class="muted">from {approval.origin ?? 'the owner'}</span>
+            <span class="muted">{since(approval.createdAt)}</span>
+          </div>
+          <Summary approval={approval} />
+          <div class="row">
+            <button type="button" class="approve" data-testid="approve" onClick={() => resolve(approval.id, 'approve')}>
+              Approve
+            </button>
+            <button type="button" class="reject" data-testid="reject" onClick={() => resolve(approval.id, 'reject')}>
+              Reject
+            </button>
+          </div>
+        </div>
+      ))}
+    </Section>
+  )
+}
+
+type Decision = 'approve' | 'reject' | 'manual'
+type Policy = { default: Decision; methods: Partial<Record<ApprovalKey, Decision>> }
+
+const keys: ApprovalKey[] = ['wallet_sendCalls', 'wallet_watchAsset', 'eth_requestAccounts', 'eth_sendTransaction', 'upgrade']
+const decisions: Decision[] = ['approve', 'reject', 'manual']
+
+export function PolicyEditor() {
+  const policy = useQuery(() => rpc<Policy>('flashchain_getApprovalPolicy'), [])
+  const [error, setError] = useState<string>()
+  const save = async (next: Policy) => {
+    try {
+      await rpc('flashchain_setApprovalPolicy', [next])
+      setError(undefined)
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason))
+    }
+    policy.reload()
+  }
+  const data = policy.data
+  return (
+    <Section title="Approval policy" testid="policy">
+      <Failure error={policy.error ?? error} />
+      {data && (
+        <table>
+          <tbody>
+            <tr>
+              <td>default</td>
+              <td>
+                <select
+                  data-testid="policy-default"
+                  value={data.default}
+                  onChange={(event) => save({ ...data, default: event.currentTarget.value as Decision })}
+                >
+                  {decisions.map((decision) => (
+                    <option key={decision}>{decision}</option>
+                  ))}
+                </select>
+              </td>
+            </tr>
+            {keys.map((key) => (
+              <tr key={key}>
+                <td>{key}</td>
+                <td>
+                  <select
+                    data-testid={`policy-${key}`}
+                    value={data.methods[key] ?? ''}
+                    onChange={(event) => {
+                      const { [key]: _, ...methods } = data.methods
+                      const value = event.currentTarget.value as Decision | ''
+                      save({ ...data, methods: value === '' ? methods : { ...methods, [key]: value } })
+                    }}
+                  >
+                    <option value="">default ({data.default})</option>
+                    {decisions.map((decision) => (
+                      <option key={decision}>{decision}</option>
+                    ))}
+                  </select>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  )
+}

@@ -1,0 +1,115 @@
+import { decodeLog } from '../abi.ts'
+import { ether } from '../format.ts'
+import { useQuery } from '../query.ts'
+import { rpc } from '../rpc.ts'
+import { AddressLink, BlockLink, CallData, Decoded, Failure, Section } from '../ui.tsx'
+
+import type { Hex } from 'viem'
+
+type Log = { address: Hex; topics: Hex[]; data: Hex; logIndex: Hex }
+type Receipt = { status: Hex; gasUsed: Hex; blockNumber: Hex; blockHash: Hex | null; contractAddress: Hex | null; logs: Log[] }
+type Transaction = { hash: Hex; from: Hex; to: Hex | null; value: Hex; input: Hex; nonce: Hex; type: Hex; gas: Hex }
+
+/** geth's callTracer frame (docs/tracing.md). */
+type Frame = { type: string; from: Hex; to?: Hex; value?: Hex; gasUsed: Hex; input: Hex; error?: string; revertReason?: string; calls?: Frame[] }
+
+function TraceFrame({ frame }: { frame: Frame }) {
+  return (
+    <li data-testid="trace-frame">
+      <span class={`badge ${frame.error === undefined ? '' : 'failed'}`}>{frame.type}</span> <AddressLink address={frame.to} />{' '}
+      {frame.value !== undefined && BigInt(frame.value) > 0n && <span>{ether(frame.value)} </span>}
+      {/* An execute's calls are this frame's children below: listing them twice would only confuse. */}
+      <CallData data={frame.input} inner={false} /> <span class="muted">gas {BigInt(frame.gasUsed).toString()}</span>
+      {frame.error !== undefined && <span class="error-inline"> {frame.revertReason ?? frame.error}</span>}
+      {frame.calls !== undefined && (
+        <ul>
+          {frame.calls.map((call, i) => (
+            <TraceFrame key={i} frame={call} />
+          ))}
+        </ul>
+      )}
+    </li>
+  )
+}
+
+export function TransactionDetail({ hash }: { hash: Hex }) {
+  const found = useQuery(async () => {
+    const [tx, receipt] = await Promise.all([
+      rpc<Transaction | null>('eth_getTransactionByHash', [hash]),
+      rpc<Receipt | null>('eth_getTransactionReceipt', [hash]),
+    ])
+    return { tx, receipt }
+  }, [hash])
+  // Tracing is a separate request: a transaction still in the pool has none, and a failure here hides nothing else.
+  const trace = useQuery(() => rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }]), [hash])
+  const { tx, receipt } = found.data ?? {}
+  return (
+    <Section title="Transaction" testid="tx-detail">
+      <Failure error={found.error} />
+      {found.data !== undefined && tx === null && <p class="muted">no transaction {hash}</p>}
+      {tx && (
+        <dl class="fields">
+          <dt>hash</dt>
+          <dd class="mono">{tx.hash}</dd>
+          <dt>from → to</dt>
+          <dd>
+            <AddressLink address={tx.from} /> → <AddressLink address={tx.to ?? receipt?.contractAddress} />
+            {tx.to === null && <span class="muted"> (created)</span>}
+          </dd>
+          <dt>value</dt>
+          <dd>{ether(tx.value)}</dd>
+          <dt>nonce, type</dt>
+          <dd>
+            {BigInt(tx.nonce).toString()}, {BigInt(tx.type).toString()}
+          </dd>
+          <dt>call</dt>
+          <dd>
+            <CallData data={tx.input} />
+          </dd>
+          <dt>status</dt>
+          <dd data-testid="tx-status">
+            {receipt === null || receipt === undefined ? (
+              <span class="muted">in the pool</span>
+            ) : (
+              <>
+                {receipt.status === '0x1' ? 'success' : 'reverted'} in <BlockLink number={receipt.blockNumber} />
+                {receipt.blockHash === null && <span class="badge building">pre-confirmed</span>}, gas used {BigInt(receipt.gasUsed).toString()}
+              </>
+            )}
+          </dd>
+        </dl>
+      )}
+      {receipt && receipt.logs.length > 0 && (
+        <>
+          <h3>Logs</h3>
+          <table>
+            <tbody>
+              {receipt.logs.map((log) => {
+                const decoded = decodeLog(log)
+                return (
+                  <tr key={log.logIndex} data-testid="log-row">
+                    <td>{BigInt(log.logIndex).toString()}</td>
+                    <td>
+                      <AddressLink address={log.address} />
+                    </td>
+                    <td>{decoded === undefined ? <span class="mono muted">{log.topics[0] ?? 'anonymous'}</span> : <Decoded decoded={decoded} />}</td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </>
+      )}
+      <h3>Call trace</h3>
+      {trace.error !== undefined ? (
+        <p class="muted">no trace: {trace.error}</p>
+      ) : trace.data === undefined ? (
+        <p class="muted">…</p>
+      ) : (
+        <ul class="trace" data-testid="trace">
+          <TraceFrame frame={trace.data} />
+        </ul>
+      )}
+    </Section>
+  )
+}

@@ -1,0 +1,36 @@
+// `npm run build:console`: bundles the console page (console/) into console/dist/, which the node serves at GET /.
+// One script and one stylesheet, minified, with everything they import inside them: the page loads nothing from
+// outside the node. Runs at `npm ci` (prepare) and in `npm run build`.
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+
+import { build } from 'esbuild'
+
+const root = fileURLToPath(new URL('../console/', import.meta.url))
+const dist = `${root}dist/`
+
+rmSync(dist, { recursive: true, force: true })
+mkdirSync(`${dist}assets`, { recursive: true })
+await build({
+  entryPoints: [
+    { in: `${root}src/main.tsx`, out: 'app' },
+    { in: `${root}src/style.css`, out: 'app' },
+  ],
+  outdir: `${dist}assets`,
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: 'es2022',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  legalComments: 'none',
+  logLevel: 'warning',
+})
+copyFileSync(`${root}index.html`, `${dist}index.html`)
+
+for (const file of ['assets/app.js', 'assets/app.css']) {
+  const bytes = readFileSync(`${dist}${file}`)
+  const kb = (size: number) => `${(size / 1024).toFixed(1)} KB`
+  process.stdout.write(`console/dist/${file}: ${kb(bytes.length)}, ${kb(gzipSync(bytes).length)} gzip\n`)
+}
