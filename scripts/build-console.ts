@@ -1,6 +1,8 @@
 // `npm run build:console`: bundles the console page (console/) into console/dist/, which the node serves at GET /.
 // One script and one stylesheet, minified, with everything they import inside them: the page loads nothing from
-// outside the node. Runs at `npm ci` (prepare) and in `npm run build`.
+// outside the node. Also the wallet's provider for other pages (console/src/provider/), served at GET /provider.js:
+// a classic script (other pages load it with a plain script tag or an init script), with no dependency.
+// Runs at `npm ci` (prepare) and in `npm run build`.
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
@@ -27,9 +29,19 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 })
+await build({
+  entryPoints: [`${root}src/provider/main.ts`],
+  outfile: `${dist}provider.js`,
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  target: 'es2022',
+  legalComments: 'none',
+  logLevel: 'warning',
+})
 copyFileSync(`${root}index.html`, `${dist}index.html`)
 
-for (const file of ['assets/app.js', 'assets/app.css']) {
+for (const file of ['assets/app.js', 'assets/app.css', 'provider.js']) {
   const bytes = readFileSync(`${dist}${file}`)
   const kb = (size: number) => `${(size / 1024).toFixed(1)} KB`
   process.stdout.write(`console/dist/${file}: ${kb(bytes.length)}, ${kb(gzipSync(bytes).length)} gzip\n`)

@@ -16,6 +16,7 @@ import { createHttpServer, createOwnPageCheck, type HttpServer } from './http.ts
 
 const html = '<!doctype html><title>flashchain</title><script type="module" src="/assets/app.js"></script>'
 const script = 'console.log("console")'
+const providerScript = 'console.log("provider")'
 let directory: string
 let server: HttpServer
 let wildcard: HttpServer
@@ -31,6 +32,7 @@ beforeAll(async () => {
   mkdirSync(join(directory, 'assets'))
   writeFileSync(join(directory, 'index.html'), html)
   writeFileSync(join(directory, 'assets', 'app.js'), script)
+  writeFileSync(join(directory, 'provider.js'), providerScript)
   writeFileSync(join(directory, 'assets', 'notes.txt'), 'not a type the page serves')
   const consolePage = loadConsolePage(directory)
   server = await createHttpServer({ host: '127.0.0.1', port: 0, dispatch, consolePage })
@@ -93,6 +95,16 @@ describe('the page files', () => {
     expect([head.status, head.headers['content-length'], head.body]).toEqual([200, String(script.length), ''])
   })
 
+  test('/provider.js is a script any origin may load, without the page’s own policy', async () => {
+    const response = await send(server, { path: '/provider.js?ethereum', headers: { Origin: 'http://localhost:3000' } })
+    expect([response.status, response.headers['content-type'], response.body]).toEqual([200, 'text/javascript; charset=utf-8', providerScript])
+    expect(response.headers['access-control-allow-origin']).toBe('*')
+    expect(response.headers['cross-origin-resource-policy']).toBe('cross-origin')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(response.headers['content-security-policy']).toBeUndefined()
+    expect(response.headers['x-frame-options']).toBeUndefined()
+  })
+
   test('any other GET is refused as before, and nothing outside the page is reachable', async () => {
     for (const path of ['/assets/notes.txt', '/assets/../index.html', '/assets/%2e%2e/index.html', '/flashblocks', '/package.json']) {
       const response = await send(server, { path })
@@ -117,6 +129,7 @@ describe('the page files', () => {
       expect(response?.status).toBe(503)
       expect(String(response?.body)).toContain('npm run build:console')
       expect(loadConsolePage(empty).serve('/assets/app.js')).toBeUndefined()
+      expect(loadConsolePage(empty).serve('/provider.js')).toBeUndefined()
     } finally {
       rmSync(empty, { recursive: true, force: true })
     }

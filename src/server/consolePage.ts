@@ -1,6 +1,7 @@
 /**
  * The console page: the files `npm run build:console` writes to console/dist, served at GET / and /assets/… from
- * memory. They are read once, at start: a few small files, and no request can make the server open another.
+ * memory, and the wallet's provider for other pages at GET /provider.js. They are read once, at start: a few small
+ * files, and no request can make the server open another.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
@@ -36,14 +37,26 @@ const headers =
   'Referrer-Policy: no-referrer\r\n' +
   'Cache-Control: no-cache\r\n'
 
+/**
+ * provider.js is loaded by pages of any origin, so it carries none of the page's policy: a script response is not a
+ * document. It may be loaded cross-origin (by a page that requires CORP or fetches it with CORS), and it holds nothing
+ * secret.
+ */
+const providerHeaders =
+  'Access-Control-Allow-Origin: *\r\n' +
+  'Cross-Origin-Resource-Policy: cross-origin\r\n' +
+  'X-Content-Type-Options: nosniff\r\n' +
+  'Cache-Control: no-cache\r\n'
+
 export function loadConsolePage(directory: string = consoleDirectory): ConsolePage {
   const files = new Map<string, Http1Response>()
-  const add = (path: string, file: string) => {
+  const add = (path: string, file: string, fileHeaders = headers) => {
     const contentType = contentTypes[extname(file)]
-    if (contentType !== undefined) files.set(path, { status: 200, headers, contentType, body: readFileSync(file) })
+    if (contentType !== undefined) files.set(path, { status: 200, headers: fileHeaders, contentType, body: readFileSync(file) })
   }
   try {
     add('/', join(directory, 'index.html'))
+    add('/provider.js', join(directory, 'provider.js'), providerHeaders)
     for (const name of readdirSync(join(directory, 'assets'))) add(`/assets/${name}`, join(directory, 'assets', name))
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
