@@ -5,10 +5,20 @@ import { ether, since } from '../format.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { AddressLink, CallData, Failure, Section } from '../ui.tsx'
+import { EthSign, PersonalSign, SignTypedData } from './Signing.tsx'
 
 import type { Hex } from 'viem'
 
-export type ApprovalKey = 'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_requestAccounts' | 'eth_sendTransaction' | 'upgrade'
+export type ApprovalKey =
+  | 'wallet_sendCalls'
+  | 'wallet_watchAsset'
+  | 'eth_requestAccounts'
+  | 'eth_sendTransaction'
+  | 'upgrade'
+  | 'personal_sign'
+  | 'eth_signTypedData_v4'
+  | 'eth_sign'
+  | 'eth_signTransaction'
 type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
 
 type Call = { to?: Hex; value?: Hex; data?: Hex }
@@ -62,15 +72,22 @@ function Summary({ approval }: { approval: PendingApproval }) {
         </div>
       )
     }
-    case 'eth_sendTransaction': {
+    case 'eth_sendTransaction':
+    case 'eth_signTransaction': {
       const tx = first<Call & { from: Hex }>(approval.params)
       return (
         <div>
-          a transaction from <AddressLink address={tx.from} /> to <AddressLink address={tx.to} />, {ether(tx.value ?? '0x0')}{' '}
-          <CallData data={tx.data} />
+          {approval.key === 'eth_signTransaction' ? 'sign, without sending, ' : ''}a transaction from <AddressLink address={tx.from} /> to{' '}
+          <AddressLink address={tx.to} />, {ether(tx.value ?? '0x0')} <CallData data={tx.data} />
         </div>
       )
     }
+    case 'personal_sign':
+      return <PersonalSign params={approval.params} />
+    case 'eth_signTypedData_v4':
+      return <SignTypedData params={approval.params} />
+    case 'eth_sign':
+      return <EthSign params={approval.params} />
     default:
       return <div>access to the wallet's accounts</div>
   }
@@ -119,7 +136,17 @@ export function ApprovalQueue() {
 type Decision = 'approve' | 'reject' | 'manual'
 type Policy = { default: Decision; methods: Partial<Record<ApprovalKey, Decision>> }
 
-const keys: ApprovalKey[] = ['wallet_sendCalls', 'wallet_watchAsset', 'eth_requestAccounts', 'eth_sendTransaction', 'upgrade']
+const keys: ApprovalKey[] = [
+  'wallet_sendCalls',
+  'wallet_watchAsset',
+  'eth_requestAccounts',
+  'eth_sendTransaction',
+  'upgrade',
+  'personal_sign',
+  'eth_signTypedData_v4',
+  'eth_sign',
+  'eth_signTransaction',
+]
 const decisions: Decision[] = ['approve', 'reject', 'manual']
 
 export function PolicyEditor() {
