@@ -1,5 +1,6 @@
 // Type-checked against the package's declarations, never run: the library's types as a consumer sees them.
 import { createFlashchain, EXECUTOR_ADDRESS, RpcError } from 'flashchain'
+import { flashchainProvider } from 'flashchain/playwright'
 import { flashchain } from 'flashchain/prool'
 
 import type { Flashchain, FlashchainOptions, RpcSchema } from 'flashchain'
@@ -19,6 +20,7 @@ const params: RpcSchema['eth_blockNumber']['params'] = []
 const parameters: FlashchainParameters = { mining: 'interval', workers: 1 }
 const instance = flashchain(parameters)
 const name: string = instance.name
+const initScript: { content: string } = await flashchainProvider(url, { windowEthereum: true })
 await node.close()
 
-export { code, error, name, params, untyped, url }
+export { code, error, initScript, name, params, untyped, url }
