@@ -312,15 +312,13 @@ contract Token {
 
 export type Compiled = { abi: Abi; bytecode: Hex }
 
-let token: Compiled | undefined
-
-export function compileToken(): Compiled {
-  if (token !== undefined) return token
+/** Compiles contract `name` of a Solidity source with the pinned npm solc. */
+export function compileSolidity(source: string, name: string): Compiled {
   const require = createRequire(import.meta.url)
   const solc = require('solc') as { compile(input: string): string }
   const input = {
     language: 'Solidity',
-    sources: { 'Token.sol': { content: TOKEN_SOURCE } },
+    sources: { [`${name}.sol`]: { content: source } },
     settings: { evmVersion: 'prague', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
   }
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
@@ -329,7 +327,13 @@ export function compileToken(): Compiled {
   }
   const errors = (output.errors ?? []).filter((error) => error.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join('\n'))
-  const compiled = output.contracts['Token.sol']!.Token!
-  token = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }
+  const compiled = output.contracts[`${name}.sol`]![name]!
+  return { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }
+}
+
+let token: Compiled | undefined
+
+export function compileToken(): Compiled {
+  token ??= compileSolidity(TOKEN_SOURCE, 'Token')
   return token
 }
