@@ -52,6 +52,7 @@ const usage = `Usage: flashchain [options]
   --approval-timeout <ms>       how long a manual approval waits before it is rejected (default 300000)
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
+  --enable-eth-sign             answer eth_sign, which signs any 32-byte hash (off by default, as in MetaMask)
   --quiet                       print only the listening line and errors (no live console of blocks,
                                 flashblocks and transactions)
   --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
@@ -88,6 +89,7 @@ const parseOptions = {
   'approval-timeout': { type: 'string' },
   'wallet-token': { type: 'string' },
   'max-batch-size': { type: 'string' },
+  'enable-eth-sign': { type: 'boolean' },
   'private-key': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
   debug: { type: 'boolean' },
@@ -203,6 +205,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     approvalTimeout: integer('approval-timeout', parsed['approval-timeout'], { min: 1 }),
     walletToken: parsed['wallet-token'],
     maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
+    enableEthSign: parsed['enable-eth-sign'] === true,
     privateKeys,
     quiet: parsed.quiet === true,
     debug: parsed.debug === true,

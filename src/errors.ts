@@ -241,6 +241,22 @@ export class UnauthorizedError extends RpcError {
   }
 }
 
+/** EIP-1193's 4200: the wallet does not do what was asked (e.g. add a second chain). */
+export class UnsupportedMethodError extends RpcError {
+  static override code = 4200
+  constructor(detail: string) {
+    super(`The Provider does not support the requested method: ${detail}`)
+  }
+}
+
+/** EIP-3326's 4902, in MetaMask's words: a chain the wallet does not know. */
+export class UnrecognizedChainError extends RpcError {
+  static override code = 4902
+  constructor(chainId: string) {
+    super(`Unrecognized chain ID "${chainId}". Try adding the chain using wallet_addEthereumChain first.`)
+  }
+}
+
 export class VersionNotSupportedError extends RpcError {
   static override code = -32000
   constructor(got: string) {

@@ -42,6 +42,8 @@ export type FlashchainOptions = ChainOptions & {
   walletToken?: string
   /** Most calls in one wallet_sendCalls batch (default 100). */
   maxBatchSize?: number
+  /** Answer eth_sign, which signs any 32-byte hash; off by default, as in MetaMask (-32601). */
+  enableEthSign?: boolean
 }
 
 export { EXECUTOR_ADDRESS }
@@ -100,6 +102,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     loopback: isLoopback(host),
     maxBatchSize: options.maxBatchSize ?? 100,
     allowedOrigins: options.allowedOrigins,
+    enableEthSign: options.enableEthSign,
     log: log ?? (() => {}),
   })
   if (!isLoopback(host) && options.walletToken === undefined) {

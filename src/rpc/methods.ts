@@ -63,6 +63,13 @@ import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
 import { preconfirm } from './flashchain/preconfirm.ts'
 import { resolveApproval } from './flashchain/resolveApproval.ts'
 import { revokeGrant } from './flashchain/revokeGrant.ts'
+import { setAtomicStatus } from './flashchain/setAtomicStatus.ts'
+import { personalSign } from './personal/sign.ts'
+import { sign } from './eth/sign.ts'
+import { signTransaction } from './eth/signTransaction.ts'
+import { signTypedDataV4 } from './eth/signTypedDataV4.ts'
+import { addEthereumChain } from './wallet/addEthereumChain.ts'
+import { switchEthereumChain } from './wallet/switchEthereumChain.ts'
 import { setApprovalPolicy } from './flashchain/setApprovalPolicy.ts'
 import { version } from './net/version.ts'
 import {
@@ -222,6 +229,13 @@ export const methods = [
   preconfirm,
   resolveApproval,
   revokeGrant,
+  setAtomicStatus,
+  personalSign,
+  sign,
+  signTransaction,
+  signTypedDataV4,
+  addEthereumChain,
+  switchEthereumChain,
   setApprovalPolicy,
   version,
   content,

@@ -93,6 +93,7 @@ const walletAdmin: [string, unknown[]][] = [
   ['flashchain_getGrants', []],
   ['flashchain_revokeGrant', ['https://dapp.example']],
   ['flashchain_getWatchedAssets', []],
+  ['flashchain_setAtomicStatus', [`0x${'11'.repeat(20)}`, 'unsupported']],
 ]
 
 describe('the wallet’s admin methods on a non-loopback bind', () => {

@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto'
 
 import { InvalidParamsError } from '../errors.ts'
+import { toQuantity } from '../hex.ts'
 
 export const approvalDecisions = ['approve', 'reject', 'manual'] as const
 export type ApprovalDecision = (typeof approvalDecisions)[number]
 
 /** What a policy can be set for: the prompting methods, and the EIP-7702 upgrade prompt of an atomic batch. */
-export const approvalKeys = ['wallet_sendCalls', 'wallet_watchAsset', 'eth_requestAccounts', 'eth_sendTransaction', 'upgrade'] as const
+export const approvalKeys = [
+  'wallet_sendCalls',
+  'wallet_watchAsset',
+  'eth_requestAccounts',
+  'eth_sendTransaction',
+  'upgrade',
+  'personal_sign',
+  'eth_signTypedData_v4',
+  'eth_sign',
+  'eth_signTransaction',
+] as const
 export type ApprovalKey = (typeof approvalKeys)[number]
 
 export type ApprovalPolicy = { default: ApprovalDecision; methods: Partial<Record<ApprovalKey, ApprovalDecision>> }
@@ -54,7 +65,7 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
         id: randomUUID(),
         method: prompt.method,
         key,
-        params: prompt.params,
+        params: asJson(prompt.params),
         origin: prompt.origin ?? null,
         createdAt: Date.now(),
       }
@@ -73,4 +84,9 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
       for (const { settle } of waiting.values()) settle(false)
     },
   }
+}
+
+/** A prompt's params as flashchain_getPendingApprovals lists them: JSON, with bigints as quantities. */
+function asJson(params: unknown): unknown {
+  return JSON.parse(JSON.stringify(params, (_key, value) => (typeof value === 'bigint' ? toQuantity(value) : value)))
 }

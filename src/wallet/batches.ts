@@ -84,7 +84,18 @@ export type Batches = {
 const VIEM_FALLBACK_MARKER = '5792'.repeat(16)
 
 /** Capabilities the wallet honours, by where they may appear. */
-const supported = { batch: new Set<string>(), call: new Set(['gasLimitOverride']) }
+const supported = { batch: new Set(['dataSuffix']), call: new Set(['gasLimitOverride']) }
+
+/** ERC-8021's attribution: bytes the wallet appends to each call's data. */
+function dataSuffixOf(capabilities: Capabilities | undefined): Hex | undefined {
+  const given = capabilities?.dataSuffix
+  if (given === undefined) return undefined
+  const value = (given as { value?: unknown } | null)?.value
+  if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
+    throw new InvalidParamsError('invalid argument 0: capabilities.dataSuffix.value: hex data with an even number of digits expected')
+  }
+  return value.toLowerCase() as Hex
+}
 
 function unsupportedCapability(capabilities: Capabilities | undefined, known: Set<string>): string | undefined {
   for (const [name, value] of Object.entries(capabilities ?? {})) {
@@ -159,6 +170,10 @@ export function createBatches(core: WalletCore): Batches {
       unsupportedCapability(request.capabilities, supported.batch) ??
       request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
     if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
+    const suffix = dataSuffixOf(request.capabilities)
+    if (suffix !== undefined && suffix !== '0x') {
+      request = { ...request, calls: request.calls.map((call) => ({ ...call, data: `${call.data}${suffix.slice(2)}` as Hex })) }
+    }
 
     const pending = chain.block('pending')
     const blockGasLimit = pending?.kind === 'pending' ? pending.env.gasLimit : 0n
@@ -202,15 +217,18 @@ export function createBatches(core: WalletCore): Batches {
 
     if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
 
+    // The owner said this account has no batches (flashchain_setAtomicStatus): answer as a wallet on a chain it
+    // cannot batch on does, in the words viem's experimental_fallback recognizes, so that the dApp's fallback runs.
+    if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainIdError()
     if (atomic && status === 'unsupported') {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
     // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
     // it: rejecting the request is 4001, rejecting only the upgrade is 5750.
-    await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [serializable(request)])
+    await core.approve('wallet_sendCalls', caller, 'wallet_sendCalls', [request])
     if (atomic && needsUpgrade) {
-      const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: serializable(request) }
+      const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: request }
       if (!(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [upgrade], origin: caller.origin }))) {
         throw new AtomicReadyWalletRejectedUpgradeError()
       }
@@ -360,9 +378,4 @@ export function createBatches(core: WalletCore): Batches {
       return null
     },
   }
-}
-
-/** Approval prompts list params as JSON; bigints become quantities. */
-function serializable(request: SendCallsRequest): unknown {
-  return JSON.parse(JSON.stringify(request, (_key, value) => (typeof value === 'bigint' ? toQuantity(value) : value)))
 }

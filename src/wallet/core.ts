@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 
-import { AtomicReadyWalletRejectedUpgradeError, UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
+import { AtomicReadyWalletRejectedUpgradeError, ServerError, UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { createApprovals } from './approvals.ts'
 import { EXECUTOR_ADDRESS } from './executor.ts'
@@ -55,6 +55,8 @@ export type WalletOptions = {
    * served from this machine (http or https on localhost, 127.0.0.1, [::1] or a *.localhost name) always are.
    */
   allowedOrigins?: readonly string[] | undefined
+  /** Answer eth_sign (raw 32-byte hashes), which is off by default as in MetaMask. */
+  enableEthSign?: boolean | undefined
   log: (line: string) => void
 }
 
@@ -66,7 +68,9 @@ export type AtomicStatus = 'supported' | 'ready' | 'unsupported'
  * What signs an account's transactions. For an impersonated account it is a stand-in that no one can verify: a
  * signature made of the address, which the chain is told to ignore (`impersonated`).
  */
-export type Signer = Pick<PrivateKeyAccount, 'signTransaction' | 'signAuthorization'> & { impersonated: boolean }
+export type Signer = Pick<PrivateKeyAccount, 'signTransaction' | 'signAuthorization' | 'signMessage' | 'signTypedData' | 'sign'> & {
+  impersonated: boolean
+}
 
 export type Impersonation = {
   start(address: Hex): void
@@ -122,8 +126,18 @@ export type WalletCore = {
   approve(key: ApprovalKey, caller: Caller, method: string, params: unknown, options?: { prompt?: boolean }): Promise<void>
   /** Whether a browser origin is one the developer trusts (see WalletOptions.allowedOrigins). */
   originTrusted(origin: string): boolean
-  /** What EIP-5792 calls the account's atomic status on this chain. */
+  /**
+   * Whether the caller is a browser origin the developer has not said they trust: its prompts wait for a click even
+   * under the approve policy.
+   */
+  untrusted(caller: Caller): boolean
+  /** What EIP-5792 calls the account's atomic status on this chain: what its code and the chain allow. */
   atomicStatus(address: Hex): AtomicStatus
+  /**
+   * The status the owner set for an account (flashchain_setAtomicStatus), which wallet_getCapabilities reports
+   * instead, so that a dApp's other paths can be tried; `unsupported` also makes the account's batches refused.
+   */
+  atomicOverrides: Map<Hex, AtomicStatus>
   /** Runs signing-and-sending steps one at a time, so two of them never take the same nonce. */
   serially<T>(work: () => Promise<T>): Promise<T>
 }
@@ -136,6 +150,10 @@ let accountsModule: Promise<typeof import('viem/accounts')> | undefined
 const loadAccounts = () => (accountsModule ??= import('viem/accounts'))
 let utilsModule: Promise<typeof import('viem/utils')> | undefined
 const loadUtils = () => (utilsModule ??= import('viem/utils'))
+
+function noKey(address: Hex): never {
+  throw new ServerError(`${address} is impersonated: there is no key to sign a message with`)
+}
 
 export function createWalletCore(options: WalletOptions): WalletCore {
   const { chain } = options
@@ -172,6 +190,10 @@ export function createWalletCore(options: WalletOptions): WalletCore {
           `${address} is impersonated: there is no key to sign its EIP-7702 authorization, so it cannot send an atomic batch`,
         )
       },
+      // A message signature is checked by whoever receives it: a stand-in would only mislead.
+      signMessage: () => noKey(address),
+      signTypedData: () => noKey(address),
+      sign: () => noKey(address),
     }
   }
 
@@ -227,6 +249,9 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     },
 
     originTrusted,
+    untrusted: (caller) => caller.origin !== undefined && !originTrusted(caller.origin),
+
+    atomicOverrides: new Map(),
 
     atomicStatus(address) {
       if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') return 'unsupported'

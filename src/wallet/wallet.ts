@@ -3,7 +3,8 @@ import { watchAsset } from './assets.ts'
 import { createBatches } from './batches.ts'
 import { createWalletCore } from './core.ts'
 import { createPermissions } from './permissions.ts'
-import { sendTransaction } from './transactions.ts'
+import { createSigning } from './signing.ts'
+import { sendTransaction, signTransaction } from './transactions.ts'
 
 import type { CallRequest } from '../chain/execution/executor.ts'
 import type { Hex } from '../hex.ts'
@@ -12,38 +13,52 @@ import type { AssetRequest } from './assets.ts'
 import type { Batches } from './batches.ts'
 import type { AtomicStatus, Caller, Impersonation, WalletOptions } from './core.ts'
 import type { Permissions } from './permissions.ts'
+import type { Signing } from './signing.ts'
 import type { WalletRows, WatchedAsset } from './store.ts'
 
 export type { Caller, WalletChain, WalletOptions } from './core.ts'
 export type { Permission } from './permissions.ts'
 
 /** wallet_getCapabilities' answer: per chain id, what the wallet can do for the account there (EIP-5792). */
-export type Capabilities = Record<Hex, { atomic: { status: AtomicStatus }; gasLimitOverride: { supported: boolean } }>
+export type Capabilities = Record<
+  Hex,
+  {
+    atomic: { status: AtomicStatus }
+    gasLimitOverride: { supported: boolean }
+    dataSuffix: { supported: boolean }
+    paymasterService: { supported: boolean }
+    auxiliaryFunds: { supported: boolean }
+  }
+>
 
 /**
  * The headless wallet: the dev accounts (or the keys given), one selected network (this chain), and a user whose
  * answers are the approval policy. It reaches the chain only through WalletChain.
  */
-export type Wallet = Permissions & {
-  accounts(caller: Caller): Hex[]
-  sendTransaction(caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex>
-  capabilities(caller: Caller, address: Hex, chainIds: Hex[] | undefined): Capabilities
-  batches: Batches
-  watchAsset(caller: Caller, asset: AssetRequest): Promise<true>
-  watchedAssets(caller: Caller, account: Hex | undefined): WatchedAsset[]
-  approvals: Approvals
-  /** Admin methods are for the owner only: no Origin, and the token where one is needed. */
-  requireOwner(caller: Caller): void
-  /** Accounts the owner sends from without their keys (anvil_impersonateAccount). */
-  impersonation: Impersonation
-  /** evm_snapshot: the chain's snapshot, with the wallet's batches, token lists and grants beside it. */
-  snapshot(): Promise<bigint>
-  /** evm_revert: the chain and the wallet as they were at the snapshot, in one database transaction. */
-  revert(id: bigint): Promise<boolean>
-  /** anvil_reset: the chain back to block 0, and the wallet without batches or watched tokens; grants stay. */
-  reset(): Promise<void>
-  close(): void
-}
+export type Wallet = Permissions &
+  Signing & {
+    accounts(caller: Caller): Hex[]
+    sendTransaction(caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex>
+    signTransaction(caller: Caller, request: CallRequest & { from: Hex }): Promise<Hex>
+    capabilities(caller: Caller, address: Hex, chainIds: Hex[] | undefined): Capabilities
+    batches: Batches
+    watchAsset(caller: Caller, asset: AssetRequest): Promise<true>
+    watchedAssets(caller: Caller, account: Hex | undefined): WatchedAsset[]
+    approvals: Approvals
+    /** Admin methods are for the owner only: no Origin, and the token where one is needed. */
+    requireOwner(caller: Caller): void
+    /** Accounts the owner sends from without their keys (anvil_impersonateAccount). */
+    impersonation: Impersonation
+    /** flashchain_setAtomicStatus: the status to report for an account, or undefined for what the chain says. */
+    setAtomicStatus(address: Hex, status: AtomicStatus | undefined): void
+    /** evm_snapshot: the chain's snapshot, with the wallet's batches, token lists and grants beside it. */
+    snapshot(): Promise<bigint>
+    /** evm_revert: the chain and the wallet as they were at the snapshot, in one database transaction. */
+    revert(id: bigint): Promise<boolean>
+    /** anvil_reset: the chain back to block 0, and the wallet without batches or watched tokens; grants stay. */
+    reset(): Promise<void>
+    close(): void
+  }
 
 /** What a snapshot keeps of the wallet: its tables, and the accounts it impersonates. */
 type WalletSnapshot = { rows: WalletRows; impersonation: ReturnType<Impersonation['save']> }
@@ -54,14 +69,26 @@ export function createWallet(options: WalletOptions): Wallet {
 
   return {
     ...createPermissions(core),
+    ...createSigning(core, { enableEthSign: options.enableEthSign ?? false }),
     accounts: (caller) => core.permittedAccounts(caller),
     sendTransaction: (caller, request) => sendTransaction(core, caller, request),
+    signTransaction: (caller, request) => signTransaction(core, caller, request),
 
     capabilities(caller, address, chainIds) {
       core.authorize(caller, address)
       if (chainIds !== undefined && !chainIds.includes(chainIdHex)) return {}
       // Stated per chain: viem does not merge a "0x0" entry into the others.
-      return { [chainIdHex]: { atomic: { status: core.atomicStatus(address) }, gasLimitOverride: { supported: true } } }
+      const status = core.atomicOverrides.get(address) ?? core.atomicStatus(address)
+      return {
+        [chainIdHex]: {
+          atomic: { status },
+          gasLimitOverride: { supported: true },
+          dataSuffix: { supported: true },
+          // Said outright, so that a dApp asks for neither without marking it optional.
+          paymasterService: { supported: false },
+          auxiliaryFunds: { supported: false },
+        },
+      }
     },
 
     batches: createBatches(core),
@@ -80,6 +107,10 @@ export function createWallet(options: WalletOptions): Wallet {
     },
 
     impersonation: core.impersonation,
+    setAtomicStatus(address, status) {
+      if (status === undefined) core.atomicOverrides.delete(address)
+      else core.atomicOverrides.set(address, status)
+    },
     snapshot: () => core.chain.snapshot((): WalletSnapshot => ({ rows: store.capture(), impersonation: core.impersonation.save() })),
     revert: (id) =>
       core.chain.revert(id, (kept) => {

@@ -29,8 +29,16 @@ import type { CallsStatus } from './walletHelpers.ts'
 
 const NOT_A_WALLET_ACCOUNT = '0x1111111111111111111111111111111111111111'
 
+/** What the wallet reports beside the atomic status, for every account. */
+const others = {
+  gasLimitOverride: { supported: true },
+  dataSuffix: { supported: true },
+  paymasterService: { supported: false },
+  auxiliaryFunds: { supported: false },
+}
+
 const capabilities = (status: 'ready' | 'supported' | 'unsupported') => ({
-  [CHAIN_ID]: { atomic: { status }, gasLimitOverride: { supported: true } },
+  [CHAIN_ID]: { atomic: { status }, ...others },
 })
 
 describe('osaka (EIP-7702)', () => {
@@ -95,9 +103,9 @@ describe('osaka (EIP-7702)', () => {
   it("viem's getCapabilities reads the per-chain answer", async () => {
     const client = createWalletClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), account: t.accounts[0]!.address })
     const all = (await client.getCapabilities()) as Record<number, unknown>
-    expect(all[31337]).toEqual({ atomic: { status: 'supported' }, gasLimitOverride: { supported: true } })
+    expect(all[31337]).toEqual({ atomic: { status: 'supported' }, ...others })
     const one = await client.getCapabilities({ account: t.accounts[1]!.address, chainId: 31337 })
-    expect(one).toEqual({ atomic: { status: 'ready' }, gasLimitOverride: { supported: true } })
+    expect(one).toEqual({ atomic: { status: 'ready' }, ...others })
   })
 
   it('wallet_showCallsStatus: null for a known batch, 5730 for an unknown one', async () => {
@@ -195,6 +203,119 @@ describe('batch status survives a restart', () => {
       expect((await callsStatus(chain, pendingId!)).status).toBe(200)
     } finally {
       await chain.close()
+    }
+  })
+})
+
+describe('what dApps probe', () => {
+  let t: TestChain
+  let store: Hex
+
+  beforeAll(async () => {
+    t = await startWallet()
+    ;[store] = await deployAll(t, [{ contract: Store, args: [0n] }])
+  })
+
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const inputsOf = async (id: string) => {
+    await t.mine()
+    const status = await callsStatus(t, id)
+    expect(status.status).toBe(200)
+    return Promise.all(
+      (status.receipts ?? []).map(async (receipt) => (await t.rpc<{ input: Hex }>('eth_getTransactionByHash', [receipt.transactionHash])).input),
+    )
+  }
+
+  it('dataSuffix (ERC-8021): the bytes end each call’s data, atomic or not', async () => {
+    const suffix = { dataSuffix: { value: '0xdeadbeef' } }
+    const calls = [storeSet(store, 11n), storeSet(store, 12n)]
+    const plain = await sendCalls(t, batch(t.accounts[4]!.address, calls, { atomicRequired: false, capabilities: suffix }))
+    const inputs = await inputsOf(plain.id)
+    expect(inputs).toEqual(calls.map((call) => `${call.data}deadbeef`))
+    expect(await readStore(t, store)).toBe(12n)
+
+    const atomic = await sendCalls(t, batch(t.accounts[4]!.address, [storeSet(store, 13n)], { capabilities: suffix }))
+    const [input] = await inputsOf(atomic.id)
+    expect(input).toContain(`${storeSet(store, 13n).data!.slice(2)}deadbeef`)
+    expect(await readStore(t, store)).toBe(13n)
+  })
+
+  it("viem's client dataSuffix reaches the chain through wallet_sendCalls", async () => {
+    const client = createWalletClient({
+      chain: t.chain,
+      transport: http(t.url, { retryCount: 0 }),
+      account: t.accounts[5]!.address,
+      dataSuffix: '0xc0ffee',
+    })
+    const { id } = await client.sendCalls({ calls: [{ to: store, data: storeSet(store, 14n).data as Hex }] })
+    const [input] = await inputsOf(id)
+    expect(input).toContain('c0ffee')
+  })
+
+  it('dataSuffix that is not hex data → -32602 naming it', async () => {
+    const error = await t.rpcError('wallet_sendCalls', [
+      batch(t.accounts[4]!.address, [storeSet(store, 1n)], { capabilities: { dataSuffix: { value: '0xabc' } } }),
+    ])
+    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('capabilities.dataSuffix.value') })
+  })
+
+  it('paymasterService and auxiliaryFunds: 5700 when required, ignored when optional', async () => {
+    for (const name of ['paymasterService', 'auxiliaryFunds']) {
+      const required = await t.rpcError('wallet_sendCalls', [
+        batch(t.accounts[4]!.address, [storeSet(store, 1n)], { capabilities: { [name]: { url: 'http://127.0.0.1:1' } } }),
+      ])
+      expect(required).toMatchObject({ code: 5700, message: expect.stringContaining(name) })
+      const optional = await sendCalls(
+        t,
+        batch(t.accounts[4]!.address, [storeSet(store, 15n)], { atomicRequired: false, capabilities: { [name]: { optional: true } } }),
+      )
+      expect(optional.status).toBe('pending')
+    }
+    await t.mine()
+  })
+
+  it('flashchain_setAtomicStatus: reported as set; unsupported refuses batches as a wallet that cannot batch, null goes back', async () => {
+    const account = t.accounts[6]!.address
+    await t.rpc('flashchain_setAtomicStatus', [account, 'supported'])
+    expect(await t.rpc('wallet_getCapabilities', [account])).toEqual(capabilities('supported'))
+    await t.rpc('flashchain_setAtomicStatus', [account, 'unsupported'])
+    expect(await t.rpc('wallet_getCapabilities', [account])).toEqual(capabilities('unsupported'))
+    for (const atomicRequired of [true, false]) {
+      const error = await t.rpcError('wallet_sendCalls', [batch(account, [storeSet(store, 1n)], { atomicRequired })])
+      expect(error).toMatchObject({ code: 5710, message: expect.stringContaining(MESSAGES.noEip7702) })
+    }
+    // Other accounts are untouched.
+    expect(await t.rpc('wallet_getCapabilities', [t.accounts[7]!.address])).toEqual(capabilities('ready'))
+    await t.rpc('flashchain_setAtomicStatus', [account, null])
+    expect(await t.rpc('wallet_getCapabilities', [account])).toEqual(capabilities('ready'))
+    expect((await t.rpcError('flashchain_setAtomicStatus', [account, 'sometimes'])).code).toBe(-32602)
+  })
+
+  it("with atomic unsupported, viem's sendCalls with experimental_fallback sends each call itself, and they land", async () => {
+    const account = t.accounts[8]!.address
+    await t.rpc('flashchain_setAtomicStatus', [account, 'unsupported'])
+    try {
+      const client = createWalletClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), account })
+      const recipient = '0x00000000000000000000000000000000000fa11b'
+      const { id } = await client.sendCalls({
+        calls: [
+          { to: store, data: storeSet(store, 21n).data as Hex },
+          { to: recipient, value: 7n },
+        ],
+        experimental_fallback: true,
+      })
+      await t.mine()
+      // The fallback's id is viem's own, and viem answers its status from the receipts.
+      const status = await client.getCallsStatus({ id })
+      expect(status.status).toBe('success')
+      expect(status.receipts ?? []).toHaveLength(2)
+      expect(await readStore(t, store)).toBe(21n)
+      expect(await t.rpc('eth_getBalance', [recipient, 'latest'])).toBe('0x7')
+    } finally {
+      await t.rpc('flashchain_setAtomicStatus', [account, null])
     }
   })
 })

@@ -216,7 +216,20 @@ export async function setPolicy(
   t: TestChain,
   policy: {
     default: ApprovalDecision
-    methods?: Partial<Record<'wallet_sendCalls' | 'wallet_watchAsset' | 'eth_requestAccounts' | 'upgrade', ApprovalDecision>>
+    methods?: Partial<
+      Record<
+        | 'wallet_sendCalls'
+        | 'wallet_watchAsset'
+        | 'eth_requestAccounts'
+        | 'eth_sendTransaction'
+        | 'upgrade'
+        | 'personal_sign'
+        | 'eth_signTypedData_v4'
+        | 'eth_sign'
+        | 'eth_signTransaction',
+        ApprovalDecision
+      >
+    >
   },
 ): Promise<void> {
   const result = await t.rpc('flashchain_setApprovalPolicy', [policy])

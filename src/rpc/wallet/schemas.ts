@@ -100,3 +100,9 @@ export const approvalPolicy = z.object({
   default: decision,
   methods: z.partialRecord(z.enum(approvalKeys), decision).optional(),
 })
+
+/** A chain id as EIP-3085 and EIP-3326 give it: a hex quantity without leading zeros. */
+export const chainIdParam = z
+  .string()
+  .regex(/^0x([1-9a-fA-F][0-9a-fA-F]*|0)$/, 'must be a hex quantity, as 0x7a69')
+  .transform((value) => BigInt(value))

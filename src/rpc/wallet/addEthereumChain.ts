@@ -1,0 +1,17 @@
+import { z } from 'zod'
+
+import { UnsupportedMethodError } from '../../errors.ts'
+import { defineMethod } from '../method.ts'
+import { chainIdParam } from './schemas.ts'
+
+/** EIP-3085: the wallet serves one chain. Adding it again is a no-op, as MetaMask answers for a known chain. */
+export const addEthereumChain = defineMethod({
+  name: 'wallet_addEthereumChain',
+  params: z.tuple([z.object({ chainId: chainIdParam }).catchall(z.unknown())]),
+  handler: ([{ chainId }], { chain }): null => {
+    if (chainId === chain.chainId) return null
+    throw new UnsupportedMethodError(
+      `flashchain's wallet serves one chain, ${chain.chainId} (0x${chain.chainId.toString(16)}), and cannot add 0x${chainId.toString(16)}`,
+    )
+  },
+})
