@@ -154,7 +154,7 @@ async function runFlows(
     expect(await domain.locator('[data-field=verifyingContract] a').getAttribute('title')).toBe(token)
     const fields = approval.getByTestId('sign-fields')
     expect(await fields.locator('[data-field=value]').textContent()).toContain(parseEther('100').toString())
-    expect(await fields.locator('[data-field=spender] a').getAttribute('title')).toBe(spender)
+    expect(await fields.locator('[data-field=spender] a').getAttribute('title')).toBe(spender.toLowerCase())
   })
   const permit = await permitting
   const { v, r, s } = parseSignature(permit.signature)
@@ -261,10 +261,12 @@ describe.skipIf(skip)(
         const origin = new URL(page.url()).origin
         const account = await runFlows(t, page, (key, check) => clickApprove(consolePage, key, check))
 
-        // Revoke in the console page: the dApp hears accountsChanged with no accounts.
-        expect(await dapp<string[][]>(page, 'accountsChanged')).toEqual([[account.toLowerCase()]])
+        // The grant was heard as accountsChanged; a Revoke in the console page is heard too, as no accounts.
+        const { result: granted } = await dapp<RequestOutcome>(page, 'request', 'eth_accounts')
+        expect((granted as Hex[])[0]).toBe(account.toLowerCase())
+        expect(await dapp<string[][]>(page, 'accountsChanged')).toEqual([granted])
         await consolePage.locator(`[data-testid=grant-row][data-origin="${origin}"]`).getByRole('button', { name: 'Revoke' }).click()
-        await expect.poll(() => dapp<string[][]>(page, 'accountsChanged'), { timeout: 5000 }).toEqual([[account.toLowerCase()], []])
+        await expect.poll(() => dapp<string[][]>(page, 'accountsChanged'), { timeout: 5000 }).toEqual([granted, []])
         await page.context().close()
         await consolePage.context().close()
       })
@@ -322,12 +324,13 @@ describe.skipIf(skip)(
         await t?.close()
       })
 
-      it('wallet_getCapabilities reports it, and wallet_sendCalls answers 5710 as MetaMask does', async () => {
-        expect(await dapp(page, 'capabilities')).toMatchObject({ 31337: { atomic: { status: 'unsupported' } } })
+      it('wallet_getCapabilities reports it, and wallet_sendCalls answers 5710 EIP-7702 not supported', async () => {
+        expect(await dapp(page, 'capabilities')).toMatchObject({ atomic: { status: 'unsupported' } })
         const outcome = await dapp<RequestOutcome>(page, 'request', 'wallet_sendCalls', [
           { version: '2.0.0', from: account, chainId: '0x7a69', atomicRequired: false, calls: [{ to: t.accounts[7]!.address, value: '0x1' }] },
         ])
-        expect(outcome.error).toEqual({ code: 5710, message: 'EIP-7702 not supported on chain: 0x7a69' })
+        // viem's experimental_fallback recognizes the words "EIP-7702 not supported" in the message.
+        expect(outcome.error).toEqual({ code: 5710, message: expect.stringMatching(/^EIP-7702 not supported/) })
       })
 
       for (const flow of ['viemSendBatch', 'sendBatch'] as const) {
