@@ -12,6 +12,7 @@ const src = resolve(import.meta.dirname, '../src')
 const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
   { name: 'cli', owns: (path) => path === 'cli.ts' },
   { name: 'prool', owns: (path) => path === 'prool.ts' || path === 'prool.test.ts' },
+  { name: 'playwright', owns: (path) => path === 'playwright.ts' },
   { name: 'index', owns: (path) => path === 'index.ts' },
   { name: 'server', owns: (path) => path.startsWith('server/') },
   { name: 'rpc', owns: (path) => path.startsWith('rpc/') },
