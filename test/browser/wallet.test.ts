@@ -52,8 +52,9 @@ function dapp<T>(page: Page, flow: string, ...args: unknown[]): Promise<T> {
 }
 
 /**
- * The dApp's page (`/`), and a page that loads the provider with a plain script tag (`/tag`), both for the node in
- * `?node=`: one server, reached as 127.0.0.1, localhost or the untrusted name, gives three origins.
+ * The dApp's page (`/`) and a page that loads the provider with a plain script tag (`/tag`), both for the node in
+ * `?node=`, and an empty page (`/blank`): one server, reached as 127.0.0.1, localhost or the untrusted name, gives
+ * three origins.
  */
 function serveSite(request: { url?: string | undefined }, response: import('node:http').ServerResponse): void {
   const url = new URL(request.url ?? '/', 'http://site')
@@ -62,6 +63,7 @@ function serveSite(request: { url?: string | undefined }, response: import('node
     response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>dApp</title>${body}`)
   if (url.pathname === '/') html('<script src="/dapp.js"></script>')
   else if (url.pathname === '/tag') html(`<script src="${new URL('/provider.js?ethereum', node).href}"></script>`)
+  else if (url.pathname === '/blank') html('')
   else if (url.pathname === '/dapp.js') response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(dappScript)
   else response.writeHead(404).end()
 }
@@ -386,6 +388,45 @@ describe.skipIf(skip)(
           expect({ method, code: outcome.error?.code }).toEqual({ method, code: 4100 })
         }
         await context.close()
+      })
+    })
+
+    describe('the connection', () => {
+      it('emits connect, disconnect (4900) when the node goes away, and connect and chainChanged when it is back with another chain', async () => {
+        const first = await startNode({})
+        const port = Number(new URL(first.url).port)
+        let second: TestChain | undefined
+        const context = await browser.newContext()
+        try {
+          await context.addInitScript(await flashchainProvider(first.url, { windowEthereum: true }))
+          // Listeners from the page's first script, as a dApp registers them.
+          await context.addInitScript({
+            content: `window.events = []
+              for (const name of ['connect', 'disconnect', 'chainChanged'])
+                ethereum.on(name, (payload) => events.push([name, typeof payload === 'object' ? { chainId: payload.chainId, code: payload.code } : payload]))`,
+          })
+          const page = await context.newPage()
+          page.on('pageerror', (error) => pageErrors.push(error))
+          await page.goto(`http://127.0.0.1:${sitePort}/blank`)
+          const events = () => page.evaluate('window.events') as Promise<unknown[]>
+          await expect.poll(events, { timeout: 5000 }).toEqual([['connect', { chainId: '0x7a69' }]])
+
+          await first.close()
+          await expect.poll(events, { timeout: 5000 }).toEqual([
+            ['connect', { chainId: '0x7a69' }],
+            ['disconnect', { code: 4900 }],
+          ])
+          second = await startNode({ port, chainId: 8453n })
+          await expect.poll(events, { timeout: 10_000 }).toEqual([
+            ['connect', { chainId: '0x7a69' }],
+            ['disconnect', { code: 4900 }],
+            ['connect', { chainId: '0x2105' }],
+            ['chainChanged', '0x2105'],
+          ])
+        } finally {
+          await context.close()
+          await second?.close()
+        }
       })
     })
   },

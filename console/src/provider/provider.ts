@@ -88,11 +88,12 @@ export function createProvider(socketUrl: string): Provider {
   async function opened(): Promise<void> {
     const next = (await send('eth_chainId', []).catch(() => undefined)) as string | undefined
     if (next === undefined) return
-    // The same provider may reconnect to a node restarted with another chain.
-    if (chainId !== undefined && next !== chainId) emit('chainChanged', next)
+    const previous = chainId
     chainId = next
     connected = true
     emit('connect', { chainId: next })
+    // The same provider may reconnect to a node restarted with another chain.
+    if (previous !== undefined && next !== previous) emit('chainChanged', next)
     await readAccounts()
     poll = setInterval(() => listeners.get('accountsChanged')?.size && readAccounts(), ACCOUNTS_POLL_MS)
   }
