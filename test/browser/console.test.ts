@@ -227,6 +227,32 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await page.context().close()
   })
 
+  it('a signing request shows what it signs: bytes that are not text as hex, a transaction to sign without sending', async () => {
+    const policy = await t.rpc<{ default: string; methods: Record<string, string> }>('flashchain_getApprovalPolicy')
+    await t.rpc('flashchain_setApprovalPolicy', [
+      { ...policy, methods: { ...policy.methods, personal_sign: 'manual', eth_signTransaction: 'manual' } },
+    ])
+    const page = await openPage(t.url, '#/wallet')
+    const from = t.accounts[0]!.address
+    const signing = t.send('personal_sign', ['0xdeadbeef00', from])
+    const message = page.locator('[data-testid=approval][data-key=personal_sign]')
+    await message.waitFor()
+    expect(await message.getByTestId('sign-message').textContent()).toBe('0xdeadbeef00')
+    expect(await message.textContent()).toContain('(bytes that are not text, in hex)')
+    await message.getByTestId('approve').click()
+    expect((await signing).result).toMatch(/^0x[0-9a-f]{130}$/)
+
+    const signingTx = t.send('eth_signTransaction', [{ from, to: t.accounts[1]!.address, value: '0xde0b6b3a7640000' }])
+    const tx = page.locator('[data-testid=approval][data-key=eth_signTransaction]')
+    await tx.waitFor()
+    expect(await tx.textContent()).toContain('sign, without sending, a transaction from')
+    expect(await tx.textContent()).toContain('1 ETH')
+    await tx.getByTestId('reject').click()
+    expect((await signingTx).error?.code).toBe(4001)
+    await t.rpc('flashchain_setApprovalPolicy', [policy])
+    await page.context().close()
+  })
+
   it('wallet_watchAsset adds the token to the list with its balance', async () => {
     const { hash, address } = await deploy(t, compileToken(), ['CON', 2], 0)
     await t.publicClient.waitForTransactionReceipt({ hash })
