@@ -53,6 +53,8 @@ const usage = `Usage: flashchain [options]
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
   --enable-eth-sign             answer eth_sign, which signs any 32-byte hash (off by default, as in MetaMask)
+  --abi <path>                  build output of your contracts (Foundry's out/, Hardhat's artifacts/, or ABI JSON
+                                files; repeatable): the console page decodes their logs and calls
   --quiet                       print only the listening line and errors (no live console of blocks,
                                 flashblocks and transactions)
   --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
@@ -90,6 +92,7 @@ const parseOptions = {
   'wallet-token': { type: 'string' },
   'max-batch-size': { type: 'string' },
   'enable-eth-sign': { type: 'boolean' },
+  abi: { type: 'string', multiple: true },
   'private-key': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
   debug: { type: 'boolean' },
@@ -206,6 +209,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     walletToken: parsed['wallet-token'],
     maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
     enableEthSign: parsed['enable-eth-sign'] === true,
+    abi: parsed.abi,
     privateKeys,
     quiet: parsed.quiet === true,
     debug: parsed.debug === true,

@@ -8,6 +8,7 @@ import { methods } from './rpc/methods.ts'
 import type { RpcSchema } from './rpc/methods.ts'
 import { createFlashblocksStream } from './server/flashblocksStream.ts'
 import { loadConsolePage } from './server/consolePage.ts'
+import { loadProjectAbis } from './server/projectAbis.ts'
 import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
@@ -44,6 +45,8 @@ export type FlashchainOptions = ChainOptions & {
   maxBatchSize?: number
   /** Answer eth_sign, which signs any 32-byte hash; off by default, as in MetaMask (-32601). */
   enableEthSign?: boolean
+  /** Build output of the developer's contracts (Foundry's out/, Hardhat's artifacts/, ABI files): the console decodes with it. */
+  abi?: string[]
 }
 
 export { EXECUTOR_ADDRESS }
@@ -79,6 +82,8 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
   let logging = true
   const print = options.log
   const log = print === undefined ? undefined : (line: string) => logging && print(line)
+  // Read before anything is opened: a path that is not there stops the start with nothing to close.
+  const projectAbis = loadProjectAbis(options.abi ?? [], options.log)
   const database = openDatabase(options)
   let chain: Chain
   try {
@@ -112,6 +117,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     setLogging(enabled: boolean) {
       logging = enabled
     },
+    projectAbis,
   }
   const filters = createFilters(chain)
   const dispatch = createDispatcher({

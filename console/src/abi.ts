@@ -1,10 +1,11 @@
 /**
  * The ABIs the page knows without being told: ERC-20, ERC-721 and ERC-1155 events and functions, and ERC-7821's
  * `execute`, which the wallet's atomic batches call on the account itself (EIP-7702, contracts/BatchExecutor.sol).
+ * Beside them, those of the developer's own contracts, which the node read from their build output (`--abi`).
  */
 import { decodeAbiParameters, decodeEventLog, decodeFunctionData, parseAbi, slice } from 'viem'
 
-import type { Abi, Hex } from 'viem'
+import type { Abi, AbiFunction, Hex } from 'viem'
 
 // ERC-20 and ERC-721 share event signatures and differ only in which arguments are indexed, so each is its own ABI
 // and a log is decoded by whichever its topics fit.
@@ -45,6 +46,16 @@ const functions = parseAbi([
   'function execute(bytes32 mode, bytes executionData) payable',
 ])
 
+/** The developer's contracts: each event alone, as two may share a signature and differ in what is indexed. */
+let projectEvents: Abi[] = []
+let projectFunctions: Abi = []
+
+/** Takes the node's `flashchain_getAbi` answer: it decodes before the standards, being the contracts' own. */
+export function setProjectAbi(items: Abi): void {
+  projectEvents = items.filter((item) => item.type === 'event').map((item) => [item])
+  projectFunctions = items.filter((item) => item.type === 'function')
+}
+
 export const erc20 = parseAbi(['function balanceOf(address owner) view returns (uint256)'])
 
 /** The predeployed ERC-7821 executor that wallet accounts delegate to. */
@@ -74,15 +85,20 @@ function executionCalls(data: Hex): InnerCall[] {
 /** A call's function and arguments, where a known ABI has its selector; an execute also lists its calls. */
 export function decodeCall(data: Hex | undefined): DecodedCall | undefined {
   if (data === undefined || data.length < 10) return undefined
-  try {
-    const { functionName, args = [] } = decodeFunctionData({ abi: functions, data })
-    const inputs = functions.find((item) => item.name === functionName && item.inputs.length === args.length)?.inputs ?? []
-    const decoded: DecodedCall = { name: functionName, args: args.map((value, i) => ({ name: inputs[i]?.name ?? `${i}`, value })) }
-    if (functionName === 'execute') decoded.inner = executionCalls(args[1] as Hex)
-    return decoded
-  } catch {
-    return undefined
+  for (const abi of [projectFunctions, functions]) {
+    try {
+      const { functionName, args = [] } = decodeFunctionData({ abi, data })
+      const inputs =
+        abi.find((item): item is AbiFunction => item.type === 'function' && item.name === functionName && item.inputs.length === args.length)
+          ?.inputs ?? []
+      const decoded: DecodedCall = { name: functionName, args: args.map((value, i) => ({ name: inputs[i]?.name || `${i}`, value })) }
+      if (abi === functions && functionName === 'execute') decoded.inner = executionCalls(args[1] as Hex)
+      return decoded
+    } catch {
+      // Not one of this list's: try the next.
+    }
   }
+  return undefined
 }
 
 export type DecodedLog = { name: string; args: { name: string; value: unknown }[] }
@@ -90,7 +106,7 @@ export type DecodedLog = { name: string; args: { name: string; value: unknown }[
 export function decodeLog(log: { topics: Hex[]; data: Hex }): DecodedLog | undefined {
   const [signature, ...rest] = log.topics
   if (signature === undefined) return undefined
-  for (const abi of eventAbis) {
+  for (const abi of [...projectEvents, ...eventAbis]) {
     try {
       const { eventName, args } = decodeEventLog({ abi, topics: [signature, ...rest], data: log.data, strict: true })
       return { name: eventName ?? '?', args: Object.entries(args ?? {}).map(([name, value]) => ({ name, value })) }

@@ -1,8 +1,9 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 
+import { setProjectAbi } from './abi.ts'
 import { connectLive, live } from './live.ts'
-import { rpc } from './rpc.ts'
+import { authEpoch, rpc } from './rpc.ts'
 import { useStore } from './store.ts'
 import { TokenPrompt } from './token.tsx'
 import { Accounts } from './views/Accounts.tsx'
@@ -13,7 +14,7 @@ import { Flashblocks } from './views/Flashblocks.tsx'
 import { TransactionDetail } from './views/Transaction.tsx'
 import { Wallet } from './views/Wallet.tsx'
 
-import type { Hex } from 'viem'
+import type { Abi, Hex } from 'viem'
 
 const tabs = [
   ['flashblocks', 'Flashblocks'],
@@ -125,7 +126,10 @@ function App() {
 }
 
 connectLive()
-// eth_accounts answers an unauthorized caller with no accounts rather than an error, so an owner-only read tells at
-// once whether the node wants the wallet token from this page.
-rpc('flashchain_getApprovalPolicy').catch(() => {})
+// The developer's ABIs, read at load and again once a token is given. Being an owner-only read, it also tells at
+// once whether the node wants the wallet token from this page (eth_accounts answers such a caller with no accounts
+// rather than an error).
+const loadProjectAbi = () => rpc<Abi>('flashchain_getAbi').then(setProjectAbi, () => {})
+loadProjectAbi()
+authEpoch.subscribe(loadProjectAbi)
 render(<App />, document.getElementById('app')!)

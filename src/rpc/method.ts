@@ -19,9 +19,15 @@ export type RequestContext = {
 }
 
 /** What the node itself lets methods change, beside the chain and the wallet. */
+/** One item of a contract's ABI, as solc writes it: an event, a function, an error… */
+export type AbiItem = { type: string; name?: string; inputs?: AbiParameter[] } & Record<string, unknown>
+export type AbiParameter = { type: string; name?: string; indexed?: boolean; components?: AbiParameter[] }
+
 export type NodeControl = {
   /** Turns the node's log lines on or off (anvil_setLoggingEnabled). */
   setLogging(enabled: boolean): void
+  /** The ABIs of the developer's contracts, read from their build output at start (`--abi`). */
+  projectAbis: readonly AbiItem[]
 }
 
 export type MethodContext = {

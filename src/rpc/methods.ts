@@ -55,6 +55,7 @@ import { mine } from './evm/mine.ts'
 import { anvilMine, hardhatMine } from './evm/mineBlocks.ts'
 import { anvilSetAutomine, setAutomine } from './evm/setAutomine.ts'
 import { anvilSetNextBlockTimestamp, setNextBlockTimestamp } from './evm/setNextBlockTimestamp.ts'
+import { getAbi } from './flashchain/getAbi.ts'
 import { getApprovalPolicy } from './flashchain/getApprovalPolicy.ts'
 import { getBatches } from './flashchain/getBatches.ts'
 import { getGrants } from './flashchain/getGrants.ts'
@@ -221,6 +222,7 @@ export const methods = [
   nodeInfo,
   anvilMetadata,
   hardhatMetadata,
+  getAbi,
   getApprovalPolicy,
   getBatches,
   getGrants,

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const filters = createFilters(chain)
   dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node: { setLogging: () => {} }, filters, request }),
+    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [] }, filters, request }),
     maxBatchLength: 10,
   })
 })
@@ -94,6 +94,7 @@ const walletAdmin: [string, unknown[]][] = [
   ['flashchain_revokeGrant', ['https://dapp.example']],
   ['flashchain_getWatchedAssets', []],
   ['flashchain_setAtomicStatus', [`0x${'11'.repeat(20)}`, 'unsupported']],
+  ['flashchain_getAbi', []],
 ]
 
 describe('the wallet’s admin methods on a non-loopback bind', () => {

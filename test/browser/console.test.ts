@@ -1,7 +1,7 @@
 // The console page in a real browser: Debian's chromium, headless, driven by playwright-core, against a real node
 // on 127.0.0.1 (interval mining, 200 ms flashblocks), with viem as the dApp. Screenshots of the main views go to
 // docs/screenshots/ with UPDATE_SCREENSHOTS=1, else to a temporary directory.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +14,7 @@ import { WebSocket } from 'ws'
 
 import { createFlashchain } from '../../src/index.ts'
 import { consoleDirectory } from '../../src/server/consolePage.ts'
+import { Store } from '../e2e/fixtures/contracts.ts'
 import { deploy } from '../e2e/helpers.ts'
 import { compileToken, DAPP, originClient, startWallet } from '../e2e/walletHelpers.ts'
 
@@ -34,6 +35,7 @@ const TOKEN = 'console-test-token'
 let browser: Browser
 let t: TestChain
 let shotDirectory: string
+let artifacts: string | undefined
 /** Uncaught errors of the page's script; each test ends with none. */
 const pageErrors: Error[] = []
 
@@ -69,7 +71,11 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     if (!existsSync(join(consoleDirectory, 'index.html'))) throw new Error('the console page is not built: run npm run build:console')
     shotDirectory = screenshots ?? mkdtempSync(join(tmpdir(), 'flashchain-console-'))
     mkdirSync(shotDirectory, { recursive: true })
-    t = await startWallet({ mining: 'interval' })
+    // The developer's build output, as Foundry writes it: the page decodes Store's logs and calls with it.
+    artifacts = mkdtempSync(join(tmpdir(), 'flashchain-artifacts-'))
+    mkdirSync(join(artifacts, 'Store.sol'))
+    writeFileSync(join(artifacts, 'Store.sol', 'Store.json'), JSON.stringify({ abi: Store.abi, bytecode: { object: Store.bytecode } }))
+    t = await startWallet({ mining: 'interval', abi: [artifacts] } as never)
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -90,6 +96,7 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await browser?.close()
     await t?.close()
     if (screenshots === undefined && shotDirectory !== undefined) rmSync(shotDirectory, { recursive: true, force: true })
+    if (artifacts !== undefined) rmSync(artifacts, { recursive: true, force: true })
   }, 30_000)
 
   afterEach(() => {
@@ -250,6 +257,21 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await tx.getByTestId('reject').click()
     expect((await signingTx).error?.code).toBe(4001)
     await t.rpc('flashchain_setApprovalPolicy', [policy])
+    await page.context().close()
+  })
+
+  it("decodes the developer's own contract with the ABI the node read from its build output (--abi)", async () => {
+    const deployed = await deploy(t, Store, [0n], 3)
+    await t.publicClient.waitForTransactionReceipt({ hash: deployed.hash })
+    const store = deployed.address
+    const hash = await t.wallet(3).writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [77n] })
+    await t.publicClient.waitForTransactionReceipt({ hash })
+    const page = await openPage(t.url, `#/tx/${hash}`)
+    const detail = page.getByTestId('tx-detail')
+    // The call, and its log: ValueSet(value, by), neither of them a standard's.
+    await detail.getByText('ValueSet').waitFor()
+    expect(await detail.getByTestId('log-row').first().textContent()).toContain('77')
+    await detail.getByText('set', { exact: true }).first().waitFor()
     await page.context().close()
   })
 
