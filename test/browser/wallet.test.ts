@@ -210,6 +210,9 @@ describe.skipIf(skip)(
         write: false,
         format: 'iife',
         target: 'es2022',
+        jsx: 'automatic',
+        // React picks its production build by this; the test wants the one a dApp ships.
+        define: { 'process.env.NODE_ENV': '"production"' },
         logLevel: 'warning',
       })
       dappScript = bundle.outputFiles[0]!.text

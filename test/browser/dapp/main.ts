@@ -1,7 +1,7 @@
 /**
- * A dApp as a team would write one, on @wagmi/core and viem with no framework: it finds its wallet through EIP-6963
- * and exposes its flows as `window.dapp` for the browser test to run. Values cross into the test as JSON, so amounts
- * travel as decimal strings. The node it reads from is the page's `?node=` parameter.
+ * A dApp as a team would write one, on wagmi and viem: it finds its wallet through EIP-6963 and exposes its flows as
+ * `window.dapp` for the browser test to run; its batches go through React's useSendCalls (hooks.tsx). Values cross
+ * into the test as JSON, so amounts travel as decimal strings. The node it reads from is the page's `?node=` parameter.
  */
 import {
   connect,
@@ -11,7 +11,6 @@ import {
   getConnectors,
   http,
   readContract,
-  sendCalls,
   signMessage,
   signTypedData,
   waitForCallsStatus,
@@ -19,6 +18,8 @@ import {
 import { createWalletClient, custom, defineChain, encodeFunctionData, parseAbi } from 'viem'
 import { waitForCallsStatus as viemWaitForCallsStatus } from 'viem/actions'
 import { createSiweMessage } from 'viem/siwe'
+
+import { mountHooks } from './hooks.tsx'
 
 import type { EIP1193Provider, Hex } from 'viem'
 
@@ -37,6 +38,8 @@ const config = createConfig({
   multiInjectedProviderDiscovery: true,
   pollingInterval: 100,
 })
+
+const hooks = mountHooks(config)
 
 const tokenAbi = parseAbi(['function nonces(address owner) view returns (uint256)', 'function transfer(address to, uint256 amount) returns (bool)'])
 
@@ -130,9 +133,10 @@ const dapp = {
     return { owner, signature }
   },
 
-  /** wagmi's sendCalls (the action under React's useSendCalls), then waitForCallsStatus. */
+  /** React's useSendCalls, as a React dApp sends a batch, then waitForCallsStatus. */
   async sendBatch(calls: Call[], options: { forceAtomic?: boolean; fallback?: boolean } = {}): Promise<BatchResult> {
-    const { id } = await sendCalls(config, { calls: toViemCalls(calls), forceAtomic: options.forceAtomic, experimental_fallback: options.fallback })
+    const send = await hooks
+    const { id } = await send({ calls: toViemCalls(calls), forceAtomic: options.forceAtomic, experimental_fallback: options.fallback })
     return outcome(await waitForCallsStatus(config, { id, timeout: 20_000 }), id)
   },
 
