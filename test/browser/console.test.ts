@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { chromium } from 'playwright-core'
 import { createWalletClient, encodeFunctionData, http, parseAbi, parseEther } from 'viem'
+import { CHROMIUM, launchChromium, skip } from './chromium.ts'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
@@ -23,11 +23,6 @@ import type { Browser, Page } from 'playwright-core'
 import type { BaseError, Hex } from 'viem'
 import type { Flashchain } from '../../src/index.ts'
 import type { TestChain } from '../e2e/helpers.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
-const installed = existsSync(CHROMIUM)
-// Locally a machine without chromium skips these tests; CI installs it (.ci/run), so there its absence is a failure.
-const skip = !installed && process.env.CI !== 'true'
 
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : undefined
 const TOKEN = 'console-test-token'
@@ -67,7 +62,6 @@ const transferAbi = parseAbi(['function transfer(address to, uint256 amount)'])
 
 describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not installed; apt-get install chromium)` : 'the console page', () => {
   beforeAll(async () => {
-    if (!installed) throw new Error(`${CHROMIUM} is missing: CI installs Debian's chromium package in .ci/run`)
     if (!existsSync(join(consoleDirectory, 'index.html'))) throw new Error('the console page is not built: run npm run build:console')
     shotDirectory = screenshots ?? mkdtempSync(join(tmpdir(), 'flashchain-console-'))
     mkdirSync(shotDirectory, { recursive: true })
@@ -76,20 +70,7 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     mkdirSync(join(artifacts, 'Store.sol'))
     writeFileSync(join(artifacts, 'Store.sol', 'Store.json'), JSON.stringify({ abi: Store.abi, bytecode: { object: Store.bytecode } }))
     t = await startWallet({ mining: 'interval', abi: [artifacts] } as never)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 20_000,
-    })
+    browser = await launchChromium()
   }, 60_000)
 
   afterAll(async () => {

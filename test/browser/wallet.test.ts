@@ -1,4 +1,4 @@
-// The wallet in a real browser: Debian's chromium, headless, driven by playwright-core. A dApp built on @wagmi/core
+// The wallet in a real browser: Debian's chromium, headless, driven by playwright-core. A dApp built on wagmi
 // (test/browser/dapp/, bundled here with esbuild) is served from its own origin by a small HTTP server, finds
 // flashchain's wallet through EIP-6963 (GET /provider.js, put in the page by flashchain/playwright's init script),
 // and runs what dApps run: connect, Sign-In with Ethereum, an EIP-2612 permit, an atomic batch, the fallback of a
@@ -9,8 +9,8 @@ import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 
 import { build } from 'esbuild'
-import { chromium } from 'playwright-core'
 import { getAddress, parseAbi, parseEther, parseSignature, verifyMessage } from 'viem'
+import { CHROMIUM, launchChromium, skip } from './chromium.ts'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { flashchainProvider } from '../../src/playwright.ts'
@@ -25,11 +25,6 @@ import type { Hex } from 'viem'
 import type { FlashchainOptions } from '../../src/index.ts'
 import type { TestChain } from '../e2e/helpers.ts'
 import type { Compiled, WalletOptions } from '../e2e/walletHelpers.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
-const installed = existsSync(CHROMIUM)
-// Locally a machine without chromium skips these tests; CI installs it (.ci/run), so there its absence is a failure.
-const skip = !installed && process.env.CI !== 'true'
 
 /** A name that is not a loopback name, so its origin is not one the node trusts; chromium resolves it to 127.0.0.1. */
 const UNTRUSTED_HOST = 'dapp.test'
@@ -202,7 +197,6 @@ describe.skipIf(skip)(
   skip ? `the wallet in a browser (skipped: ${CHROMIUM} is not installed; apt-get install chromium)` : 'the wallet in a browser',
   () => {
     beforeAll(async () => {
-      if (!installed) throw new Error(`${CHROMIUM} is missing: CI installs Debian's chromium package in .ci/run`)
       if (!existsSync(`${consoleDirectory}provider.js`)) throw new Error('provider.js is not built: run npm run build:console')
       const bundle = await build({
         entryPoints: [fileURLToPath(new URL('./dapp/main.ts', import.meta.url))],
@@ -220,21 +214,7 @@ describe.skipIf(skip)(
       site = createServer(serveSite)
       await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
       sitePort = (site.address() as AddressInfo).port
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          `--host-resolver-rules=MAP ${UNTRUSTED_HOST} 127.0.0.1`,
-        ],
-        timeout: 20_000,
-      })
+      browser = await launchChromium([`--host-resolver-rules=MAP ${UNTRUSTED_HOST} 127.0.0.1`])
     }, 60_000)
 
     afterAll(async () => {
