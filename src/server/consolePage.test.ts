@@ -136,6 +136,21 @@ describe('the page files', () => {
   })
 })
 
+test('a file the build did not write leaves the others served', () => {
+  const partial = mkdtempSync(join(tmpdir(), 'console-page-partial-'))
+  try {
+    mkdirSync(join(partial, 'assets'))
+    writeFileSync(join(partial, 'index.html'), html)
+    writeFileSync(join(partial, 'assets', 'app.js'), script)
+    const page = loadConsolePage(partial)
+    expect(page.serve('/provider.js')).toBeUndefined()
+    expect(String(page.serve('/assets/app.js')?.body)).toBe(script)
+    expect(String(page.serve('/')?.body)).toBe(html)
+  } finally {
+    rmSync(partial, { recursive: true, force: true })
+  }
+})
+
 describe('the page is the owner', () => {
   test('its own origin acts as the owner, under each of the node’s names', async () => {
     for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`, `app.localhost:${server.port}`]) {

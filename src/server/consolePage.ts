@@ -50,17 +50,16 @@ const providerHeaders =
 
 export function loadConsolePage(directory: string = consoleDirectory): ConsolePage {
   const files = new Map<string, Http1Response>()
+  // Each file on its own: one that a build did not write leaves the others served.
   const add = (path: string, file: string, fileHeaders = headers) => {
     const contentType = contentTypes[extname(file)]
-    if (contentType !== undefined) files.set(path, { status: 200, headers: fileHeaders, contentType, body: readFileSync(file) })
+    if (contentType === undefined) return
+    const body = readIfThere(() => readFileSync(file))
+    if (body !== undefined) files.set(path, { status: 200, headers: fileHeaders, contentType, body })
   }
-  try {
-    add('/', join(directory, 'index.html'))
-    add('/provider.js', join(directory, 'provider.js'), providerHeaders)
-    for (const name of readdirSync(join(directory, 'assets'))) add(`/assets/${name}`, join(directory, 'assets', name))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
+  add('/', join(directory, 'index.html'))
+  add('/provider.js', join(directory, 'provider.js'), providerHeaders)
+  for (const name of readIfThere(() => readdirSync(join(directory, 'assets'))) ?? []) add(`/assets/${name}`, join(directory, 'assets', name))
 
   const notBuilt: Http1Response = {
     status: 503,
@@ -73,5 +72,15 @@ export function loadConsolePage(directory: string = consoleDirectory): ConsolePa
       if (file !== undefined) return file
       return path === '/' && !files.has('/') ? notBuilt : undefined
     },
+  }
+}
+
+/** What `read` gives, or undefined when the file or folder is not there. */
+function readIfThere<T>(read: () => T): T | undefined {
+  try {
+    return read()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
   }
 }
