@@ -152,6 +152,11 @@ async function runFlows(
     const fields = approval.getByTestId('sign-fields')
     expect(await fields.locator('[data-field=value]').textContent()).toContain(parseEther('100').toString())
     expect(await fields.locator('[data-field=spender] a').getAttribute('title')).toBe(spender.toLowerCase())
+    // The README's picture of a signing request, taken again with UPDATE_SCREENSHOTS=1.
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      const png = await approval.page().screenshot({ path: fileURLToPath(new URL('../../docs/screenshots/signing.png', import.meta.url)) })
+      expect(png.length).toBeGreaterThan(15_000)
+    }
   })
   const permit = await permitting
   const { v, r, s } = parseSignature(permit.signature)
