@@ -225,8 +225,17 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
             ...call,
             // ethereumjs makes no transaction at nonce 2^64 - 1: it is made at 0 and given its nonce below.
             nonce: nonce === MAX_NONCE ? 0n : nonce,
-            // As geth types a call: blob hashes make a blob transaction, a gas price alone a legacy one.
-            type: call.type ?? (call.blobVersionedHashes !== undefined ? 3 : call.gasPrice !== undefined && call.maxFeePerGas === undefined ? 0 : 2),
+            // As geth types a call: authorizations make a set-code transaction, blob hashes a blob one, a gas price
+            // alone a legacy one.
+            type:
+              call.type ??
+              (call.authorizationList !== undefined
+                ? 4
+                : call.blobVersionedHashes !== undefined
+                  ? 3
+                  : call.gasPrice !== undefined && call.maxFeePerGas === undefined
+                    ? 0
+                    : 2),
           },
           gas,
           txCommon,

@@ -1,3 +1,4 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 
 import { useFlashchain } from '../../../test/support/flashchain.ts'
@@ -45,6 +46,38 @@ describe('eth_simulateV1', () => {
     expect(first!.calls[0]).toMatchObject({ status: '0x1', returnData: `0x${versionedHash.slice(2)}${word(7n)}` })
     expect(second).toMatchObject({ blobGasUsed: '0x40000', excessBlobGas: '0x0' })
     expect(second!.calls[0]).toMatchObject({ status: '0x1', returnData: `0x${versionedHash.slice(2)}${word(1n)}` })
+  })
+
+  test('args: a call with an authorization list and no type is a set-code transaction, whose delegation the next call runs', async () => {
+    const authority = privateKeyToAccount(generatePrivateKey())
+    const authorization = await authority.signAuthorization({ address: target, chainId: 31337, nonce: 0 })
+    const signed = {
+      chainId: '0x7a69',
+      address: target,
+      nonce: '0x0',
+      yParity: `0x${authorization.yParity!.toString(16)}`,
+      // Quantities, as the schema wants them: no leading zeros.
+      r: `0x${BigInt(authorization.r).toString(16)}`,
+      s: `0x${BigInt(authorization.s).toString(16)}`,
+    }
+    const [block] = (await request('eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            stateOverrides,
+            calls: [
+              { from, to: from, authorizationList: [signed] },
+              // The authority's code is now the designator: a call to it runs the target's code.
+              { from, to: authority.address },
+            ],
+          },
+        ],
+        returnFullTransactions: true,
+      },
+    ])) as SimulatedBlock[]
+    expect(block!.transactions.map((tx) => tx.type)).toEqual(['0x4', '0x2'])
+    expect(block!.calls.map((call) => call.status)).toEqual(['0x1', '0x1'])
+    expect(block!.calls[1]!.returnData).toHaveLength(2 + 128)
   })
 
   test('args: without validation, a blob call that names no blob fee runs', async () => {
