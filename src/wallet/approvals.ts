@@ -3,24 +3,10 @@ import { randomUUID } from 'node:crypto'
 import { InvalidParamsError } from '../errors.ts'
 import { toQuantity } from '../hex.ts'
 
-export const approvalDecisions = ['approve', 'reject', 'manual'] as const
-export type ApprovalDecision = (typeof approvalDecisions)[number]
+import type { ApprovalKey, ApprovalPolicy } from './approvalKeys.ts'
 
-/** What a policy can be set for: the prompting methods, and the EIP-7702 upgrade prompt of an atomic batch. */
-export const approvalKeys = [
-  'wallet_sendCalls',
-  'wallet_watchAsset',
-  'eth_requestAccounts',
-  'eth_sendTransaction',
-  'upgrade',
-  'personal_sign',
-  'eth_signTypedData_v4',
-  'eth_sign',
-  'eth_signTransaction',
-] as const
-export type ApprovalKey = (typeof approvalKeys)[number]
-
-export type ApprovalPolicy = { default: ApprovalDecision; methods: Partial<Record<ApprovalKey, ApprovalDecision>> }
+export { approvalDecisions, approvalKeys } from './approvalKeys.ts'
+export type { ApprovalDecision, ApprovalKey, ApprovalPolicy } from './approvalKeys.ts'
 
 /** A prompt waiting for the user. `key` tells the policy key that sent it here (the upgrade prompt of a batch says `upgrade`). */
 export type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }

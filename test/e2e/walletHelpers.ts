@@ -16,9 +16,10 @@ import { deploy, startChain } from './helpers.ts'
 
 import type { Abi, Hex } from 'viem'
 import type { FlashchainOptions } from '../../src/index.ts'
+import type { ApprovalDecision, ApprovalKey } from '../../src/wallet/approvalKeys.ts'
 import type { RpcErrorBody, RpcResponse, TestChain } from './helpers.ts'
 
-export type ApprovalDecision = 'approve' | 'reject' | 'manual'
+export type { ApprovalDecision }
 
 /** The wallet's library options (the lead adds them to createFlashchain); typed here so the suites compile now. */
 export type WalletOptions = FlashchainOptions & {
@@ -216,20 +217,7 @@ export async function setPolicy(
   t: TestChain,
   policy: {
     default: ApprovalDecision
-    methods?: Partial<
-      Record<
-        | 'wallet_sendCalls'
-        | 'wallet_watchAsset'
-        | 'eth_requestAccounts'
-        | 'eth_sendTransaction'
-        | 'upgrade'
-        | 'personal_sign'
-        | 'eth_signTypedData_v4'
-        | 'eth_sign'
-        | 'eth_signTransaction',
-        ApprovalDecision
-      >
-    >
+    methods?: Partial<Record<ApprovalKey, ApprovalDecision>>
   },
 ): Promise<void> {
   const result = await t.rpc('flashchain_setApprovalPolicy', [policy])

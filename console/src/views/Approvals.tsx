@@ -7,18 +7,11 @@ import { rpc } from '../rpc.ts'
 import { AddressLink, CallData, Failure, Section } from '../ui.tsx'
 import { EthSign, PersonalSign, SignTypedData } from './Signing.tsx'
 
-import type { Hex } from 'viem'
+import { approvalDecisions, approvalKeys } from '../../../src/wallet/approvalKeys.ts'
 
-export type ApprovalKey =
-  | 'wallet_sendCalls'
-  | 'wallet_watchAsset'
-  | 'eth_requestAccounts'
-  | 'eth_sendTransaction'
-  | 'upgrade'
-  | 'personal_sign'
-  | 'eth_signTypedData_v4'
-  | 'eth_sign'
-  | 'eth_signTransaction'
+import type { Hex } from 'viem'
+import type { ApprovalDecision, ApprovalKey, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
+
 type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
 
 type Call = { to?: Hex; value?: Hex; data?: Hex }
@@ -133,26 +126,10 @@ export function ApprovalQueue() {
   )
 }
 
-type Decision = 'approve' | 'reject' | 'manual'
-type Policy = { default: Decision; methods: Partial<Record<ApprovalKey, Decision>> }
-
-const keys: ApprovalKey[] = [
-  'wallet_sendCalls',
-  'wallet_watchAsset',
-  'eth_requestAccounts',
-  'eth_sendTransaction',
-  'upgrade',
-  'personal_sign',
-  'eth_signTypedData_v4',
-  'eth_sign',
-  'eth_signTransaction',
-]
-const decisions: Decision[] = ['approve', 'reject', 'manual']
-
 export function PolicyEditor() {
-  const policy = useQuery(() => rpc<Policy>('flashchain_getApprovalPolicy'), [])
+  const policy = useQuery(() => rpc<ApprovalPolicy>('flashchain_getApprovalPolicy'), [])
   const [error, setError] = useState<string>()
-  const save = async (next: Policy) => {
+  const save = async (next: ApprovalPolicy) => {
     try {
       await rpc('flashchain_setApprovalPolicy', [next])
       setError(undefined)
@@ -174,15 +151,15 @@ export function PolicyEditor() {
                 <select
                   data-testid="policy-default"
                   value={data.default}
-                  onChange={(event) => save({ ...data, default: event.currentTarget.value as Decision })}
+                  onChange={(event) => save({ ...data, default: event.currentTarget.value as ApprovalDecision })}
                 >
-                  {decisions.map((decision) => (
+                  {approvalDecisions.map((decision) => (
                     <option key={decision}>{decision}</option>
                   ))}
                 </select>
               </td>
             </tr>
-            {keys.map((key) => (
+            {approvalKeys.map((key) => (
               <tr key={key}>
                 <td>{key}</td>
                 <td>
@@ -191,12 +168,12 @@ export function PolicyEditor() {
                     value={data.methods[key] ?? ''}
                     onChange={(event) => {
                       const { [key]: _, ...methods } = data.methods
-                      const value = event.currentTarget.value as Decision | ''
+                      const value = event.currentTarget.value as ApprovalDecision | ''
                       save({ ...data, methods: value === '' ? methods : { ...methods, [key]: value } })
                     }}
                   >
                     <option value="">default ({data.default})</option>
-                    {decisions.map((decision) => (
+                    {approvalDecisions.map((decision) => (
                       <option key={decision}>{decision}</option>
                     ))}
                   </select>
