@@ -24,12 +24,13 @@ const tabs = [
   ['dev', 'Dev actions'],
 ] as const
 
+const readRoute = () => location.hash.replace(/^#\/?/, '').split('/')
+
 /** The route is the location's hash (`#/tx/0x…`), so every view has an address and the back button works. */
 function useRoute(): string[] {
-  const read = () => location.hash.replace(/^#\/?/, '').split('/')
-  const [route, setRoute] = useState(read)
+  const [route, setRoute] = useState(readRoute)
   useEffect(() => {
-    const onChange = () => setRoute(read())
+    const onChange = () => setRoute(readRoute())
     addEventListener('hashchange', onChange)
     return () => removeEventListener('hashchange', onChange)
   }, [])

@@ -31,6 +31,7 @@ export function useQuery<T>(load: () => Promise<T>, deps: unknown[], intervalMs?
     )
   }, [])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when to load again, as useEffect's own do; reload never changes.
   useEffect(() => {
     setData(undefined)
     reload()
