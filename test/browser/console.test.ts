@@ -245,7 +245,8 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     const deployed = await deploy(t, Store, [0n], 3)
     await t.publicClient.waitForTransactionReceipt({ hash: deployed.hash })
     const store = deployed.address
-    const hash = await t.wallet(3).writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [77n] })
+    // Its own gas: an estimate runs on `latest`, where the contract is not yet if its block has not sealed.
+    const hash = await t.wallet(3).writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [77n], gas: 100_000n })
     await t.publicClient.waitForTransactionReceipt({ hash })
     const page = await openPage(t.url, `#/tx/${hash}`)
     const detail = page.getByTestId('tx-detail')
