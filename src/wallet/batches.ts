@@ -86,17 +86,6 @@ const VIEM_FALLBACK_MARKER = '5792'.repeat(16)
 /** Capabilities the wallet honours, by where they may appear. */
 const supported = { batch: new Set(['dataSuffix']), call: new Set(['gasLimitOverride']) }
 
-/** ERC-8021's attribution: bytes the wallet appends to each call's data. */
-function dataSuffixOf(capabilities: Capabilities | undefined): Hex | undefined {
-  const given = capabilities?.dataSuffix
-  if (given === undefined) return undefined
-  const value = (given as { value?: unknown } | null)?.value
-  if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
-    throw new InvalidParamsError('invalid argument 0: capabilities.dataSuffix.value: hex data with an even number of digits expected')
-  }
-  return value.toLowerCase() as Hex
-}
-
 function unsupportedCapability(capabilities: Capabilities | undefined, known: Set<string>): string | undefined {
   for (const [name, value] of Object.entries(capabilities ?? {})) {
     const optional = typeof value === 'object' && value !== null && (value as { optional?: unknown }).optional === true
@@ -170,7 +159,8 @@ export function createBatches(core: WalletCore): Batches {
       unsupportedCapability(request.capabilities, supported.batch) ??
       request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
     if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
-    const suffix = dataSuffixOf(request.capabilities)
+    // ERC-8021's attribution, checked by the schema: its bytes end each call's data.
+    const suffix = (request.capabilities?.dataSuffix as { value: Hex } | undefined)?.value
     if (suffix !== undefined && suffix !== '0x') {
       request = { ...request, calls: request.calls.map((call) => ({ ...call, data: `${call.data}${suffix.slice(2)}` as Hex })) }
     }

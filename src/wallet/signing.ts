@@ -26,35 +26,25 @@ export type Signing = {
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/
 
 export function createSigning(core: WalletCore, options: { enableEthSign: boolean }): Signing {
-  async function signerFor(caller: Caller, key: 'personal_sign' | 'eth_signTypedData_v4' | 'eth_sign', params: unknown[], address: Hex) {
-    core.authorize(caller, address)
+  /** Asks the user, once the request is known to be valid: no one approves what cannot be signed. */
+  async function approvedSigner(caller: Caller, key: 'personal_sign' | 'eth_signTypedData_v4' | 'eth_sign', params: unknown[], address: Hex) {
     await core.approve(key, caller, key, params, { prompt: core.untrusted(caller) })
     return core.signer(address)
   }
 
   return {
     async personalSign(caller, message, address) {
-      const signer = await signerFor(caller, 'personal_sign', [message, address], address)
+      core.authorize(caller, address)
+      const signer = await approvedSigner(caller, 'personal_sign', [message, address], address)
       // MetaMask signs hex as the bytes it spells, and any other string as its UTF-8 text.
       return signer.signMessage({ message: HEX_DATA.test(message) ? { raw: message as Hex } : message })
     },
 
     async signTypedData(caller, address, given) {
       core.authorize(caller, address)
-      const typedData = parseTypedData(given, core.chainIdHex)
-      const signer = await signerFor(caller, 'eth_signTypedData_v4', [address, given], address)
-      const { EIP712Domain: _domain, ...types } = typedData.types
-      try {
-        return await signer.signTypedData({
-          domain: typedData.domain,
-          types,
-          primaryType: typedData.primaryType,
-          message: typedData.message,
-        } as never)
-      } catch (error) {
-        // viem checks the message against its types as it encodes it.
-        throw new InvalidParamsError(`invalid argument 1: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
-      }
+      const typedData = await parseTypedData(given, core.chainIdHex)
+      const signer = await approvedSigner(caller, 'eth_signTypedData_v4', [address, given], address)
+      return signer.signTypedData(typedData as never)
     },
 
     async ethSign(caller, address, hash) {
@@ -62,7 +52,8 @@ export function createSigning(core: WalletCore, options: { enableEthSign: boolea
       // transaction's hash among them, and a dApp can show none of that to the user.
       if (!options.enableEthSign) throw new MethodNotFoundError('eth_sign')
       if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new InvalidParamsError('invalid argument 1: eth_sign signs a 32-byte hash')
-      const signer = await signerFor(caller, 'eth_sign', [address, hash], address)
+      core.authorize(caller, address)
+      const signer = await approvedSigner(caller, 'eth_sign', [address, hash], address)
       return signer.sign({ hash })
     },
   }
@@ -72,7 +63,7 @@ export function createSigning(core: WalletCore, options: { enableEthSign: boolea
  * eth_signTypedData_v4's data: a JSON text or an object, with the four members EIP-712 needs. A domain that names a
  * chain must name this one, as MetaMask requires.
  */
-function parseTypedData(given: string | Record<string, unknown>, chainIdHex: Hex): TypedData {
+async function parseTypedData(given: string | Record<string, unknown>, chainIdHex: Hex): Promise<TypedData> {
   let value: unknown = given
   if (typeof given === 'string') {
     try {
@@ -102,5 +93,15 @@ function parseTypedData(given: string | Record<string, unknown>, chainIdHex: Hex
       throw new InvalidParamsError(`Provided chainId "${given}" must match the active chainId "${BigInt(chainIdHex)}"`)
     }
   }
-  return data as TypedData
+  // The message must fit its types: hashing it checks that, as signing would, before anyone is asked.
+  const { EIP712Domain: _domain, ...types } = data!.types!
+  const typedData = { ...(data as TypedData), types }
+  // viem's utilities load with the first signature, as its accounts do (wallet/core.ts).
+  const { hashTypedData } = await import('viem/utils')
+  try {
+    hashTypedData(typedData as never)
+  } catch (error) {
+    throw new InvalidParamsError(`invalid argument 1: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
+  }
+  return typedData
 }

@@ -110,9 +110,15 @@ describe('eth_signTypedData_v4', () => {
     for (const bad of ['{not json', { ...permit, primaryType: 'Missing' }, { types: permit.types, primaryType: 'Permit', domain: permit.domain }]) {
       expect((await t.rpcError('eth_signTypedData_v4', [owner, bad])).code).toBe(-32602)
     }
-    // A message that does not fit its types.
+    // A message that does not fit its types is refused before anyone is asked to sign it.
     const misfit = { ...permit, message: { ...permit.message, owner: 'not an address' } }
-    expect((await t.rpcError('eth_signTypedData_v4', [owner, misfit])).code).toBe(-32602)
+    await setPolicy(t, { default: 'approve', methods: { eth_signTypedData_v4: 'manual' } })
+    try {
+      expect((await t.rpcError('eth_signTypedData_v4', [owner, misfit])).code).toBe(-32602)
+      expect(await t.rpc('flashchain_getPendingApprovals', [])).toEqual([])
+    } finally {
+      await setPolicy(t, { default: 'approve' })
+    }
   })
 })
 

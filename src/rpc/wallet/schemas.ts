@@ -21,22 +21,30 @@ const capabilities = z.custom<Record<string, unknown>>(
   'expected an object of capabilities',
 )
 
+/**
+ * Capabilities with the one the wallet honours under `name` checked by `schema`, the others kept as sent (an
+ * unsupported one is refused later, with 5700, unless optional).
+ */
+function withCapability(name: string, schema: z.ZodType) {
+  return capabilities.transform((given, context) => {
+    if (given[name] === undefined) return given
+    const parsed = schema.safeParse(given[name])
+    if (parsed.success) return { ...given, [name]: parsed.data }
+    for (const issue of parsed.error.issues) context.addIssue({ ...issue, path: [name, ...issue.path] } as never)
+    return z.NEVER
+  })
+}
+
 const gasLimitOverride = z.object({ value: quantity.refine((value) => value > 0n, 'must be greater than 0') }).catchall(z.unknown())
+/** ERC-8021's attribution: bytes the wallet appends to each call's data. */
+const dataSuffix = z.object({ value: data }).catchall(z.unknown())
 
 const call = z.object({
   to: accountAddress,
   // viem leaves out a zero value (docs/wallet.md, "The order of checks").
   value: quantity.optional().transform((value) => value ?? 0n),
   data: data.optional().transform((value) => value ?? '0x'),
-  capabilities: capabilities
-    .transform((given, context) => {
-      if (given.gasLimitOverride === undefined) return given
-      const parsed = gasLimitOverride.safeParse(given.gasLimitOverride)
-      if (parsed.success) return { ...given, gasLimitOverride: parsed.data }
-      for (const issue of parsed.error.issues) context.addIssue({ ...issue, path: ['gasLimitOverride', ...issue.path] } as never)
-      return z.NEVER
-    })
-    .optional(),
+  capabilities: withCapability('gasLimitOverride', gasLimitOverride).optional(),
 })
 
 /** wallet_sendCalls' one parameter (EIP-5792 2.0.0). */
@@ -48,7 +56,7 @@ export const sendCallsRequest = z
     chainId: z.string().regex(/^0x([1-9a-f]+[0-9a-f]*|0)$/, 'must match ^0x([1-9a-f]+[0-9a-f]*|0)$') as z.ZodType<Hex, string>,
     atomicRequired: z.boolean(),
     calls: z.array(call).min(1),
-    capabilities: capabilities.optional(),
+    capabilities: withCapability('dataSuffix', dataSuffix).optional(),
   })
   .superRefine((request, context) => {
     // ERC-7821 reads a call to the zero address as a call to the account itself, so an atomic batch cannot make one.
