@@ -56,8 +56,6 @@ export function setProjectAbi(items: Abi): void {
   projectFunctions = items.filter((item) => item.type === 'function')
 }
 
-export const erc20 = parseAbi(['function balanceOf(address owner) view returns (uint256)'])
-
 /** The predeployed ERC-7821 executor that wallet accounts delegate to. */
 export const EXECUTOR = '0x7821000000000000000000000000000000007821'
 

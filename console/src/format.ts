@@ -17,8 +17,6 @@ export const ether = (wei: bigint | string): string => `${trim(formatEther(BigIn
 
 export const units = (amount: bigint, decimals: number): string => trim(formatUnits(amount, decimals))
 
-export const quantity = (hex: string | null | undefined): string => (hex === null || hex === undefined ? '—' : BigInt(hex).toString())
-
 /** A block timestamp (seconds, hex) as the local time of day. */
 export const clock = (timestamp: string): string => new Date(Number(BigInt(timestamp)) * 1000).toLocaleTimeString()
 

@@ -14,7 +14,7 @@ export class RpcError extends Error {
 }
 
 /** EIP-1193's "unauthorized": the node wants the wallet token (or refuses this caller altogether). */
-export const UNAUTHORIZED = 4100
+const UNAUTHORIZED = 4100
 
 const TOKEN_KEY = 'flashchain.walletToken'
 
@@ -23,7 +23,7 @@ export const tokenPrompt = createStore<'hidden' | 'needed' | 'rejected'>('hidden
 /** Bumped when a token is given, so that views load again with it. */
 export const authEpoch = createStore(0)
 
-export const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY)
+const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY)
 
 export function saveToken(token: string): void {
   sessionStorage.setItem(TOKEN_KEY, token)

@@ -12,7 +12,7 @@ import type { Hex } from 'viem'
 const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
 
 /** personal_sign's message as text when its bytes are printable UTF-8 (as MetaMask shows it), else undefined. */
-export function messageText(message: string): string | undefined {
+function messageText(message: string): string | undefined {
   if (!isHex(message)) return message
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(hexToBytes(message))
