@@ -56,7 +56,7 @@ describe('pending-aware state reads', () => {
     expect(await t.publicClient.getBalance({ address: sender })).toBe(senderBefore - cost)
   })
 
-  it('eth_getTransactionCount with pending counts queued pool transactions; latest moves only at the seal', async () => {
+  it('eth_getTransactionCount with pending counts queued pool transactions; latest counts pre-confirmed ones', async () => {
     const sender = t.accounts[5]!
     const latest = await t.publicClient.getTransactionCount({ address: sender.address, blockTag: 'latest' })
     await t.wallet(5).sendTransaction({ to: t.accounts[6]!.address, value: 1n, nonce: latest })
@@ -73,7 +73,12 @@ describe('pending-aware state reads', () => {
     const flashblock = await t.preconfirm()
     expect(flashblock.transactions).toHaveLength(2)
     expect(await t.rpc('eth_getTransactionCount', [sender.address, 'pending'])).toBe(toHex(latest + 2))
-    expect(await t.rpc('eth_getTransactionCount', [sender.address, 'latest'])).toBe(toHex(latest))
+    // Pre-confirmed nonces are spent: a client filling its next nonce from latest must not reuse them.
+    expect(await t.rpc('eth_getTransactionCount', [sender.address, 'latest'])).toBe(toHex(latest + 2))
+    expect(await t.rpc('eth_getTransactionCount', [sender.address])).toBe(toHex(latest + 2))
+    // A block number names that block's state alone.
+    const head = await t.rpc<Hex>('eth_blockNumber', [])
+    expect(await t.rpc('eth_getTransactionCount', [sender.address, head])).toBe(toHex(latest))
 
     await t.mine()
     expect(await t.rpc('eth_getTransactionCount', [sender.address, 'latest'])).toBe(toHex(latest + 2))

@@ -6,10 +6,17 @@ import { address, block } from '../schemas.ts'
 
 import type { Hex } from '../../hex.ts'
 
-/** `(address, block = latest)`; with `pending`, also past the sender's queued pool transactions. */
+/**
+ * `(address, block = latest)`. With `pending`, also past the sender's queued pool transactions. With `latest`, past
+ * the sender's pre-confirmed ones: a pre-confirmation is never dropped or reordered, so its nonce is spent, and a
+ * client that has its receipt and fills the next nonce from `latest` (foundry's cast does) must not reuse it
+ * (docs/chain.md, "Block tags").
+ */
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }): Hex =>
-    toQuantity(at === 'pending' ? chain.nextNonce(account) : (chain.stateAt(at).account(account)?.nonce ?? 0n)),
+  handler: ([account, at = 'latest'], { chain }): Hex => {
+    if (at === 'pending') return toQuantity(chain.nextNonce(account))
+    return toQuantity(chain.stateAt(at === 'latest' ? 'pending' : at).account(account)?.nonce ?? 0n)
+  },
 })
