@@ -5,7 +5,8 @@
 //   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, and stops on SIGTERM;
 //   - the suite in test/package/ (a vitest globalSetup with snapshots between files, and a prool pool) passes;
 //   - test/package/consumer.ts type-checks against the shipped declarations.
-// An older Node must get one line naming the version needed. Every server is on 127.0.0.1, every wait bounded, and
+// An older Node must get one line naming the version needed, from the command line and from an import; require() gets
+// one saying the package is an ES module. Every server is on 127.0.0.1, every wait bounded, and
 // every process started here is stopped by its process group. RELEASE_CHECK_KEEP=1 keeps the directory.
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -178,6 +179,18 @@ try {
     throw new Error(
       `Node ${oldVersion} got exit ${refused.status}, stdout ${JSON.stringify(refused.stdout)}, stderr ${JSON.stringify(refused.stderr)}`,
     )
+  }
+
+  step(`Node ${TOO_OLD_NODE}: the library refused in one line`)
+  const imported = spawnSync(tooOld, ['--input-type=module', '-e', "import 'flashchain'"], { cwd: project, encoding: 'utf8', timeout: 30_000 })
+  if (imported.status !== 1 || !imported.stderr.includes(`Error: flashchain needs Node.js 22.13 or newer (found ${oldVersion})\n`)) {
+    throw new Error(`importing on Node ${oldVersion} got exit ${imported.status}, stderr ${JSON.stringify(imported.stderr)}`)
+  }
+
+  step("require('flashchain') says the package is an ES module")
+  const required = spawnSync(process.execPath, ['-e', "require('flashchain')"], { cwd: project, encoding: 'utf8', timeout: 30_000 })
+  if (required.status !== 1 || !required.stderr.includes("Error: flashchain is an ES module: use `import { createFlashchain } from 'flashchain'`")) {
+    throw new Error(`require() got exit ${required.status}, stderr ${JSON.stringify(required.stderr)}`)
   }
   step('passed')
 } finally {

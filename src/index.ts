@@ -1,3 +1,6 @@
+// Checked before anything else is loaded (src/runtime/nodeVersion.ts).
+import './runtime/nodeVersion.ts'
+
 import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'

@@ -1,6 +1,11 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
+
+import type { DatabaseSync } from 'node:sqlite'
+
+// Loaded when the module runs, not when it links, so that an older Node without node:sqlite reaches the version
+// check (src/runtime/nodeVersion.ts) and its one line.
+const sqlite = process.getBuiltinModule('node:sqlite')
 
 /** The database's file in a data dir; SQLite keeps its write-ahead log beside it, with `-wal` appended. */
 const DATABASE_FILE = 'chain.sqlite'
@@ -17,16 +22,16 @@ const PID_FILE = 'flashchain.pid'
  */
 export function openDatabase(options: { dataDir?: string; fresh?: boolean }): DatabaseSync {
   const { dataDir } = options
-  if (dataDir === undefined) return configure(new DatabaseSync(':memory:'))
+  if (dataDir === undefined) return configure(new sqlite.DatabaseSync(':memory:'))
   const path = join(dataDir, DATABASE_FILE)
   if (options.fresh === true && existsSync(path)) {
     // Only a data dir no process holds may be wiped.
-    exclusive(new DatabaseSync(path), dataDir).close()
+    exclusive(new sqlite.DatabaseSync(path), dataDir).close()
     rmSync(dataDir, { recursive: true, force: true })
   }
   mkdirSync(dataDir, { recursive: true })
   checkWriteAheadLog(`${path}-wal`)
-  const db = exclusive(new DatabaseSync(path), dataDir)
+  const db = exclusive(new sqlite.DatabaseSync(path), dataDir)
   const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
   if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
     db.close()
