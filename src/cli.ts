@@ -24,6 +24,8 @@ const usage = `Usage: flashchain [options]
   --block-time <ms>             ms between sealed blocks (default 2000)
   --flashblock-interval <ms>    ms between flashblocks (default 200)
   --mining <mode>               ${miningModes.join(' | ')} (default interval)
+  --default-block-tag <tag>     latest | pending: what eth_call, eth_estimateGas, eth_getBalance and the other state
+                                reads answer from when the request names no block (default latest)
   --data-dir <path>             where the chain persists (default ./.flashchain)
   --ephemeral                   keep everything in memory
   --fresh                       wipe the data dir first
@@ -69,6 +71,7 @@ const parseOptions = {
   'block-time': { type: 'string' },
   'flashblock-interval': { type: 'string' },
   mining: { type: 'string' },
+  'default-block-tag': { type: 'string' },
   'data-dir': { type: 'string' },
   ephemeral: { type: 'boolean' },
   fresh: { type: 'boolean' },
@@ -143,6 +146,10 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
   }
   const mining = parsed.mining
   if (mining !== undefined && !miningModes.includes(mining as MiningMode)) fail(`--mining must be one of ${miningModes.join(', ')}, got "${mining}"`)
+  const defaultBlockTag = parsed['default-block-tag']
+  if (defaultBlockTag !== undefined && defaultBlockTag !== 'latest' && defaultBlockTag !== 'pending') {
+    fail(`--default-block-tag must be latest or pending, got "${defaultBlockTag}"`)
+  }
   const revertCode = integer('revert-code', parsed['revert-code'], { min: -65536 })
   const approval = parsed.approval
   if (approval !== undefined && !approvalDecisions.includes(approval as ApprovalDecision)) {
@@ -187,6 +194,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     blockTime,
     flashblockInterval,
     mining: mining as MiningMode | undefined,
+    defaultBlockTag,
     dataDir: parsed.ephemeral === true ? undefined : (parsed['data-dir'] ?? './.flashchain'),
     fresh: parsed.fresh,
     accounts: integer('accounts', parsed.accounts),

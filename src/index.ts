@@ -23,6 +23,8 @@ import type { Wallet } from './wallet/wallet.ts'
 
 export type FlashchainOptions = ChainOptions & {
   host?: string
+  /** What a state read that names no block reads: `latest` (the default, as the method reference has it) or `pending`. */
+  defaultBlockTag?: 'latest' | 'pending'
   port?: number
   /** Longest batch a request may hold. */
   maxBatchLength?: number
@@ -121,6 +123,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       logging = enabled
     },
     projectAbis,
+    defaultBlock: options.defaultBlockTag ?? 'latest',
   }
   const filters = createFilters(chain)
   const dispatch = createDispatcher({

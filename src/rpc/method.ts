@@ -28,6 +28,11 @@ export type NodeControl = {
   setLogging(enabled: boolean): void
   /** The ABIs of the developer's contracts, read from their build output at start (`--abi`). */
   projectAbis: readonly AbiItem[]
+  /**
+   * The block a state read that names none reads (`--default-block-tag`): `latest`, as the method reference has it,
+   * or `pending`, for clients that read without a tag right after a pre-confirmed receipt (docs/chain.md).
+   */
+  defaultBlock: 'latest' | 'pending'
 }
 
 export type MethodContext = {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const filters = createFilters(chain)
   dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [] }, filters, request }),
+    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest' }, filters, request }),
     maxBatchLength: 10,
   })
 })

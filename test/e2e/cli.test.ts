@@ -259,6 +259,13 @@ describe.concurrent('flashchain CLI', () => {
     expect(bad.stdout()).toBe('')
   })
 
+  it('a bad --default-block-tag value exits 2 with an error naming the option', async ({ expect }) => {
+    const bad = run(['--default-block-tag', 'safe'])
+    expect(await bad.exited).toEqual({ code: 2, signal: null })
+    expect(bad.stderr()).toContain('--default-block-tag must be latest or pending, got "safe"')
+    expect(bad.stdout()).toBe('')
+  })
+
   it('an unknown option exits 2 with an error naming it', async ({ expect }) => {
     const bad = run(['--bogus-option'])
     expect((await bad.exited).code).toBe(2)

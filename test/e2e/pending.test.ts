@@ -340,3 +340,43 @@ describe('eth_sendRawTransactionSync (EIP-7966)', () => {
     expect(error.message).toMatch(/^intrinsic gas too low/)
   })
 })
+
+describe('--default-block-tag', () => {
+  it('pending: reads that name no block see a pre-confirmed deployment; latest: they do not', async () => {
+    const latestByDefault = t
+    const pendingByDefault = await startChain({ defaultBlockTag: 'pending' })
+    try {
+      for (const chain of [latestByDefault, pendingByDefault]) {
+        const { address: deployed } = await deploy(chain, Store, [9n])
+        await chain.preconfirm()
+        const read = { to: deployed, data: encodeFunctionData({ abi: Store.abi, functionName: 'value' }) }
+        const write = {
+          from: chain.accounts[0]!.address,
+          to: deployed,
+          data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [3n] }),
+        }
+        const code = await chain.rpc<Hex>('eth_getCode', [deployed, 'pending'])
+        expect(code.length).toBeGreaterThan(2)
+        if (chain === pendingByDefault) {
+          expect(await chain.rpc('eth_getCode', [deployed])).toBe(code)
+          expect(await chain.rpc('eth_call', [read])).toBe(word(9n))
+          expect(await chain.rpc('eth_estimateGas', [write])).toBe(await chain.rpc('eth_estimateGas', [write, 'pending']))
+          expect(await chain.rpc('eth_getStorageAt', [deployed, '0x0'])).toBe(word(9n))
+        } else {
+          expect(await chain.rpc('eth_getCode', [deployed])).toBe('0x')
+          expect(await chain.rpc('eth_call', [read])).toBe('0x')
+          // At latest the contract is not there: the estimate is a plain call's, below what the write needs.
+          expect(BigInt(await chain.rpc<Hex>('eth_estimateGas', [write]))).toBeLessThan(
+            BigInt(await chain.rpc<Hex>('eth_estimateGas', [write, 'pending'])),
+          )
+          expect(await chain.rpc('eth_getStorageAt', [deployed, '0x0'])).toBe(ZERO_WORD)
+        }
+        // A block named outright is read as named.
+        expect(await chain.rpc('eth_getCode', [deployed, 'latest'])).toBe('0x')
+        await chain.mine()
+      }
+    } finally {
+      await pendingByDefault.close()
+    }
+  })
+})

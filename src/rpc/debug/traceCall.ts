@@ -11,6 +11,6 @@ import { traceCallConfig } from './schemas.ts'
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
   params: z.tuple([callRequest, block.optional(), traceCallConfig.optional()]),
-  handler: ([request, at = 'latest', config], { chain }): Promise<unknown> =>
-    chain.traceCall(request, at, config?.options ?? {}, config?.overrides ?? {}),
+  handler: ([request, given, config], { chain, node }): Promise<unknown> =>
+    chain.traceCall(request, given ?? node.defaultBlock, config?.options ?? {}, config?.overrides ?? {}),
 })

@@ -10,6 +10,6 @@ import type { Hex } from '../../hex.ts'
 export const call = defineMethod({
   name: 'eth_call',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, at = 'latest', state, env], { chain }): Promise<Hex> =>
-    bytesToHex(await chain.call(request, at, { state, block: env })) as Hex,
+  handler: async ([request, given, state, env], { chain, node }): Promise<Hex> =>
+    bytesToHex(await chain.call(request, given ?? node.defaultBlock, { state, block: env })) as Hex,
 })

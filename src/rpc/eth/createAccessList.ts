@@ -16,8 +16,8 @@ export type AccessListResultJSON = { accessList: AccessListEntry[]; error?: stri
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional()]),
-  handler: async ([request, at = 'latest', state], { chain }): Promise<AccessListResultJSON> => {
-    const result = await chain.createAccessList(request, at, { state })
+  handler: async ([request, given, state], { chain, node }): Promise<AccessListResultJSON> => {
+    const result = await chain.createAccessList(request, given ?? node.defaultBlock, { state })
     return {
       accessList: result.accessList,
       ...(result.error === undefined ? {} : { error: result.error }),

@@ -13,6 +13,6 @@ import type { Hex } from '../../hex.ts'
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, at = 'latest', state, env], { chain }): Promise<Hex> =>
-    toQuantity(await chain.estimateGas(request, at, { state, block: env })),
+  handler: async ([request, given, state, env], { chain, node }): Promise<Hex> =>
+    toQuantity(await chain.estimateGas(request, given ?? node.defaultBlock, { state, block: env })),
 })

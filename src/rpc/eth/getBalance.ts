@@ -9,5 +9,5 @@ import type { Hex } from '../../hex.ts'
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }): Hex => toQuantity(chain.stateAt(at).account(account)?.balance ?? 0n),
+  handler: ([account, given], { chain, node }): Hex => toQuantity(chain.stateAt(given ?? node.defaultBlock).account(account)?.balance ?? 0n),
 })

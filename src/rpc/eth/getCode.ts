@@ -13,5 +13,5 @@ import type { Hex } from '../../hex.ts'
 export const getCode = defineMethod({
   name: 'eth_getCode',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }): Hex => chain.code(account, at),
+  handler: ([account, given], { chain, node }): Hex => chain.code(account, given ?? node.defaultBlock),
 })

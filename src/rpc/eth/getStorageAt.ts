@@ -10,5 +10,5 @@ import type { Hex } from '../../hex.ts'
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: z.tuple([address, storageSlot, block.optional()]),
-  handler: ([account, slot, at = 'latest'], { chain }): Hex => formatStorageWord(chain.stateAt(at).storage(account, slot)),
+  handler: ([account, slot, given], { chain, node }): Hex => formatStorageWord(chain.stateAt(given ?? node.defaultBlock).storage(account, slot)),
 })

@@ -15,7 +15,8 @@ import type { Hex } from '../../hex.ts'
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, at = 'latest'], { chain }): Hex => {
+  handler: ([account, given], { chain, node }): Hex => {
+    const at = given ?? node.defaultBlock
     if (at === 'pending') return toQuantity(chain.nextNonce(account))
     return toQuantity(chain.stateAt(at === 'latest' ? 'pending' : at).account(account)?.nonce ?? 0n)
   },

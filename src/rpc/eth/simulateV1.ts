@@ -39,10 +39,10 @@ const simulation = z.object({
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
   params: z.tuple([simulation, block.optional()]),
-  handler: async ([options, at = 'latest'], { chain }): Promise<(BlockJSON & { calls: CallResultJSON[] })[]> => {
+  handler: async ([options, given], { chain, node }): Promise<(BlockJSON & { calls: CallResultJSON[] })[]> => {
     const blocks = await chain.simulate(
       { blocks: options.blockStateCalls, validation: options.validation === true, traceTransfers: options.traceTransfers === true },
-      at,
+      given ?? node.defaultBlock,
     )
     return blocks.map(({ block: simulated, calls }) => ({
       ...formatBlock(simulated, options.returnFullTransactions === true),
