@@ -10,7 +10,7 @@ import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
 import { activityLog } from './activityLog.ts'
 import { createChainEvents } from './events.ts'
-import { balanceWord, findBalanceSlot } from './execution/balanceSlot.ts'
+import { erc20Word, findERC20Slot } from './execution/erc20Slot.ts'
 import { createCalls } from './execution/calls.ts'
 import { simulateBlocks } from './execution/simulateBlocks.ts'
 import { createTracing } from './execution/tracing/trace.ts'
@@ -46,6 +46,7 @@ import type { ChainListener } from './events.ts'
 import type { ResolvedBlock } from './blocks/tags.ts'
 import type { PendingSnapshot, SealedBlock } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
+import type { ERC20Getter } from './execution/erc20Slot.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SimulationRequest } from './execution/simulateBlocks.ts'
 import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
@@ -115,10 +116,10 @@ export type Chain = {
   reset: TestControl['reset']
   snapshots: TestControl['snapshots']
   /**
-   * Sets an ERC20 balance of `account` (anvil_dealERC20): finds the slot balanceOf reads the balance from, and edits
-   * it at latest and pending. -32602 when no slot holds the balance whole.
+   * Sets what an ERC20 getter answers (anvil_dealERC20's balanceOf, anvil_setERC20Allowance's allowance): finds the
+   * slot the getter reads it from, and edits it at latest and pending. -32602 when no slot holds the value whole.
    */
-  dealERC20(token: Hex, account: Hex, amount: bigint): Promise<void>
+  setERC20(token: Hex, getter: ERC20Getter, amount: bigint): Promise<void>
   /** Every live account of the latest state, with its code and storage (anvil_dumpState). */
   dumpState(): StateDump
   /** Loads a dump over the state, at latest and pending (anvil_loadState). */
@@ -429,9 +430,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     snapshots: control.snapshots,
     dumpState: () => dumpState(history.entries(), history.at(blocks.head().number)),
     loadState: (dump) => control.edit(loadDump(dump)),
-    async dealERC20(token, account, amount) {
-      const { address, slot } = await findBalanceSlot(calls, resolve('latest'), token, account)
-      await control.edit(setStorage(address, hexToBytes(slot), balanceWord(amount)))
+    async setERC20(token, getter, amount) {
+      const { address, slot } = await findERC20Slot(calls, resolve('latest'), token, getter)
+      await control.edit(setStorage(address, hexToBytes(slot), erc20Word(amount)))
     },
     get instanceId() {
       return control.instanceId

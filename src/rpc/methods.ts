@@ -80,7 +80,8 @@ import {
   hardhatImpersonateAccount,
   hardhatStopImpersonatingAccount,
 } from './anvil/impersonateAccount.ts'
-import { anvilDealERC20 } from './anvil/dealERC20.ts'
+import { anvilDealERC20, anvilSetERC20Balance, hardhatDealERC20 } from './anvil/dealERC20.ts'
+import { anvilSetERC20Allowance } from './anvil/setERC20Allowance.ts'
 import { anvilDumpState, anvilLoadState, hardhatDumpState, hardhatLoadState } from './anvil/dumpState.ts'
 import { anvilSetLoggingEnabled, anvilSetRpcUrl, hardhatSetLoggingEnabled, hardhatSetRpcUrl } from './anvil/node.ts'
 import { sendUnsignedTransaction } from './eth/sendUnsignedTransaction.ts'
@@ -210,6 +211,9 @@ export const methods = [
   setIntervalMining,
   anvilSetIntervalMining,
   anvilDealERC20,
+  anvilSetERC20Balance,
+  hardhatDealERC20,
+  anvilSetERC20Allowance,
   anvilDumpState,
   hardhatDumpState,
   anvilLoadState,
