@@ -181,7 +181,10 @@ export function createProducer(host: ProducerHost): Producer {
     const head = host.head()
     const given = timestamp ?? plannedTimestamp(head)
     const env = plannedEnv(head, given)
-    if (given !== undefined && env.timestamp === given) host.clock.used(given)
+    // A block stamped ahead of the clock (a timestamp it was given, or its parent's plus one) moves the clock to it:
+    // time added later (evm_increaseTime) then counts from the latest block, and pending shows what the next block
+    // takes, as on Hardhat. anvil lets blocks share a second, so its clock never falls behind the latest block.
+    if ((given !== undefined && env.timestamp === given) || Number(env.timestamp) * 1000 > host.clock.now()) host.clock.used(env.timestamp)
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
