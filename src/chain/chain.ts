@@ -104,6 +104,8 @@ export type Chain = {
   setMinGasPrice(price: bigint): void
   /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
   increaseTime(seconds: bigint): bigint
+  /** The chain's clock, s: wall time plus what evm_increaseTime added, and never behind the latest block. */
+  now(): bigint
   /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
   setNextBlockTimestamp(timestamp: bigint): void
   /**
@@ -392,6 +394,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       const now = BigInt(Math.floor(clock.now() / 1000))
       if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
       return clock.increase(seconds)
+    },
+    now() {
+      const seconds = BigInt(Math.floor(clock.now() / 1000))
+      const latest = blocks.head().block.header.timestamp
+      return seconds > latest ? seconds : latest
     },
     setNextBlockTimestamp(timestamp) {
       checkTimestamp(timestamp)
