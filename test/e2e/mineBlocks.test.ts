@@ -49,6 +49,13 @@ describe('anvil_mine, hardhat_mine', () => {
     expect((await timestampOf(head + 3n)) - (await timestampOf(head + 2n))).toBe(10n)
   })
 
+  it('takes JSON integers and hex with leading zeros for the count and the interval, as anvil does', async () => {
+    const head = await t.blockNumber()
+    expect(await t.rpc('anvil_mine', [2, '0x03'])).toBeNull()
+    expect(await t.blockNumber()).toBe(head + 2n)
+    expect((await timestampOf(head + 2n)) - (await timestampOf(head + 1n))).toBe(3n)
+  })
+
   it('hardhat mode: without an interval, blocks follow the clock and their timestamps still rise', async () => {
     const hardhat = createTestClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), mode: 'hardhat' })
     const head = await t.blockNumber()
@@ -75,8 +82,11 @@ describe('anvil_mine, hardhat_mine', () => {
   }, 120_000)
 
   it('error: a count or interval that is not a quantity, or more blocks than one call may mine, is -32602', async () => {
-    expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toMatchObject({ code: -32602 })
-    expect(await t.rpcError('hardhat_mine', [5])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toEqual({ code: -32602, message: 'invalid argument 1: hex string without 0x prefix' })
+    expect(await t.rpcError('hardhat_mine', [-5])).toEqual({
+      code: -32602,
+      message: 'invalid argument 0: invalid quantity, want a non-negative integer',
+    })
     expect(await t.rpcError('anvil_mine', [toHex(1_000_001)])).toMatchObject({
       code: -32602,
       message: expect.stringContaining('at most 1000000 blocks'),
