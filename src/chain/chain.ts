@@ -29,7 +29,7 @@ import { defaults } from './spec/config.ts'
 import { chainConfig } from './spec/forkConfig.ts'
 import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
-import { createForks } from './spec/forks.ts'
+import { codeSizeLimitOf, createForks } from './spec/forks.ts'
 import { codeHexOf } from './state/code.ts'
 import { dumpState, loadDump } from './state/dump.ts'
 import { setStorage } from './state/edits.ts'
@@ -236,6 +236,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
+  const codeSizeLimit = codeSizeLimitOf(options)
   const startMode = options.mining ?? defaults.mining
   let automine = startMode === 'auto'
   const flashblockInterval = options.flashblockInterval ?? defaults.flashblockInterval
@@ -245,6 +246,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const loaded = await loadChain(store, {
     genesis: () => options.genesis ?? devChainGenesis(options, accounts),
     wholeTransactions: options.wholeTransactions,
+    codeSizeLimit,
     log,
   })
   const { spec, history, blocks, trie } = loaded
@@ -351,7 +353,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   calls.startWorkers(
     options.workers ?? defaults.workers,
-    () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode }),
+    () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode, codeSizeLimit }),
     log,
     (options.rpcEvmTimeout ?? defaults.rpcEvmTimeout) || undefined,
   )
