@@ -46,6 +46,7 @@ import { sendTransaction } from './eth/sendTransaction.ts'
 import { subscribe } from './eth/subscribe.ts'
 import { simulateV1 } from './eth/simulateV1.ts'
 import { syncing } from './eth/syncing.ts'
+import { capabilities } from './eth/capabilities.ts'
 import { uninstallFilter } from './eth/uninstallFilter.ts'
 import { unsubscribe } from './eth/unsubscribe.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
@@ -163,6 +164,7 @@ export const methods = [
   sendTransaction,
   simulateV1,
   syncing,
+  capabilities,
   subscribe,
   uninstallFilter,
   unsubscribe,

@@ -55,7 +55,14 @@ function createPool(size = 1, idleMs?: number, timeoutMs?: number, codeSizeLimit
     size,
     idleMs,
     timeoutMs,
-    init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000, codeSizeLimit }),
+    init: () => ({
+      genesis,
+      history: history.snapshot(),
+      blockHashes: [new Uint8Array(32)],
+      rpcGasCap: 50_000_000n,
+      revertCode: -32000,
+      codeSizeLimit,
+    }),
     log: () => {},
     startWorker: (init, port) => {
       const worker = startExecutionWorker(init, port)
