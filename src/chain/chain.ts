@@ -21,6 +21,7 @@ import { unpatchedPackages } from './execution/patches.ts'
 import { createAdmission } from './production/admission.ts'
 import { suggestedFees } from './production/fees.ts'
 import { MAX_TIMESTAMP, createClock } from './production/clock.ts'
+import { buildPayload } from './production/payload.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
@@ -51,6 +52,7 @@ import type { Overrides } from './execution/overrides.ts'
 import type { SimulationRequest } from './execution/simulateBlocks.ts'
 import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
+import type { BuiltPayload, PayloadRequest } from './production/payload.ts'
 import type { BlockPlan } from './production/plan.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
@@ -122,6 +124,11 @@ export type Chain = {
    * slot the getter reads it from, and edits it at latest and pending. -32602 when no slot holds the value whole.
    */
   setERC20(token: Hex, getter: ERC20Getter, amount: bigint): Promise<void>
+  /**
+   * Builds the block that would follow the head with a consensus layer's attributes and the given transactions
+   * (or the node's own), and keeps nothing of it (testing_buildBlockV1).
+   */
+  buildPayload(request: PayloadRequest): Promise<BuiltPayload>
   /** Every live account of the latest state, with its code and storage (anvil_dumpState). */
   dumpState(): StateDump
   /** Loads a dump over the state, at latest and pending (anvil_loadState). */
@@ -269,6 +276,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
   const plan = createBlockPlan()
+  const blockGasLimit = () =>
+    options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producer = createProducer({
     clock,
     plan,
@@ -278,8 +287,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     history,
     trie,
     pool,
-    blockGasLimit: () =>
-      options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit,
+    blockGasLimit,
     head: () => blocks.head(),
     commitBlock(sealed, diff) {
       history.commit(sealed.number, diff)
@@ -437,6 +445,24 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     revert: control.revert,
     reset: control.reset,
     snapshots: control.snapshots,
+    buildPayload: (request) =>
+      buildPayload(
+        {
+          common,
+          history,
+          blockHashes,
+          head: () => blocks.head(),
+          plan,
+          blockGasLimit,
+          waiting() {
+            const { state } = pending()
+            const building = producer.building()?.transactions ?? []
+            const pooled = pool.content((sender) => state.account(sender)?.nonce ?? 0n).pending
+            return [...building, ...pooled].map((entry) => entry.tx)
+          },
+        },
+        request,
+      ),
     dumpState: () => dumpState(history.entries(), history.at(blocks.head().number)),
     loadState: (dump) => control.edit(loadDump(dump)),
     async setERC20(token, getter, amount) {

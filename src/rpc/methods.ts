@@ -47,6 +47,7 @@ import { subscribe } from './eth/subscribe.ts'
 import { simulateV1 } from './eth/simulateV1.ts'
 import { syncing } from './eth/syncing.ts'
 import { capabilities } from './eth/capabilities.ts'
+import { buildBlockV1 } from './testing/buildBlockV1.ts'
 import { uninstallFilter } from './eth/uninstallFilter.ts'
 import { unsubscribe } from './eth/unsubscribe.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
@@ -165,6 +166,7 @@ export const methods = [
   simulateV1,
   syncing,
   capabilities,
+  buildBlockV1,
   subscribe,
   uninstallFilter,
   unsubscribe,
