@@ -39,6 +39,9 @@ const usage = `Usage: flashchain [options]
   --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
   --rpc-evm-timeout <ms>        how long eth_call and eth_estimateGas may run before geth's "execution aborted" (default
                                 5000; 0 for none)
+  --code-size-limit <bytes>     most bytes of code a contract creation may deploy (default 24576, EIP-170); initcode
+                                may be twice it (EIP-3860), as in anvil
+  --disable-code-size-limit     no limit on deployed code or initcode size, as anvil's
   --workers <count>             threads answering eth_call and eth_estimateGas beside the main one
                                 (default: cores - 1, at most 3; 0 runs them all on the main thread)
   --max-body-bytes <bytes>      largest request body (default 5242880)
@@ -84,6 +87,8 @@ const parseOptions = {
   'block-gas-limit': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
+  'code-size-limit': { type: 'string' },
+  'disable-code-size-limit': { type: 'boolean' },
   workers: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
@@ -181,6 +186,9 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     if (!/^\d+(\.\d+)?$/.test(parsed.balance)) fail(`--balance must be an amount of ETH, got "${parsed.balance}"`)
     balance = Value.fromEther(parsed.balance)
   }
+  const codeSizeLimit = integer('code-size-limit', parsed['code-size-limit'], { min: 1 })
+  const disableCodeSizeLimit = parsed['disable-code-size-limit'] === true
+  if (disableCodeSizeLimit && codeSizeLimit !== undefined) fail('--code-size-limit cannot be used with --disable-code-size-limit')
   const blockTime = integer('block-time', parsed['block-time'], { min: 1 })
   const flashblockInterval = integer('flashblock-interval', parsed['flashblock-interval'], { min: 1 })
   if ((flashblockInterval ?? defaults.flashblockInterval) > (blockTime ?? defaults.blockTime)) {
@@ -206,6 +214,8 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     blockGasLimit: bigint('block-gas-limit', parsed['block-gas-limit']),
     rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),
     rpcEvmTimeout: integer('rpc-evm-timeout', parsed['rpc-evm-timeout'], { min: 0 }),
+    codeSizeLimit,
+    disableCodeSizeLimit,
     workers: integer('workers', parsed.workers),
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),

@@ -10,7 +10,7 @@ import { pendingIndexOf } from './blocks/types.ts'
 import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from './blocks/views.ts'
 import { activityLog } from './activityLog.ts'
 import { createChainEvents } from './events.ts'
-import { balanceWord, findBalanceSlot } from './execution/balanceSlot.ts'
+import { erc20Word, findERC20Slot } from './execution/erc20Slot.ts'
 import { createCalls } from './execution/calls.ts'
 import { simulateBlocks } from './execution/simulateBlocks.ts'
 import { createTracing } from './execution/tracing/trace.ts'
@@ -21,6 +21,7 @@ import { unpatchedPackages } from './execution/patches.ts'
 import { createAdmission } from './production/admission.ts'
 import { suggestedFees } from './production/fees.ts'
 import { MAX_TIMESTAMP, createClock } from './production/clock.ts'
+import { buildPayload } from './production/payload.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
 import { createProducer } from './production/producer.ts'
@@ -29,7 +30,7 @@ import { defaults } from './spec/config.ts'
 import { chainConfig } from './spec/forkConfig.ts'
 import { deriveAccounts, keyAccount } from './spec/accounts.ts'
 import { devChainGenesis } from './spec/devGenesis.ts'
-import { createForks } from './spec/forks.ts'
+import { codeSizeLimitOf, createForks } from './spec/forks.ts'
 import { codeHexOf } from './state/code.ts'
 import { dumpState, loadDump } from './state/dump.ts'
 import { setStorage } from './state/edits.ts'
@@ -46,10 +47,12 @@ import type { ChainListener } from './events.ts'
 import type { ResolvedBlock } from './blocks/tags.ts'
 import type { PendingSnapshot, SealedBlock } from './blocks/types.ts'
 import type { CallRequest } from './execution/executor.ts'
+import type { ERC20Getter } from './execution/erc20Slot.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SimulationRequest } from './execution/simulateBlocks.ts'
 import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
+import type { BuiltPayload, PayloadRequest } from './production/payload.ts'
 import type { BlockPlan } from './production/plan.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
@@ -103,6 +106,8 @@ export type Chain = {
   setMinGasPrice(price: bigint): void
   /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
   increaseTime(seconds: bigint): bigint
+  /** The chain's clock, s: wall time plus what evm_increaseTime added, and never behind the latest block. */
+  now(): bigint
   /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
   setNextBlockTimestamp(timestamp: bigint): void
   /**
@@ -115,10 +120,15 @@ export type Chain = {
   reset: TestControl['reset']
   snapshots: TestControl['snapshots']
   /**
-   * Sets an ERC20 balance of `account` (anvil_dealERC20): finds the slot balanceOf reads the balance from, and edits
-   * it at latest and pending. -32602 when no slot holds the balance whole.
+   * Sets what an ERC20 getter answers (anvil_dealERC20's balanceOf, anvil_setERC20Allowance's allowance): finds the
+   * slot the getter reads it from, and edits it at latest and pending. -32602 when no slot holds the value whole.
    */
-  dealERC20(token: Hex, account: Hex, amount: bigint): Promise<void>
+  setERC20(token: Hex, getter: ERC20Getter, amount: bigint): Promise<void>
+  /**
+   * Builds the block that would follow the head with a consensus layer's attributes and the given transactions
+   * (or the node's own), and keeps nothing of it (testing_buildBlockV1).
+   */
+  buildPayload(request: PayloadRequest): Promise<BuiltPayload>
   /** Every live account of the latest state, with its code and storage (anvil_dumpState). */
   dumpState(): StateDump
   /** Loads a dump over the state, at latest and pending (anvil_loadState). */
@@ -233,6 +243,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
+  const codeSizeLimit = codeSizeLimitOf(options)
   const startMode = options.mining ?? defaults.mining
   let automine = startMode === 'auto'
   const flashblockInterval = options.flashblockInterval ?? defaults.flashblockInterval
@@ -242,6 +253,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const loaded = await loadChain(store, {
     genesis: () => options.genesis ?? devChainGenesis(options, accounts),
     wholeTransactions: options.wholeTransactions,
+    codeSizeLimit,
     log,
   })
   const { spec, history, blocks, trie } = loaded
@@ -264,6 +276,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
   const plan = createBlockPlan()
+  const blockGasLimit = () =>
+    options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producer = createProducer({
     clock,
     plan,
@@ -273,8 +287,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     history,
     trie,
     pool,
-    blockGasLimit: () =>
-      options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit,
+    blockGasLimit,
     head: () => blocks.head(),
     commitBlock(sealed, diff) {
       history.commit(sealed.number, diff)
@@ -348,7 +361,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   calls.startWorkers(
     options.workers ?? defaults.workers,
-    () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode }),
+    () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode, codeSizeLimit }),
     log,
     (options.rpcEvmTimeout ?? defaults.rpcEvmTimeout) || undefined,
   )
@@ -392,6 +405,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
       return clock.increase(seconds)
     },
+    now() {
+      const seconds = BigInt(Math.floor(clock.now() / 1000))
+      const latest = blocks.head().block.header.timestamp
+      return seconds > latest ? seconds : latest
+    },
     setNextBlockTimestamp(timestamp) {
       checkTimestamp(timestamp)
       clock.next = timestamp
@@ -427,11 +445,29 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     revert: control.revert,
     reset: control.reset,
     snapshots: control.snapshots,
+    buildPayload: (request) =>
+      buildPayload(
+        {
+          common,
+          history,
+          blockHashes,
+          head: () => blocks.head(),
+          plan,
+          blockGasLimit,
+          waiting() {
+            const { state } = pending()
+            const building = producer.building()?.transactions ?? []
+            const pooled = pool.content((sender) => state.account(sender)?.nonce ?? 0n).pending
+            return [...building, ...pooled].map((entry) => entry.tx)
+          },
+        },
+        request,
+      ),
     dumpState: () => dumpState(history.entries(), history.at(blocks.head().number)),
     loadState: (dump) => control.edit(loadDump(dump)),
-    async dealERC20(token, account, amount) {
-      const { address, slot } = await findBalanceSlot(calls, resolve('latest'), token, account)
-      await control.edit(setStorage(address, hexToBytes(slot), balanceWord(amount)))
+    async setERC20(token, getter, amount) {
+      const { address, slot } = await findERC20Slot(calls, resolve('latest'), token, getter)
+      await control.edit(setStorage(address, hexToBytes(slot), erc20Word(amount)))
     },
     get instanceId() {
       return control.instanceId

@@ -23,9 +23,22 @@ export function decodeError(message: string, context: { chainId: bigint; blockGa
     const gas = BigInt(match[1]!)
     return gas > context.blockGasLimit ? txErrors.exceedsBlockGasLimit() : txErrors.gasLimitTooHigh(EIP7825_TX_GAS_CAP, gas)
   }
+  const initcode = initcodeSizeError(message, ', ')
+  if (initcode !== undefined) return initcode
   if (/not activated|not supported|Unknown tx type|TypedTransaction with ID \d+ unknown/i.test(message)) return txErrors.typeNotSupported()
   // Anything else is malformed input; its first line says what.
   return new TransactionRejectedError(`invalid transaction: ${detailOf(message)}`)
+}
+
+/**
+ * ethereumjs' EIP-3860 refusal of a creation's initcode, in geth's words (core.ErrMaxInitCodeSizeExceeded): geth's
+ * pool writes "code size N, limit M" and its state transition (eth_call, eth_estimateGas) "code size N limit M", so
+ * `separator` is ", " or " ". Undefined for any other message.
+ */
+export function initcodeSizeError(message: string, separator: ', ' | ' '): RpcError | undefined {
+  const match = message.match(/the initcode size of this transaction is too large: it is (\d+) while the max is (\d+)/)
+  if (match === null) return undefined
+  return new TransactionRejectedError(`max initcode size exceeded: code size ${match[1]}${separator}limit ${match[2]}`)
 }
 
 /** A call or estimate that the EVM refused to start (or that halted), from `from`. */

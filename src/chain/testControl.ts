@@ -106,6 +106,7 @@ export function createTestControl(parts: TestControlParts): TestControl {
     edit: (edit) =>
       producer.exclusive(async () => {
         const number = blocks.head().number
+        const editPending = producer.editPending(edit)
         const before = history.at(number)
         const diff = edit(before)
         const after = createOverlay(diff, before)
@@ -114,7 +115,7 @@ export function createTestControl(parts: TestControlParts): TestControl {
         const undo = history.edit(number, diff)
         if (snapshots.size > 0) edits.push({ number, undo })
         calls.editBlock(number, diff)
-        producer.editPending(edit)
+        editPending()
       }),
 
     snapshot: (keep) =>

@@ -46,6 +46,8 @@ import { sendTransaction } from './eth/sendTransaction.ts'
 import { subscribe } from './eth/subscribe.ts'
 import { simulateV1 } from './eth/simulateV1.ts'
 import { syncing } from './eth/syncing.ts'
+import { capabilities } from './eth/capabilities.ts'
+import { buildBlockV1 } from './testing/buildBlockV1.ts'
 import { uninstallFilter } from './eth/uninstallFilter.ts'
 import { unsubscribe } from './eth/unsubscribe.ts'
 import { requestAccounts } from './eth/requestAccounts.ts'
@@ -80,7 +82,8 @@ import {
   hardhatImpersonateAccount,
   hardhatStopImpersonatingAccount,
 } from './anvil/impersonateAccount.ts'
-import { anvilDealERC20 } from './anvil/dealERC20.ts'
+import { anvilDealERC20, anvilSetERC20Balance, hardhatDealERC20 } from './anvil/dealERC20.ts'
+import { anvilSetERC20Allowance } from './anvil/setERC20Allowance.ts'
 import { anvilDumpState, anvilLoadState, hardhatDumpState, hardhatLoadState } from './anvil/dumpState.ts'
 import { anvilSetLoggingEnabled, anvilSetRpcUrl, hardhatSetLoggingEnabled, hardhatSetRpcUrl } from './anvil/node.ts'
 import { sendUnsignedTransaction } from './eth/sendUnsignedTransaction.ts'
@@ -162,6 +165,8 @@ export const methods = [
   sendTransaction,
   simulateV1,
   syncing,
+  capabilities,
+  buildBlockV1,
   subscribe,
   uninstallFilter,
   unsubscribe,
@@ -210,6 +215,9 @@ export const methods = [
   setIntervalMining,
   anvilSetIntervalMining,
   anvilDealERC20,
+  anvilSetERC20Balance,
+  hardhatDealERC20,
+  anvilSetERC20Allowance,
   anvilDumpState,
   hardhatDumpState,
   anvilLoadState,

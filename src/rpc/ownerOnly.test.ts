@@ -109,3 +109,30 @@ describe('the wallet’s admin methods on a non-loopback bind', () => {
     expect((await call(method, params, { origin: undefined, authorization: `Bearer ${TOKEN}` })).error).toBeUndefined()
   })
 })
+
+describe('testing_buildBlockV1 on a non-loopback bind', () => {
+  test('4100 without the token or from a browser origin; built for the owner', async () => {
+    const head = chain.head()
+    const params = [
+      head.hash,
+      {
+        timestamp: `0x${(head.header.timestamp + 1n).toString(16)}`,
+        prevRandao: `0x${'00'.repeat(32)}`,
+        suggestedFeeRecipient: `0x${'00'.repeat(20)}`,
+        withdrawals: [],
+        parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
+      },
+      [],
+    ]
+    for (const request of [
+      { origin: undefined, authorization: undefined },
+      { origin: 'https://dapp.example', authorization: `Bearer ${TOKEN}` },
+    ]) {
+      expect((await call('testing_buildBlockV1', params, request)).error?.code).toBe(4100)
+    }
+    const built = (await call('testing_buildBlockV1', params, { origin: undefined, authorization: `Bearer ${TOKEN}` })) as {
+      result?: { executionPayload: { parentHash: string } }
+    }
+    expect(built.result?.executionPayload.parentHash).toBe(head.hash)
+  })
+})

@@ -87,7 +87,13 @@ describe('receipts and transactions by block', () => {
     expect(await t.rpc('eth_getTransactionByBlockHashAndIndex', [block.hash, '0x1'])).toBeNull()
     expect(await t.rpc('eth_getTransactionByBlockHashAndIndex', [`0x${'ab'.repeat(32)}`, '0x0'])).toBeNull()
     expect(await t.rpc('eth_getTransactionByBlockNumberAndIndex', [toHex(number + 1n), '0x0'])).toBeNull()
-    expect((await t.rpcError('eth_getTransactionByBlockNumberAndIndex', [toHex(number), '0x01'])).code).toBe(-32602)
+    // An index with leading zeros, or a JSON integer, as anvil takes them.
+    expect(await t.rpc('eth_getTransactionByBlockNumberAndIndex', [toHex(number), '0x00'])).toEqual(byNumber)
+    expect(await t.rpc('eth_getTransactionByBlockHashAndIndex', [block.hash, 0])).toEqual(byNumber)
+    expect(await t.rpcError('eth_getTransactionByBlockNumberAndIndex', [toHex(number), '0x'])).toEqual({
+      code: -32602,
+      message: 'invalid argument 1: hex string "0x"',
+    })
   })
 })
 

@@ -210,6 +210,15 @@ describe.concurrent('flashchain CLI', () => {
     expect(bad.stderr()).toContain('--workers')
   })
 
+  it('--code-size-limit with --disable-code-size-limit exits 2, as anvil refuses the pair', async ({ expect }) => {
+    const bad = run(['--code-size-limit', '30000', '--disable-code-size-limit'])
+    expect(await bad.exited).toEqual({ code: 2, signal: null })
+    expect(bad.stderr()).toContain('--code-size-limit cannot be used with --disable-code-size-limit')
+    const zero = run(['--code-size-limit', '0'])
+    expect(await zero.exited).toEqual({ code: 2, signal: null })
+    expect(zero.stderr()).toContain('--code-size-limit must be an integer ≥ 1, got "0"')
+  })
+
   it('--max-connections 0 exits 2 with an error naming the option', async ({ expect }) => {
     const bad = run(['--max-connections', '0'])
     expect((await bad.exited).code).toBe(2)
@@ -239,6 +248,8 @@ describe.concurrent('flashchain CLI', () => {
       '--revert-code',
       '--workers',
       '--max-connections',
+      '--code-size-limit',
+      '--disable-code-size-limit',
     ]) {
       expect(text).toContain(option)
     }

@@ -163,8 +163,10 @@ describe('eth_getCode: malformed input', () => {
   it.each([
     ['a misspelled tag', 'lates'],
     ['a tag in upper case', 'LATEST'],
-    ['a number with leading zeros', '0x01'],
     ['a decimal number', '12'],
+    // anvil's BlockId takes a block number only as a string: a JSON integer is refused there too.
+    ['a JSON integer', 1],
+    ['an empty hex number', '0x'],
     ['an empty object', {}],
   ])('rejects %s as the block with -32602 naming argument 1', async (_name, bad) => {
     const error = await t.rpcError('eth_getCode', [store, bad])

@@ -19,13 +19,41 @@ afterAll(async () => {
 const timestampOf = async (blockNumber: bigint) => (await t.publicClient.getBlock({ blockNumber })).timestamp
 
 describe('anvil_mine, hardhat_mine', () => {
-  it('anvil mode: mines the blocks asked for, each `interval` seconds after the one before, the first with the pool', async () => {
+  it('anvil mode: mines the blocks asked for, each `interval` seconds after the one before, the first included', async () => {
+    // anvil moves its clock by `interval` before each block. The first block's timestamp depends on the clock's
+    // whole seconds, known only while less than a second passes between the head's seal and anvil_mine's: the run
+    // is tried again (a bounded number of times) when the machine was slower.
+    let attempts = 0
+    for (; attempts < 5; attempts++) {
+      const started = Date.now()
+      const base = (await timestampOf(await t.blockNumber())) + 1_000n
+      await t.rpc('evm_mine', [toHex(base)])
+      const head = await t.blockNumber()
+      const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+      await t.testClient.mine({ blocks: 5, interval: 10 })
+      if (Date.now() - started >= 1_000) continue
+      expect(await t.blockNumber()).toBe(head + 5n)
+      expect((await t.publicClient.getTransactionReceipt({ hash })).blockNumber).toBe(head + 1n)
+      const timestamps = await Promise.all([1n, 2n, 3n, 4n, 5n].map((offset) => timestampOf(head + offset)))
+      expect(timestamps).toEqual([base + 10n, base + 20n, base + 30n, base + 40n, base + 50n])
+      break
+    }
+    expect(attempts).toBeLessThan(5)
+  })
+
+  it('hardhat mode: with an interval, the first block follows the clock and each after it is `interval` seconds later', async () => {
     const head = await t.blockNumber()
-    const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
-    await t.testClient.mine({ blocks: 5, interval: 10 })
-    expect(await t.blockNumber()).toBe(head + 5n)
-    expect((await t.publicClient.getTransactionReceipt({ hash })).blockNumber).toBe(head + 1n)
-    for (let number = head + 2n; number <= head + 5n; number++) expect((await timestampOf(number)) - (await timestampOf(number - 1n))).toBe(10n)
+    expect(await t.rpc('hardhat_mine', [toHex(3), toHex(10)])).toBe(true)
+    expect(await timestampOf(head + 1n)).toBeGreaterThan(await timestampOf(head))
+    expect((await timestampOf(head + 2n)) - (await timestampOf(head + 1n))).toBe(10n)
+    expect((await timestampOf(head + 3n)) - (await timestampOf(head + 2n))).toBe(10n)
+  })
+
+  it('takes JSON integers and hex with leading zeros for the count and the interval, as anvil does', async () => {
+    const head = await t.blockNumber()
+    expect(await t.rpc('anvil_mine', [2, '0x03'])).toBeNull()
+    expect(await t.blockNumber()).toBe(head + 2n)
+    expect((await timestampOf(head + 2n)) - (await timestampOf(head + 1n))).toBe(3n)
   })
 
   it('hardhat mode: without an interval, blocks follow the clock and their timestamps still rise', async () => {
@@ -54,8 +82,11 @@ describe('anvil_mine, hardhat_mine', () => {
   }, 120_000)
 
   it('error: a count or interval that is not a quantity, or more blocks than one call may mine, is -32602', async () => {
-    expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toMatchObject({ code: -32602 })
-    expect(await t.rpcError('hardhat_mine', [5])).toMatchObject({ code: -32602 })
+    expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toEqual({ code: -32602, message: 'invalid argument 1: hex string without 0x prefix' })
+    expect(await t.rpcError('hardhat_mine', [-5])).toEqual({
+      code: -32602,
+      message: 'invalid argument 0: invalid quantity, want a non-negative integer',
+    })
     expect(await t.rpcError('anvil_mine', [toHex(1_000_001)])).toMatchObject({
       code: -32602,
       message: expect.stringContaining('at most 1000000 blocks'),

@@ -67,6 +67,22 @@ describe('setBalance, addBalance, setNonce', () => {
     expect(await nonceAt(sender, 'latest')).toBe(pendingNonce)
   })
 
+  it('addBalance while a block is being built adds once: at latest, at pending and in the block that seals', async () => {
+    const recipient = fresh(8)
+    const untouched = fresh(9)
+    await t.wallet(5).sendTransaction({ to: recipient, value: 1n })
+    await t.preconfirm()
+    expect(await t.rpc('anvil_addBalance', [recipient, toHex(1000n)])).toBeNull()
+    expect(await t.rpc('anvil_addBalance', [untouched, toHex(1000n)])).toBeNull()
+    expect(await balanceAt(recipient, 'latest')).toBe(1000n)
+    expect(await balanceAt(recipient, 'pending')).toBe(1001n)
+    expect(await balanceAt(untouched, 'latest')).toBe(1000n)
+    expect(await balanceAt(untouched, 'pending')).toBe(1000n)
+    await t.mine()
+    expect(await balanceAt(recipient, 'latest')).toBe(1001n)
+    expect(await balanceAt(untouched, 'latest')).toBe(1000n)
+  })
+
   it('a balance set funds the next transaction of an account that had nothing', async () => {
     const poor = t.accounts[4]!
     await t.testClient.setBalance({ address: poor.address, value: 0n })

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { createTestClient, createWalletClient, http, parseEther, parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { Refunder, Store } from './fixtures/contracts.ts'
-import { deploy, startChain, word } from './helpers.ts'
+import { Allowances, Refunder, Store } from './fixtures/contracts.ts'
+import { deploy, startChain, toHex, word } from './helpers.ts'
 
 import type { Hex, TestClient } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -215,7 +215,7 @@ describe.each(modes)('viem test client, %s mode', (mode) => {
   })
 })
 
-describe('anvil_dealERC20', () => {
+describe('anvil_dealERC20, anvil_setERC20Allowance', () => {
   let t: TestChain
   beforeAll(async () => {
     t = await startChain()
@@ -224,33 +224,64 @@ describe('anvil_dealERC20', () => {
     await t?.close()
   })
 
-  it("finds the balance slot by watching balanceOf's reads, and sets it at latest and pending", async () => {
+  const balanceOf = (token: Hex, holder: Hex, blockTag: 'latest' | 'pending' = 'latest') =>
+    t.publicClient.readContract({ address: token, abi: Refunder.abi, functionName: 'balanceOf', args: [holder], blockTag })
+
+  it("takes anvil's [account, token, amount], finds the balance slot by watching balanceOf's reads, and sets it at latest and pending", async () => {
     const { address: token } = await deploy(t, Refunder)
     await t.mine()
     const holder = `0x${'42'.repeat(20)}` as Hex
-    expect(await t.rpc('anvil_dealERC20', [token, holder, '0x3e8'])).toBeNull()
-    for (const blockTag of ['latest', 'pending'] as const) {
-      expect(await t.publicClient.readContract({ address: token, abi: Refunder.abi, functionName: 'balanceOf', args: [holder], blockTag })).toBe(
-        1000n,
-      )
-    }
+    expect(await t.rpc('anvil_dealERC20', [holder, token, '0x3e8'])).toBeNull()
+    expect(await balanceOf(token, holder, 'latest')).toBe(1000n)
+    expect(await balanceOf(token, holder, 'pending')).toBe(1000n)
     // The dev account that deployed it keeps its own balance.
-    expect(await t.publicClient.readContract({ address: token, abi: Refunder.abi, functionName: 'balanceOf', args: [t.accounts[0]!.address] })).toBe(
-      1000n,
-    )
+    expect(await balanceOf(token, t.accounts[0]!.address)).toBe(1000n)
+    // anvil's aliases: anvil_setERC20Balance and hardhat_dealERC20, both answering null as anvil does.
+    expect(await t.rpc('anvil_setERC20Balance', [holder, token, '0x7'])).toBeNull()
+    expect(await balanceOf(token, holder)).toBe(7n)
+    expect(await t.rpc('hardhat_dealERC20', [holder, token, '0x8'])).toBeNull()
+    expect(await balanceOf(token, holder)).toBe(8n)
   })
 
-  it('error: -32602 when no slot balanceOf reads holds the balance, or when it reads none', async () => {
+  it('setERC20Allowance takes [owner, spender, token, amount] and sets what allowance(owner, spender) answers', async () => {
+    const { address: token } = await deploy(t, Allowances)
+    await t.mine()
+    const owner = t.accounts[1]!.address
+    const spender = `0x${'43'.repeat(20)}` as Hex
+    const allowance = (from: Hex, to: Hex, blockTag: 'latest' | 'pending' = 'latest') =>
+      t.publicClient.readContract({ address: token, abi: Allowances.abi, functionName: 'allowance', args: [from, to], blockTag })
+    expect(await t.rpc('anvil_setERC20Allowance', [owner, spender, token, toHex(2n ** 256n - 1n)])).toBeNull()
+    expect(await allowance(owner, spender, 'latest')).toBe(2n ** 256n - 1n)
+    expect(await allowance(owner, spender, 'pending')).toBe(2n ** 256n - 1n)
+    // Only that pair's slot changed.
+    expect(await allowance(spender, owner)).toBe(0n)
+    expect(await allowance(owner, t.accounts[2]!.address)).toBe(0n)
+    // The spender can spend it: an approve by the owner later replaces it, as a real approval would.
+    await t.wallet(1).writeContract({ address: token, abi: Allowances.abi, functionName: 'approve', args: [spender, 5n] })
+    await t.mine()
+    expect(await allowance(owner, spender)).toBe(5n)
+  })
+
+  it('error: -32602 when no slot the getter reads holds the value, or when it reads none', async () => {
     const holder = `0x${'42'.repeat(20)}` as Hex
     // SLOAD slot 0, drop it, return 1: the balance is not in what it reads.
     const constant = `0x${'77'.repeat(20)}` as Hex
     await t.testClient.setCode({ address: constant, bytecode: '0x60005450600160005260206000f3' })
-    const unreadable = await t.rpcError('anvil_dealERC20', [constant, holder, '0x1'])
-    expect(unreadable).toMatchObject({ code: -32602, message: expect.stringMatching(/none of the 1 storage slots/) })
+    expect(await t.rpcError('anvil_dealERC20', [holder, constant, '0x1'])).toEqual({
+      code: -32602,
+      message: `none of the 1 storage slots ${constant}'s balanceOf reads holds the balance whole`,
+    })
+    expect(await t.rpcError('anvil_setERC20Allowance', [holder, holder, constant, '0x1'])).toEqual({
+      code: -32602,
+      message: `none of the 1 storage slots ${constant}'s allowance reads holds the allowance whole`,
+    })
     // Returns 1 without reading storage.
     const stateless = `0x${'78'.repeat(20)}` as Hex
     await t.testClient.setCode({ address: stateless, bytecode: '0x600160005260206000f3' })
-    const none = await t.rpcError('anvil_dealERC20', [stateless, holder, '0x1'])
-    expect(none).toMatchObject({ code: -32602, message: expect.stringMatching(/reads no storage/) })
+    expect(await t.rpcError('anvil_dealERC20', [holder, stateless, '0x1'])).toEqual({
+      code: -32602,
+      message: `${stateless}'s balanceOf reads no storage: it is not an ERC20 whose balance this can set`,
+    })
+    expect((await t.rpcError('anvil_setERC20Allowance', [holder, holder, stateless])).code).toBe(-32602)
   })
 })

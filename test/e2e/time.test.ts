@@ -30,6 +30,32 @@ describe('evm_increaseTime', () => {
   })
 })
 
+describe('evm_increaseTime after blocks stamped ahead of the clock', () => {
+  it('pending and the next block are the seconds added after the latest block, not after the clock that fell behind it', async () => {
+    // Blocks mined within one second of the clock each take their parent's timestamp plus one, ahead of the clock.
+    // The clock's whole seconds are known only while less than a second passes between the first of those blocks
+    // and the last read, so the run is tried again (a bounded number of times) when the machine was slower.
+    let attempts = 0
+    for (; attempts < 5; attempts++) {
+      const started = Date.now()
+      const base = (await latest()) + 1_000n
+      await t.rpc('evm_mine', [toHex(base)])
+      await t.mine()
+      await t.mine()
+      expect(await latest()).toBe(base + 2n)
+      await t.testClient.increaseTime({ seconds: 7200 })
+      const pending = await pendingTimestamp()
+      await t.mine()
+      const mined = await latest()
+      if (Date.now() - started >= 1_000) continue
+      expect(pending).toBe(base + 2n + 7200n)
+      expect(mined).toBe(pending)
+      break
+    }
+    expect(attempts).toBeLessThan(5)
+  })
+})
+
 describe('evm_setNextBlockTimestamp, anvil_setNextBlockTimestamp', () => {
   it('gives the next block the timestamp, shows it at pending, and the blocks after go on from it', async () => {
     const target = (await latest()) + 100_000n

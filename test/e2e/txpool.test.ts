@@ -47,8 +47,37 @@ describe('txpool_*', () => {
     expect(content.pending[alice]!['1']).toMatchObject({ hash: second, from: alice.toLowerCase(), to: recipient, value: '0x1' })
     expect(content.pending[bob]!['0']).toMatchObject({ hash: creation, to: null, input: initCode })
     expect(content.queued).toEqual({ [alice]: { '3': expect.objectContaining({ hash: gapped, nonce: '0x3' }) } })
-    // The same object eth_getTransactionByHash gives for a pool transaction.
-    expect(content.pending[alice]!['0']).toEqual(await t.rpc('eth_getTransactionByHash', [first]))
+    // geth's fields (NewRPCPendingTransaction), exactly: eth_getTransactionByHash's, and a null blockTimestamp.
+    const raw = await t.rpc<{ pending: Record<string, Record<string, Record<string, unknown>>> }>('txpool_content')
+    const byHash = await t.rpc<Record<string, unknown>>('eth_getTransactionByHash', [first])
+    expect(raw.pending[alice]!['0']).toEqual({ ...byHash, blockTimestamp: null })
+    expect(Object.keys(raw.pending[alice]!['0']!).sort()).toEqual(
+      [
+        'accessList',
+        'blockHash',
+        'blockNumber',
+        'blockTimestamp',
+        'chainId',
+        'from',
+        'gas',
+        'gasPrice',
+        'hash',
+        'input',
+        'maxFeePerGas',
+        'maxPriorityFeePerGas',
+        'nonce',
+        'r',
+        's',
+        'to',
+        'transactionIndex',
+        'type',
+        'v',
+        'value',
+        'yParity',
+      ].sort(),
+    )
+    expect(raw.pending[alice]!['0']).toMatchObject({ blockTimestamp: null, gasPrice: '0xb2d05e00', maxFeePerGas: '0xb2d05e00', type: '0x2' })
+    expect((await t.rpc<{ pending: Record<string, unknown> }>('txpool_contentFrom', [alice])).pending['0']).toEqual(raw.pending[alice]!['0'])
 
     const inspect = await t.testClient.inspectTxpool()
     expect(inspect.pending[alice]).toEqual({

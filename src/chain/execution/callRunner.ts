@@ -1,9 +1,9 @@
 import { getMinimumGasLimit } from '@ethereumjs/tx'
 
-import { txErrors } from '../../errors.ts'
+import { ExecutionError, txErrors } from '../../errors.ts'
 import { createForks } from '../spec/forks.ts'
 import { gasUpperBound, searchGas } from './estimate.ts'
-import { invalidCallError } from '../gethErrors.ts'
+import { haltReason, invalidCallError } from '../gethErrors.ts'
 import { createCallTransaction, createExecutor } from './executor.ts'
 import { revertError } from './revert.ts'
 import { codeOf } from '../state/code.ts'
@@ -76,7 +76,8 @@ export async function createCallRunner(options: CallRunnerOptions): Promise<Call
         case 'revert':
           throw revertError(outcome.returnValue, revertCode)
         case 'halt':
-          throw invalidCallError(outcome.error ?? 'execution failed', request.from ?? ZERO_ADDRESS)
+          // geth answers a halted call with its own word for the halt (core/vm/errors.go).
+          throw new ExecutionError(haltReason(outcome.error ?? 'execution failed'))
         case 'invalid':
           throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
       }

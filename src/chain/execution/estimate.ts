@@ -1,5 +1,5 @@
 import { ExecutionError, GasAllowanceError, txErrors } from '../../errors.ts'
-import { invalidCallError } from '../gethErrors.ts'
+import { haltReason, invalidCallError } from '../gethErrors.ts'
 import { revertError } from './revert.ts'
 
 import type { CallOutcome } from './executor.ts'
@@ -92,7 +92,7 @@ export async function searchGas(input: EstimateInput): Promise<Estimate> {
       throw revertError(atCeiling.returnValue, input.revertCode)
     case 'halt':
       if (atCeiling.error === 'out of gas') throw new GasAllowanceError(input.hi)
-      throw new ExecutionError(atCeiling.error ?? 'execution failed')
+      throw new ExecutionError(haltReason(atCeiling.error ?? 'execution failed'))
   }
 
   if (atCeiling.sufficientGas !== undefined) {

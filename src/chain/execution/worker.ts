@@ -24,7 +24,7 @@ const init = workerData as WorkerInit & { port: MessagePort }
 const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
 
-const { common } = createChainSpec(parseGenesisJsonText(init.genesis))
+const { common } = createChainSpec(parseGenesisJsonText(init.genesis), { codeSizeLimit: init.codeSizeLimit })
 await cacheJumpAnalysis()
 const history = createStateHistory(init.history)
 const blockHashes = init.blockHashes

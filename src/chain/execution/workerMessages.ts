@@ -3,6 +3,7 @@
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
 import type { PortableRpcError } from '../../errors.ts'
+import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
 import type { EditUndo, HistorySnapshot } from '../state/history.ts'
@@ -19,6 +20,8 @@ export type WorkerInit = {
   blockHashes: Uint8Array[]
   rpcGasCap: bigint
   revertCode: number
+  /** The chain's code size limit (createChainSpec), if it has another than EIP-170's. */
+  codeSizeLimit?: CodeSizeLimit
 }
 
 /**

@@ -15,6 +15,7 @@ import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
 import type { Worker } from 'node:worker_threads'
 import type { ExecutionPool } from './workerPool.ts'
+import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -49,12 +50,19 @@ const env = testBlockEnv({ baseFeePerGas: 7n })
 
 const started: Worker[] = []
 const pools: ExecutionPool[] = []
-function createPool(size = 1, idleMs?: number, timeoutMs?: number) {
+function createPool(size = 1, idleMs?: number, timeoutMs?: number, codeSizeLimit?: CodeSizeLimit) {
   const pool = createExecutionPool({
     size,
     idleMs,
     timeoutMs,
-    init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+    init: () => ({
+      genesis,
+      history: history.snapshot(),
+      blockHashes: [new Uint8Array(32)],
+      rpcGasCap: 50_000_000n,
+      revertCode: -32000,
+      codeSizeLimit,
+    }),
     log: () => {},
     startWorker: (init, port) => {
       const worker = startExecutionWorker(init, port)
@@ -273,5 +281,24 @@ describe('createExecutionPool: the EVM timeout', () => {
     expect(next).toBeDefined()
     expect(bytesToHex((await next!).value as Uint8Array)).toBe(word(1))
     expect(started.at(-1)).not.toBe(worker)
+  })
+})
+
+describe('the code size limit reaches the worker', () => {
+  // PUSH2 25000, PUSH1 0, RETURN: deploys 25,000 zero bytes, over EIP-170's 24,576.
+  const deploys25k = { from: sender, data: '0x6161a86000f3' as Hex }
+  const view = { env, state: history.at(0n) }
+
+  test("default: EIP-170's limit, in geth's words", async () => {
+    await expect(onWorker(createPool(), 'eth_call', deploys25k, view)).rejects.toThrow(/^max code size exceeded$/)
+  })
+
+  test('none: the code is deployed, and the limit given: up to it and no further', async () => {
+    const call = await onWorker(createPool(1, undefined, undefined, 'none'), 'eth_call', deploys25k, view)
+    expect((call.value as Uint8Array).length).toBe(25_000)
+    const limited = createPool(1, undefined, undefined, 24_999)
+    await expect(onWorker(limited, 'eth_call', deploys25k, view)).rejects.toThrow(/^max code size exceeded$/)
+    const fits = await onWorker(limited, 'eth_call', { ...deploys25k, data: '0x6161a76000f3' as Hex }, view)
+    expect((fits.value as Uint8Array).length).toBe(24_999)
   })
 })

@@ -115,8 +115,11 @@ export type Producer = {
   building(): { timestamp: bigint; transactions: PoolTransaction[] } | undefined
   /** The plan or the clock changed: a pending block not started yet is computed again. */
   replan(): void
-  /** Applies a state edit to the block being built, on top of what it pre-confirmed (the head takes it apart). */
-  editPending(edit: StateEdit): void
+  /**
+   * Prepares a state edit of the block being built, on top of what it pre-confirmed (the head takes it apart): the
+   * edit reads the pending state now, before the head takes it, and what it returns publishes the writes after.
+   */
+  editPending(edit: StateEdit): () => void
   /** Drops the block being built, after the head changed under it; with `resume`, builds it again from those. */
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
@@ -178,7 +181,10 @@ export function createProducer(host: ProducerHost): Producer {
     const head = host.head()
     const given = timestamp ?? plannedTimestamp(head)
     const env = plannedEnv(head, given)
-    if (given !== undefined && env.timestamp === given) host.clock.used(given)
+    // A block stamped ahead of the clock (a timestamp it was given, or its parent's plus one) moves the clock to it:
+    // time added later (evm_increaseTime) then counts from the latest block, and pending shows what the next block
+    // takes, as on Hardhat. anvil lets blocks share a second, so its clock never falls behind the latest block.
+    if ((given !== undefined && env.timestamp === given) || Number(env.timestamp) * 1000 > host.clock.now()) host.clock.used(env.timestamp)
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
@@ -494,15 +500,17 @@ export function createProducer(host: ProducerHost): Producer {
     },
 
     editPending(edit) {
-      if (building === undefined) {
-        // The idle pending block reads the head's state, which took the edit: only its snapshot is renewed.
-        published = idlePending()
-        return
-      }
+      // The idle pending block reads the head's state, which takes the edit: only its snapshot is renewed.
+      if (building === undefined) return () => void (published = idlePending())
+      // Read now: the pending state reads the head's through where the block wrote nothing, and once the head has
+      // taken the edit, an edit that adds to a value (anvil_addBalance) would add twice.
       const diff = edit(stateManager.base)
-      stateManager.publishDiff(diff)
-      building.segments.push(diff)
-      published = { ...published!, state: stateManager.base }
+      const block = building
+      return () => {
+        stateManager.publishDiff(diff)
+        block.segments.push(diff)
+        published = { ...published!, state: stateManager.base }
+      }
     },
 
     async restart(resume) {

@@ -1,9 +1,10 @@
 import { createLazyKZG } from '../crypto/kzg.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { nativeEcrecover } from '../crypto/secp256k1.ts'
-import { mergeParamsOnce } from './forks.ts'
+import { mergeParamsOnce, withCodeSizeLimit } from './forks.ts'
 import { parseGethGenesis } from './genesis.ts'
 
+import type { CodeSizeLimit } from './forks.ts'
 import type { GenesisSpec } from './genesis.ts'
 
 /**
@@ -11,7 +12,8 @@ import type { GenesisSpec } from './genesis.ts'
  * libsecp256k1 where it loads, KZG loaded on first use. The main thread and every execution worker build their
  * Common here, so they run the same rules.
  */
-export function createChainSpec(genesisJSON: unknown): GenesisSpec {
+export function createChainSpec(genesisJSON: unknown, options: { codeSizeLimit?: CodeSizeLimit } = {}): GenesisSpec {
   const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), keccak256 } })
-  return { ...spec, common: mergeParamsOnce(spec.common) }
+  const common = mergeParamsOnce(spec.common)
+  return { ...spec, common: options.codeSizeLimit === undefined ? common : withCodeSizeLimit(common, options.codeSizeLimit) }
 }

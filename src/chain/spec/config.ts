@@ -44,6 +44,14 @@ export type ChainOptions = {
   blockGasLimit?: bigint
   /** geth's RPCGasCap: the most gas eth_call and eth_estimateGas may use. */
   rpcGasCap?: bigint
+  /**
+   * The most bytes of code a contract creation may deploy (EIP-170, 24576 by default), anvil's --code-size-limit;
+   * the initcode limit (EIP-3860) is twice it, as anvil has it. Applies to every run: blocks, calls, estimates,
+   * simulations, traces and the pool's door.
+   */
+  codeSizeLimit?: number
+  /** No limit on deployed code or initcode size (anvil's --disable-code-size-limit); wins over codeSizeLimit. */
+  disableCodeSizeLimit?: boolean
   /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
   workers?: number
   /**

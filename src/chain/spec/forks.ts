@@ -37,6 +37,32 @@ export function mergeParamsOnce(common: Common): Common {
   return common
 }
 
+/** The most bytes of code a creation may deploy, or none (anvil's --code-size-limit and --disable-code-size-limit). */
+export type CodeSizeLimit = number | 'none'
+
+/** What the code size limit is when none is given: the option's, or no limit. */
+export function codeSizeLimitOf(options: { codeSizeLimit?: number; disableCodeSizeLimit?: boolean }): CodeSizeLimit | undefined {
+  return options.disableCodeSizeLimit === true ? 'none' : options.codeSizeLimit
+}
+
+/**
+ * Gives a Common (and every copy of it: a copy takes its own properties) another EIP-170 code size limit, and twice
+ * it as EIP-3860's initcode limit, as anvil sets revm's `limit_contract_code_size` and derives the initcode limit
+ * from it. The EVM, the interpreter's CREATE and CREATE2 and the transaction checks all read these two parameters,
+ * so overriding them is the one place the limit needs: ethereumjs' allowUnlimitedContractSize flags would have to
+ * reach every VM and transaction made, and cannot set a limit other than none. No limit is the largest a double
+ * holds exactly, since ethereumjs compares the parameter as a Number.
+ */
+export function withCodeSizeLimit(common: Common, limit: CodeSizeLimit): Common {
+  const code = limit === 'none' ? BigInt(Number.MAX_SAFE_INTEGER) : BigInt(limit)
+  const limits: Record<string, bigint> = { maxCodeSize: code, maxInitCodeSize: limit === 'none' ? code : code * 2n }
+  const param = common.param
+  common.param = function (this: Common, name: string) {
+    return limits[name] ?? param.call(this, name)
+  }
+  return common
+}
+
 /** EIP-7825 (Osaka): no transaction may carry more than 2^24 gas. */
 export const EIP7825_TX_GAS_CAP = 2n ** 24n
 

@@ -12,6 +12,7 @@ import { createStateTrie } from '../state/trie.ts'
 
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { SealedBlock } from '../blocks/types.ts'
+import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
@@ -36,6 +37,8 @@ export type LoadOptions = {
   genesis: () => unknown
   /** See SealedBlocksOptions. */
   wholeTransactions?: number
+  /** Not part of the genesis: each start runs with the one it is given. */
+  codeSizeLimit?: CodeSizeLimit
   log: (line: string) => void
 }
 
@@ -43,7 +46,7 @@ export type LoadOptions = {
 export async function loadChain(store: ChainStore, options: LoadOptions): Promise<LoadedChain> {
   const stored = store.getMeta('genesis')
   const genesisJSON = stored !== undefined ? parseGenesisJsonText(stored) : options.genesis()
-  const spec = createChainSpec(genesisJSON)
+  const spec = createChainSpec(genesisJSON, { codeSizeLimit: options.codeSizeLimit })
   const { common } = spec
   const history = createStateHistory()
   const blocks = createSealedBlocks({

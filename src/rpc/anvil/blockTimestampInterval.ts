@@ -2,13 +2,13 @@ import { z } from 'zod'
 
 import { MAX_TIMESTAMP } from '../../chain/production/clock.ts'
 import { defineMethod } from '../method.ts'
-import { quantityOrNumber } from '../schemas.ts'
+import { quantity } from '../schemas.ts'
 import { anvilMethod } from './control.ts'
 
 import type { MethodContext } from '../method.ts'
 
 const params = z.tuple([
-  quantityOrNumber.refine((seconds) => seconds > 0n && seconds <= MAX_TIMESTAMP, `the interval must be from 1 to ${MAX_TIMESTAMP} seconds`),
+  quantity.refine((seconds) => seconds > 0n && seconds <= MAX_TIMESTAMP, `the interval must be from 1 to ${MAX_TIMESTAMP} seconds`),
 ])
 
 /** Each block from the next on is stamped `seconds` after the one before, whatever the clock says. */
@@ -23,7 +23,7 @@ export const anvilSetBlockTimestampInterval = anvilMethod('anvil_setBlockTimesta
 )
 
 const millisecondParams = z.tuple([
-  quantityOrNumber.refine((ms) => ms >= 1000n && ms % 1000n === 0n && ms / 1000n <= MAX_TIMESTAMP, 'the interval must be whole seconds, in ms'),
+  quantity.refine((ms) => ms >= 1000n && ms % 1000n === 0n && ms / 1000n <= MAX_TIMESTAMP, 'the interval must be whole seconds, in ms'),
 ])
 
 /** Hardhat has no such method; viem's test client calls it in its Hardhat mode, in milliseconds. */

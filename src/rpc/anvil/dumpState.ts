@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { InvalidParamsError } from '../../errors.ts'
 import { bytesToHex, hexToBytes, toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { address, data, quantityOrNumber, storageSlot } from '../schemas.ts'
+import { address, data, quantity, storageSlot } from '../schemas.ts'
 
 import type { StateDump } from '../../chain/state/dump.ts'
 import type { Hex } from '../../hex.ts'
@@ -29,8 +29,8 @@ export const anvilDumpState = defineMethod({ name: 'anvil_dumpState', params: z.
 export const hardhatDumpState = defineMethod({ name: 'hardhat_dumpState', params: z.tuple([]), handler: dump })
 
 const dumpedAccount = z.object({
-  nonce: quantityOrNumber,
-  balance: quantityOrNumber,
+  nonce: quantity,
+  balance: quantity,
   code: data.default('0x'),
   storage: z.record(storageSlot, storageSlot).default({}),
 })

@@ -3,11 +3,11 @@ import { z } from 'zod'
 import { InvalidParamsError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatFeeHistory } from '../format.ts'
-import { block, quantityOrNumber } from '../schemas.ts'
+import { block, quantity } from '../schemas.ts'
 
 import type { FeeHistoryJSON } from '../format.ts'
 
-const blockCount = quantityOrNumber
+const blockCount = quantity
 
 /** `(blockCount, newestBlock, rewardPercentiles?)` (EIP-1559, EIP-4844 blob fees). */
 export const feeHistory = defineMethod({

@@ -2,14 +2,14 @@ import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
 import { formatAnyBlock } from '../format.ts'
-import { block } from '../schemas.ts'
+import { blockByNumber } from '../schemas.ts'
 
 import type { BlockJSON } from '../format.ts'
 
 /** `(block, fullTransactions = false)`; an unknown block is a null result, as in geth (only state reads answer -32001). */
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
-  params: z.tuple([block, z.boolean().optional()]),
+  params: z.tuple([blockByNumber, z.boolean().optional()]),
   handler: ([at, full = false], { chain }): BlockJSON | null => {
     const found = chain.block(at)
     return found === undefined ? null : formatAnyBlock(found, full)

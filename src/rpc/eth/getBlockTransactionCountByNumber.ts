@@ -2,13 +2,13 @@ import { z } from 'zod'
 
 import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
-import { block } from '../schemas.ts'
+import { blockByNumber } from '../schemas.ts'
 
 import type { Hex } from '../../hex.ts'
 
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
-  params: z.tuple([block]),
+  params: z.tuple([blockByNumber]),
   handler: ([at], { chain }): Hex | null => {
     const found = chain.block(at)
     return found === undefined ? null : toQuantity(found.transactions.length)

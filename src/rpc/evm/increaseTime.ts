@@ -1,12 +1,12 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { quantityOrNumber } from '../schemas.ts'
+import { quantity } from '../schemas.ts'
 
 /** Moves the chain's clock forward by `seconds` (a number or a hex quantity); answers how far it is now ahead, s. */
 export const increaseTime = defineMethod({
   name: 'evm_increaseTime',
-  params: z.tuple([quantityOrNumber]),
+  params: z.tuple([quantity]),
   handler: ([seconds], { chain, wallet, request }): number => {
     wallet.requireOwner(request)
     return Number(chain.increaseTime(seconds))

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { quantityOrNumber } from '../schemas.ts'
+import { quantity } from '../schemas.ts'
 
 /**
  * Pre-confirms what is pending, then seals the block (optionally at a given timestamp, after the latest block's), as
@@ -9,7 +9,7 @@ import { quantityOrNumber } from '../schemas.ts'
  */
 export const mine = defineMethod({
   name: 'evm_mine',
-  params: z.tuple([quantityOrNumber.optional()]),
+  params: z.tuple([quantity.optional()]),
   handler: async ([timestamp], { chain, wallet, request }): Promise<'0x0'> => {
     wallet.requireOwner(request)
     await chain.mine({ timestamp })

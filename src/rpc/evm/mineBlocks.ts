@@ -15,20 +15,27 @@ const params = z.tuple([
   quantity.optional(),
 ])
 
+type Stamping = 'anvil' | 'hardhat'
+
 /**
- * Seals `count` blocks (default 1); the first takes what is pending. With an `interval` above 0, each block after
- * the first is that many seconds after the one before; with none or 0, blocks follow the clock, as evm_mine does.
+ * Seals `count` blocks (default 1); the first takes what is pending. With an `interval` above 0, anvil moves its
+ * clock forward by `interval` before each block, the first included (anvil_mine in foundry's anvil/src/eth/api.rs),
+ * so each block is `interval` seconds after the one before and the first is `interval` after the clock; this stamps
+ * them so, as if the call took no time. Hardhat stamps the first block by the clock and each after it `interval`
+ * seconds after the one before. With none or 0, blocks follow the clock, as evm_mine does. A block already being
+ * built (interval mining) keeps the timestamp it started with.
  */
-async function mineBlocks([count = 1n, interval = 0n]: z.output<typeof params>, { chain, wallet, request }: MethodContext): Promise<void> {
+async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.output<typeof params>, context: MethodContext): Promise<void> {
+  const { chain, wallet, request } = context
   wallet.requireOwner(request)
-  const last = chain.head().header.timestamp + interval * count
+  let previous = stamping === 'anvil' ? chain.now() : chain.head().header.timestamp
+  const last = previous + interval * count
   if (interval > 0n && last > MAX_TIMESTAMP) {
     throw new InvalidParamsError(`the last block would be stamped ${last}, past ${MAX_TIMESTAMP}, the latest a block may take`)
   }
-  let timestamp: bigint | undefined
   for (let mined = 0n; mined < count; mined++) {
-    const block = await chain.mine({ timestamp })
-    if (interval > 0n) timestamp = block.header.timestamp + interval
+    const timestamp = interval > 0n && (stamping === 'anvil' || mined > 0n) ? previous + interval : undefined
+    previous = (await chain.mine({ timestamp })).header.timestamp
   }
 }
 
@@ -36,12 +43,12 @@ async function mineBlocks([count = 1n, interval = 0n]: z.output<typeof params>, 
 export const anvilMine = defineMethod({
   name: 'anvil_mine',
   params,
-  handler: (args, context): Promise<null> => mineBlocks(args, context).then((): null => null),
+  handler: (args, context): Promise<null> => mineBlocks('anvil', args, context).then((): null => null),
 })
 
 /** Answers true, as Hardhat does. */
 export const hardhatMine = defineMethod({
   name: 'hardhat_mine',
   params,
-  handler: (args, context): Promise<true> => mineBlocks(args, context).then((): true => true),
+  handler: (args, context): Promise<true> => mineBlocks('hardhat', args, context).then((): true => true),
 })

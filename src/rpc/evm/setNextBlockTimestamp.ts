@@ -1,11 +1,11 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { quantityOrNumber } from '../schemas.ts'
+import { quantity } from '../schemas.ts'
 
 import type { MethodContext } from '../method.ts'
 
-const params = z.tuple([quantityOrNumber])
+const params = z.tuple([quantity])
 
 /**
  * The timestamp the next block to start takes; the blocks after it go on from there. It must be after the latest

@@ -1,8 +1,7 @@
 import { z } from 'zod'
 
-import { formatTransaction } from '../format.ts'
 import { defineMethod } from '../method.ts'
-import { bySender } from './group.ts'
+import { bySender, formatPoolTransaction } from './group.ts'
 
 import type { TransactionJSON } from '../format.ts'
 import type { BySender } from './group.ts'
@@ -13,6 +12,6 @@ export const content = defineMethod({
   params: z.tuple([]),
   handler: (_params, { chain }): { pending: BySender<TransactionJSON>; queued: BySender<TransactionJSON> } => {
     const { pending, queued } = chain.pool()
-    return { pending: bySender(pending, (tx) => formatTransaction(tx)), queued: bySender(queued, (tx) => formatTransaction(tx)) }
+    return { pending: bySender(pending, formatPoolTransaction), queued: bySender(queued, formatPoolTransaction) }
   },
 })

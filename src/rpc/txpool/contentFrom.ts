@@ -1,9 +1,8 @@
 import { z } from 'zod'
 
-import { formatTransaction } from '../format.ts'
 import { defineMethod } from '../method.ts'
 import { address } from '../schemas.ts'
-import { byNonce } from './group.ts'
+import { byNonce, formatPoolTransaction } from './group.ts'
 
 import type { TransactionJSON } from '../format.ts'
 import type { ByNonce } from './group.ts'
@@ -16,8 +15,8 @@ export const contentFrom = defineMethod({
     const { pending, queued } = chain.pool()
     const from = (tx: { from: string }) => tx.from === sender
     return {
-      pending: byNonce(pending.filter(from), (tx) => formatTransaction(tx)),
-      queued: byNonce(queued.filter(from), (tx) => formatTransaction(tx)),
+      pending: byNonce(pending.filter(from), formatPoolTransaction),
+      queued: byNonce(queued.filter(from), formatPoolTransaction),
     }
   },
 })

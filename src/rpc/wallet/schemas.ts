@@ -2,7 +2,7 @@ import * as Address from 'ox/Address'
 import { z } from 'zod'
 
 import { approvalDecisions, approvalKeys } from '../../wallet/approvals.ts'
-import { data, quantity } from '../schemas.ts'
+import { data, strictQuantity } from '../schemas.ts'
 
 import type { Hex } from '../../hex.ts'
 
@@ -35,14 +35,14 @@ function withCapability(name: string, schema: z.ZodType) {
   })
 }
 
-const gasLimitOverride = z.object({ value: quantity.refine((value) => value > 0n, 'must be greater than 0') }).catchall(z.unknown())
+const gasLimitOverride = z.object({ value: strictQuantity.refine((value) => value > 0n, 'must be greater than 0') }).catchall(z.unknown())
 /** ERC-8021's attribution: bytes the wallet appends to each call's data. */
 const dataSuffix = z.object({ value: data }).catchall(z.unknown())
 
 const call = z.object({
   to: accountAddress,
   // viem leaves out a zero value (docs/wallet.md, "The order of checks").
-  value: quantity.optional().transform((value) => value ?? 0n),
+  value: strictQuantity.optional().transform((value) => value ?? 0n),
   data: data.optional().transform((value) => value ?? '0x'),
   capabilities: withCapability('gasLimitOverride', gasLimitOverride).optional(),
 })
