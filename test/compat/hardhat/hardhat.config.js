@@ -10,8 +10,9 @@ module.exports = {
   networks: {
     node: {
       url: process.env.FLASHCHAIN_URL,
-      // The dev mnemonic: Hardhat signs, and sends eth_sendTransaction only for impersonated senders.
-      accounts: { mnemonic: 'test test test test test test test test test test test junk', count: 3 },
+      // As Hardhat's own `localhost`: the node's accounts (eth_accounts) sign through eth_sendTransaction, so an
+      // impersonated account can send too.
+      accounts: 'remote',
       timeout: 20_000,
     },
   },
