@@ -8,6 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 
+import { toHex } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+
 import { killHard, startCli } from '../e2e/processes.ts'
 
 export const compatRoot = import.meta.dirname
@@ -16,12 +19,10 @@ export const hardhatProject = join(compatRoot, 'hardhat')
 const modules = join(compatRoot, 'node_modules')
 
 /** The dev mnemonic's accounts 1…4 (account 0 is left to the Hardhat suite), the same on flashchain and anvil. */
-export const devAccounts = [
-  { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' },
-  { address: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', privateKey: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' },
-  { address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' },
-  { address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', privateKey: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733f9f19c9f3f2d6f4d' },
-] as const
+export const devAccounts = [1, 2, 3, 4].map((addressIndex) => {
+  const account = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex })
+  return { address: account.address, privateKey: toHex(account.getHdKey().privateKey!) }
+})
 
 export type MiningMode = 'interval' | 'auto'
 export type NodeUnderTest = { name: 'flashchain' | 'anvil'; url: string; close(): Promise<void> }
