@@ -1,6 +1,7 @@
 /**
  * Hardhat 2 with hardhat-network-helpers 1.x and hardhat-predeploy against the real node: the mocha suite in
- * hardhat/test runs as `hardhat test`, and each of its cases must pass here, on either mining mode.
+ * hardhat/test runs as `hardhat test`, and each of its cases must pass here, on either mining mode. Then Hardhat 3
+ * with network helpers 3.x: hardhat3/scripts/networkHelpers.ts runs as `hardhat run`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,7 +9,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { hardhatProject, runTool, startNode } from './tools.ts'
+import { hardhat3Project, hardhatProject, runTool, startNode } from './tools.ts'
 
 import type { MiningMode, NodeUnderTest, ToolRun } from './tools.ts'
 
@@ -59,5 +60,25 @@ describe.each<MiningMode>(['interval', 'auto'])('hardhat test, --mining %s', (mi
   it.each(cases)('%s', (title) => {
     const test = report.tests.find((candidate) => candidate.fullTitle === title)
     expect(test?.err.message).toBeUndefined()
+  })
+})
+
+describe.each<MiningMode>(['interval', 'auto'])('Hardhat 3 with hardhat-network-helpers 3.x, --mining %s', (mining) => {
+  let node: NodeUnderTest
+
+  beforeAll(async () => {
+    node = await startNode(mining)
+  })
+  afterAll(() => node?.close())
+
+  it('hardhat run scripts/networkHelpers.ts passes each of its checks', async () => {
+    const run = await runTool('hardhat3', ['run', '--network', 'target', '--no-compile', 'scripts/networkHelpers.ts'], {
+      cwd: hardhat3Project,
+      env: { FLASHCHAIN_URL: node.url, MINING: mining },
+    })
+    expect(run.stderr).toBe('')
+    const checks = ['ok setBalance', 'ok impersonateAccount', 'ok takeSnapshot', ...(mining === 'auto' ? ['ok mine', 'ok time'] : [])]
+    expect(run.stdout.trim().split('\n')).toEqual(checks)
+    expect(run.code).toBe(0)
   })
 })

@@ -16,6 +16,7 @@ import { killHard, startCli } from '../e2e/processes.ts'
 export const compatRoot = import.meta.dirname
 export const foundryProject = join(compatRoot, 'foundry')
 export const hardhatProject = join(compatRoot, 'hardhat')
+export const hardhat3Project = join(compatRoot, 'hardhat3')
 const modules = join(compatRoot, 'node_modules')
 
 /** The dev mnemonic's accounts 1…4 (account 0 is left to the Hardhat suite), the same on flashchain and anvil. */
@@ -74,6 +75,8 @@ const tools = {
   cast: [join(modules, '@foundry-rs', 'cast-linux-amd64', 'bin', 'cast')],
   // Hardhat runs on this Node, whatever `node` the PATH names.
   hardhat: [process.execPath, join(modules, 'hardhat', 'internal', 'cli', 'bootstrap.js')],
+  // Hardhat 3 is its own package (test/compat/hardhat3), since one node_modules holds one hardhat.
+  hardhat3: [process.execPath, join(hardhat3Project, 'node_modules', 'hardhat', 'dist', 'src', 'cli.js')],
 }
 
 /**
