@@ -5,6 +5,7 @@
 import { getContractAddress, keccak256, padHex, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import packageJson from '../../package.json' with { type: 'json' }
 import { devAccounts, runOk, runTool, startNode } from './tools.ts'
 
 import type { Address, Hex } from 'viem'
@@ -112,6 +113,11 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
       return
     }
     throw new Error('the head moved during each of 10 reads')
+  })
+
+  it('cast client names the node anvil-compatible', async () => {
+    const expected = node.name === 'anvil' ? 'anvil/v1.7.1' : `anvil/flashchain/v${packageJson.version}/node${process.versions.node}`
+    expect((await runOk('cast', ['client', ...rpc()])).trim()).toBe(expected)
   })
 
   it('cast rpc anvil_setBalance, then cast balance', async () => {
