@@ -20,6 +20,14 @@ const modes = ['interval', 'auto']
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'flashchain-compat-reports-'))
 
+/** A tool's failure reads as its command, then the tool's own error on the next line: keep both. */
+const firstLines = (message: string) =>
+  message
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, 2)
+    .join(' | ')
+
 /** One vitest run of one suite's describe block for one mode, against one node. */
 function runSuite(suite: string, mode: string, node: string): Outcome {
   const report = join(scratch, `${suite}-${mode}-${node}.json`)
@@ -37,9 +45,7 @@ function runSuite(suite: string, mode: string, node: string): Outcome {
     passed: ran.filter((result) => result.status === 'passed').length,
     total: ran.length,
     seconds,
-    failures: ran
-      .filter((result) => result.status === 'failed')
-      .map((result) => `${result.title}: ${result.failureMessages[0]?.split('\n').find((line) => line.trim() !== '') ?? ''}`),
+    failures: ran.filter((result) => result.status === 'failed').map((result) => `${result.title}: ${firstLines(result.failureMessages[0] ?? '')}`),
   }
 }
 
