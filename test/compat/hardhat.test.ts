@@ -80,5 +80,5 @@ describe.each<MiningMode>(['interval', 'auto'])('Hardhat 3 with hardhat-network-
     const checks = ['ok setBalance', 'ok impersonateAccount', 'ok takeSnapshot', ...(mining === 'auto' ? ['ok mine', 'ok time'] : [])]
     expect(run.stdout.trim().split('\n')).toEqual(checks)
     expect(run.code).toBe(0)
-  })
+  }, 120_000)
 })
