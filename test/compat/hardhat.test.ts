@@ -1,15 +1,17 @@
 /**
  * Hardhat 2 with hardhat-network-helpers 1.x and hardhat-predeploy against the real node: the mocha suite in
  * hardhat/test runs as `hardhat test`, and each of its cases must pass here, on either mining mode. Then Hardhat 3
- * with network helpers 3.x: hardhat3/scripts/networkHelpers.ts runs as `hardhat run`.
+ * with network helpers 3.x: hardhat3/scripts/networkHelpers.ts runs as `hardhat run`. Then Hardhat Ignition, which
+ * reads hardhat_metadata and hardhat_getAutomine.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { getContractAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { hardhat3Project, hardhatProject, runTool, startNode } from './tools.ts'
+import { hardhat3Project, hardhatProject, runOk, runTool, startNode } from './tools.ts'
 
 import type { MiningMode, NodeUnderTest, ToolRun } from './tools.ts'
 
@@ -80,5 +82,28 @@ describe.each<MiningMode>(['interval', 'auto'])('Hardhat 3 with hardhat-network-
     const checks = ['ok setBalance', 'ok impersonateAccount', 'ok takeSnapshot', ...(mining === 'auto' ? ['ok mine', 'ok time'] : [])]
     expect(run.stdout.trim().split('\n')).toEqual(checks)
     expect(run.code).toBe(0)
+  }, 120_000)
+})
+
+describe.each<MiningMode>(['interval', 'auto'])('Hardhat Ignition 0.15, --mining %s', (mining) => {
+  let node: NodeUnderTest
+
+  beforeAll(async () => {
+    node = await startNode(mining)
+  })
+  afterAll(() => node?.close())
+
+  it('hardhat ignition deploy runs a module to its end', async () => {
+    // Ignition takes a node whose hardhat_getAutomine is true as automined; elsewhere it waits for 5 confirmations.
+    const run = await runTool('hardhat', ['ignition', 'deploy', 'ignition/modules/Counter.js', '--deployment-id', `compat-${mining}`, '--reset'], {
+      cwd: hardhatProject,
+      env: { FLASHCHAIN_URL: node.url },
+    })
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const counter = getContractAddress({ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', nonce: 0n })
+    expect(run.stdout).toContain('[ CounterModule ] successfully deployed')
+    expect(run.stdout).toContain(`CounterModule#Counter - ${counter}`)
+    expect((await runOk('cast', ['call', counter, 'number()(uint256)', '--rpc-url', node.url])).trim()).toBe('8')
   }, 120_000)
 })

@@ -1,6 +1,7 @@
 // Hardhat 2 pointed at a running node (FLASHCHAIN_URL): the network helpers and hardhat-predeploy sniff it with
 // web3_clientVersion and refuse anything that is not a development node.
 require('@nomicfoundation/hardhat-ethers')
+require('@nomicfoundation/hardhat-ignition')
 require('hardhat-predeploy')
 
 if (process.env.FLASHCHAIN_URL === undefined) throw new Error('set FLASHCHAIN_URL to the node under test')

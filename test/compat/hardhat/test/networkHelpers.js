@@ -1,25 +1,11 @@
 // hardhat-network-helpers 1.x and hardhat-predeploy against the node at FLASHCHAIN_URL, each answer asserted exactly.
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const path = require('node:path')
 
 const { ethers } = require('hardhat')
 const helpers = require('@nomicfoundation/hardhat-network-helpers')
-const solc = require('solc')
 
-function compileCounter() {
-  const source = fs.readFileSync(path.join(__dirname, '..', '..', 'foundry', 'src', 'Counter.sol'), 'utf8')
-  const input = {
-    language: 'Solidity',
-    sources: { 'Counter.sol': { content: source } },
-    settings: { evmVersion: 'prague', outputSelection: { '*': { Counter: ['abi', 'evm.bytecode.object'] } } },
-  }
-  const output = JSON.parse(solc.compile(JSON.stringify(input)))
-  const counter = output.contracts['Counter.sol'].Counter
-  return { abi: counter.abi, bytecode: `0x${counter.evm.bytecode.object}` }
-}
-
-const counterArtifact = compileCounter()
+const counterArtifact = require('../counter.js')
 
 async function deployCounter() {
   const [deployer] = await ethers.getSigners()
