@@ -3,13 +3,13 @@
  * commands a Foundry user runs against anvil, each answer asserted exactly.
  */
 import { getContractAddress, keccak256, padHex, toHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import packageJson from '../../package.json' with { type: 'json' }
-import { devAccounts, runOk, runTool, startNode } from './tools.ts'
+import { devAccounts, runOk, runTool, useNode } from './tools.ts'
 
 import type { Address, Hex } from 'viem'
-import type { MiningMode, NodeUnderTest } from './tools.ts'
+import type { MiningMode } from './tools.ts'
 
 type Receipt = { status: Hex; transactionHash: Hex; blockHash: Hex | null; blockNumber: Hex; gasUsed: Hex; from: Address; to: Address | null }
 
@@ -25,13 +25,8 @@ beforeAll(async () => {
 const toolTimeout = 120_000
 
 describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining) => {
-  let node: NodeUnderTest
-  const rpc = () => ['--rpc-url', node.url]
-
-  beforeAll(async () => {
-    node = await startNode(mining)
-  })
-  afterAll(() => node?.close())
+  const node = useNode(mining)
+  const rpc = () => ['--rpc-url', node().url]
 
   async function createCounter(account: (typeof devAccounts)[number], initial: number): Promise<{ address: Address; hash: Hex }> {
     const output = await runOk('forge', [
@@ -135,7 +130,7 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
   it(
     'cast client names the node anvil-compatible',
     async () => {
-      const expected = node.name === 'anvil' ? 'anvil/v1.7.1' : `anvil/flashchain/v${packageJson.version}/node${process.versions.node}`
+      const expected = node().name === 'anvil' ? 'anvil/v1.7.1' : `anvil/flashchain/v${packageJson.version}/node${process.versions.node}`
       expect((await runOk('cast', ['client', ...rpc()])).trim()).toBe(expected)
     },
     toolTimeout,
@@ -159,7 +154,7 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
       const holder = '0x0000000000000000000000000000000000000F0f'
       await runOk('cast', ['rpc', 'anvil_setBalance', holder, '0x3039', ...rpc()])
 
-      const output = await runOk('forge', ['test', '--fork-url', node.url, '--no-storage-caching', '--match-path', 'test/Fork.t.sol'], {
+      const output = await runOk('forge', ['test', '--fork-url', node().url, '--no-storage-caching', '--match-path', 'test/Fork.t.sol'], {
         env: { COUNTER: counter.address, EXPECTED_NUMBER: '21', ACCOUNT: holder, EXPECTED_BALANCE: '12345' },
       })
       expect(output).toMatch(/\[PASS\] test_readsAndWritesTheForkedCounter\(\)/)

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { getContractAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { hardhat3Project, hardhatProject, runOk, runTool, startNode } from './tools.ts'
+import { hardhat3Project, hardhatProject, runOk, runTool, startNode, useNode } from './tools.ts'
 
 import type { MiningMode, NodeUnderTest, ToolRun } from './tools.ts'
 
@@ -66,17 +66,12 @@ describe.each<MiningMode>(['interval', 'auto'])('hardhat test, --mining %s', (mi
 })
 
 describe.each<MiningMode>(['interval', 'auto'])('Hardhat 3 with hardhat-network-helpers 3.x, --mining %s', (mining) => {
-  let node: NodeUnderTest
-
-  beforeAll(async () => {
-    node = await startNode(mining)
-  })
-  afterAll(() => node?.close())
+  const node = useNode(mining)
 
   it('hardhat run scripts/networkHelpers.ts passes each of its checks', async () => {
     const run = await runTool('hardhat3', ['run', '--network', 'target', '--no-compile', 'scripts/networkHelpers.ts'], {
       cwd: hardhat3Project,
-      env: { FLASHCHAIN_URL: node.url, MINING: mining },
+      env: { FLASHCHAIN_URL: node().url, MINING: mining },
     })
     expect(run.stderr).toBe('')
     const checks = ['ok setBalance', 'ok impersonateAccount', 'ok takeSnapshot', ...(mining === 'auto' ? ['ok mine', 'ok time'] : [])]
@@ -86,24 +81,19 @@ describe.each<MiningMode>(['interval', 'auto'])('Hardhat 3 with hardhat-network-
 })
 
 describe.each<MiningMode>(['interval', 'auto'])('Hardhat Ignition 0.15, --mining %s', (mining) => {
-  let node: NodeUnderTest
-
-  beforeAll(async () => {
-    node = await startNode(mining)
-  })
-  afterAll(() => node?.close())
+  const node = useNode(mining)
 
   it('hardhat ignition deploy runs a module to its end', async () => {
     // Ignition takes a node whose hardhat_getAutomine is true as automined; elsewhere it waits for 5 confirmations.
     const run = await runTool('hardhat', ['ignition', 'deploy', 'ignition/modules/Counter.js', '--deployment-id', `compat-${mining}`, '--reset'], {
       cwd: hardhatProject,
-      env: { FLASHCHAIN_URL: node.url },
+      env: { FLASHCHAIN_URL: node().url },
     })
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     const counter = getContractAddress({ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', nonce: 0n })
     expect(run.stdout).toContain('[ CounterModule ] successfully deployed')
     expect(run.stdout).toContain(`CounterModule#Counter - ${counter}`)
-    expect((await runOk('cast', ['call', counter, 'number()(uint256)', '--rpc-url', node.url])).trim()).toBe('8')
+    expect((await runOk('cast', ['call', counter, 'number()(uint256)', '--rpc-url', node().url])).trim()).toBe('8')
   }, 120_000)
 })

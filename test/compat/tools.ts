@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 
 import { toHex } from 'viem'
+import { afterAll, beforeAll } from 'vitest'
 import { mnemonicToAccount } from 'viem/accounts'
 
 import { killHard, startCli } from '../e2e/processes.ts'
@@ -46,6 +47,16 @@ export async function startNode(mining: MiningMode): Promise<NodeUnderTest> {
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Starts the node before a describe block's cases and stops it after them; the getter gives the running node. */
+export function useNode(mining: MiningMode): () => NodeUnderTest {
+  let node: NodeUnderTest | undefined
+  beforeAll(async () => {
+    node = await startNode(mining)
+  })
+  afterAll(() => node?.close())
+  return () => node!
 }
 
 function startAnvil(mining: MiningMode): Promise<NodeUnderTest> {
