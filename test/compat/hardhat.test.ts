@@ -4,7 +4,7 @@
  * with network helpers 3.x: hardhat3/scripts/networkHelpers.ts runs as `hardhat run`. Then Hardhat Ignition, which
  * reads hardhat_metadata and hardhat_getAutomine.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -44,6 +44,7 @@ describe.each<MiningMode>(['interval', 'auto'])('hardhat test, --mining %s', (mi
       cwd: hardhatProject,
       env: { FLASHCHAIN_URL: node.url, MINING: mining, MOCHA_REPORT: reportFile },
     })
+    if (!existsSync(reportFile)) throw new Error(`hardhat test wrote no report (exit ${run.code}):\n${run.stderr}${run.stdout}`)
     report = JSON.parse(readFileSync(reportFile, 'utf8')) as MochaReport
   }, 120_000)
 
