@@ -108,7 +108,7 @@ async function checkCommand(node: string, project: string, version: string): Pro
     const answers = (await response.json()) as { id: number; result: string }[]
     const expected = [
       { jsonrpc: '2.0', id: 1, result: '0x7a69' },
-      { jsonrpc: '2.0', id: 2, result: `flashchain/v${manifest.version}/node${version}` },
+      { jsonrpc: '2.0', id: 2, result: `anvil/flashchain/v${manifest.version}/node${version}` },
     ]
     if (JSON.stringify(answers) !== JSON.stringify(expected)) throw new Error(`npx flashchain answered ${JSON.stringify(answers)}`)
     if (/without flashchain's speed patches/.test(output)) throw new Error(`the installed package runs without its patches:\n${output}`)
