@@ -44,7 +44,9 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
     return { address: created.deployedTo, hash: created.transactionHash }
   }
 
-  const numberOf = async (counter: Address) => (await runOk('cast', ['call', counter, 'number()(uint256)', ...rpc()])).trim()
+  // A receipt may be a pre-confirmation, which `pending` shows and `latest` shows once its block seals (docs/chain.md).
+  const numberOf = async (counter: Address, block: 'pending' | 'latest' = 'pending') =>
+    (await runOk('cast', ['call', counter, 'number()(uint256)', '--block', block, ...rpc()])).trim()
   const nonceOf = async (address: Address) => Number((await runOk('cast', ['nonce', address, ...rpc()])).trim())
 
   it(
@@ -64,7 +66,14 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
       }
       expect(receipts.map((receipt) => receipt.status)).toEqual(['0x1', '0x1', '0x1'])
       expect(await numberOf(counter.address)).toBe('10')
+      // cast nonce reads latest, which counts pre-confirmed transactions: the next cast send gets a fresh nonce.
       expect(await nonceOf(account.address)).toBe(4)
+      // Once the block of the last send is sealed, latest shows it too (bounded: a few 2 s blocks at most).
+      for (let attempt = 0; attempt < 100; attempt++) {
+        if (BigInt((await runOk('cast', ['block-number', ...rpc()])).trim()) >= BigInt(receipts[2]!.blockNumber)) break
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(await numberOf(counter.address, 'latest')).toBe('10')
 
       const last = receipts[2]!
       const receipt = JSON.parse(await runOk('cast', ['receipt', last.transactionHash, '--json', ...rpc()])) as Receipt & {
