@@ -56,8 +56,11 @@ describe('setBalance, addBalance, setNonce', () => {
     await t.wallet(3).sendTransaction({ to: fresh(3), value: 1n })
     await t.preconfirm()
     const pendingNonce = await nonceAt(sender, 'pending')
-    const latestNonce = await nonceAt(sender, 'latest')
-    expect(pendingNonce).toBe(latestNonce + 1)
+    // The sealed head's nonce, by number: latest's counts the pre-confirmed transaction (docs/chain.md).
+    const head = await t.publicClient.getBlockNumber({ cacheTime: 0 })
+    const sealedNonce = await t.publicClient.getTransactionCount({ address: sender, blockNumber: head })
+    expect(pendingNonce).toBe(sealedNonce + 1)
+    expect(await nonceAt(sender, 'latest')).toBe(pendingNonce)
     await t.testClient.setBalance({ address: sender, value: 5n * 10n ** 18n })
     expect(await balanceAt(sender, 'latest')).toBe(5n * 10n ** 18n)
     expect(await balanceAt(sender, 'pending')).toBe(5n * 10n ** 18n)
