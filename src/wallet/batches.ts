@@ -341,7 +341,7 @@ export function createBatches(core: WalletCore): Batches {
       receipts: sealed.map((location) => ({
         logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
         status: location.receipt.status === 1 ? '0x1' : '0x0',
-        blockHash: location.block.hash!,
+        blockHash: location.block.hash,
         blockNumber: toQuantity(location.block.number),
         gasUsed: toQuantity(location.receipt.gasUsed),
         transactionHash: location.transaction.hash,
