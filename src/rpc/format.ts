@@ -103,6 +103,8 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   const json: ReceiptJSON = {
     blockHash: block.hash,
     blockNumber: toQuantity(block.number),
+    // Not in geth's receipt (its logs carry it, execution-apis #639); anvil's has it, so no block lookup is needed.
+    blockTimestamp: toQuantity(block.timestamp),
     contractAddress: receipt.contractAddress,
     cumulativeGasUsed: toQuantity(receipt.cumulativeGasUsed),
     effectiveGasPrice: toQuantity(receipt.effectiveGasPrice),
@@ -127,6 +129,7 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   }
   if (receipt.root !== undefined) json.root = receipt.root
   else json.status = toQuantity(receipt.status ?? 0)
+  // As geth: only a blob transaction's receipt has the blob fields (anvil gives every receipt after Cancun the price).
   if (receipt.blobGasUsed !== undefined) {
     json.blobGasUsed = toQuantity(receipt.blobGasUsed)
     json.blobGasPrice = toQuantity(receipt.blobGasPrice ?? 0n)

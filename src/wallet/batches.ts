@@ -49,6 +49,7 @@ export type CallsStatus = {
     status: '0x1' | '0x0'
     blockHash: Hex
     blockNumber: Hex
+    blockTimestamp: Hex
     gasUsed: Hex
     transactionHash: Hex
   }[]
@@ -343,6 +344,7 @@ export function createBatches(core: WalletCore): Batches {
         status: location.receipt.status === 1 ? '0x1' : '0x0',
         blockHash: location.block.hash,
         blockNumber: toQuantity(location.block.number),
+        blockTimestamp: toQuantity(location.block.timestamp),
         gasUsed: toQuantity(location.receipt.gasUsed),
         transactionHash: location.transaction.hash,
       })),

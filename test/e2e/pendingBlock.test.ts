@@ -131,3 +131,36 @@ describe('pre-confirmed answers carry the block hash as built so far', () => {
     expect(keccak256(await t.rpc<Hex>('debug_getRawHeader', [sealed.hash]))).toBe(sealed.hash)
   })
 })
+
+describe('receipts carry their block’s timestamp', () => {
+  it('pre-confirmed, sealed, by block, in wallet_getCallsStatus, and on their logs, as hex', async () => {
+    const hash = await setStoreValue(t, store, 6, 11n)
+    await t.preconfirm()
+    const pending = await t.rpc<BlockJSON>('eth_getBlockByNumber', ['pending', false])
+    const preconfirmed = await t.rpc<ReceiptJSON & { blockTimestamp: Hex; logs: { blockTimestamp: Hex }[] }>('eth_getTransactionReceipt', [hash])
+    expect(preconfirmed.blockTimestamp).toBe(pending.timestamp)
+    expect(preconfirmed.logs.map((entry) => entry.blockTimestamp)).toEqual([pending.timestamp])
+    // Only a blob transaction's receipt has blobGasUsed and blobGasPrice, as geth's.
+    expect(Object.keys(preconfirmed).filter((key) => key.startsWith('blob'))).toEqual([])
+
+    const number = await t.mine()
+    const sealed = await t.rpc<BlockJSON>('eth_getBlockByNumber', [toHex(number), false])
+    const receipt = await t.rpc<ReceiptJSON & { blockTimestamp: Hex }>('eth_getTransactionReceipt', [hash])
+    expect(receipt.blockTimestamp).toBe(sealed.timestamp)
+    expect(await t.rpc('eth_getBlockReceipts', [toHex(number)])).toEqual([receipt])
+
+    const { id } = await t.rpc<{ id: string }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        from: t.accounts[0]!.address,
+        chainId: toHex(31337),
+        atomicRequired: false,
+        calls: [{ to: t.accounts[1]!.address, value: '0x1' }],
+      },
+    ])
+    await t.mine()
+    const status = await t.rpc<{ receipts: { blockHash: Hex; blockTimestamp: Hex }[] }>('wallet_getCallsStatus', [id])
+    const block = await t.rpc<BlockJSON>('eth_getBlockByHash', [status.receipts[0]!.blockHash, false])
+    expect(status.receipts.map((entry) => entry.blockTimestamp)).toEqual([block.timestamp])
+  })
+})
