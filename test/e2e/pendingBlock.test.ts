@@ -31,7 +31,15 @@ type BlockJSON = Record<string, unknown> & {
   logsBloom: Hex
   transactions: Hex[]
 }
-type ReceiptJSON = { transactionHash: Hex; blockHash: Hex; blockNumber: Hex; transactionIndex: Hex; logsBloom: Hex; logs: { blockHash: Hex }[] }
+type ReceiptJSON = {
+  transactionHash: Hex
+  blockHash: Hex
+  blockNumber: Hex
+  blockTimestamp: Hex
+  transactionIndex: Hex
+  logsBloom: Hex
+  logs: { blockHash: Hex; blockTimestamp: Hex }[]
+}
 
 /** The root of an ordered trie over encoded items, keyed by the RLP of their index (the Yellow Paper's). */
 async function orderedRoot(items: Hex[]): Promise<Hex> {
@@ -137,7 +145,7 @@ describe('receipts carry their block’s timestamp', () => {
     const hash = await setStoreValue(t, store, 6, 11n)
     await t.preconfirm()
     const pending = await t.rpc<BlockJSON>('eth_getBlockByNumber', ['pending', false])
-    const preconfirmed = await t.rpc<ReceiptJSON & { blockTimestamp: Hex; logs: { blockTimestamp: Hex }[] }>('eth_getTransactionReceipt', [hash])
+    const preconfirmed = await t.rpc<ReceiptJSON>('eth_getTransactionReceipt', [hash])
     expect(preconfirmed.blockTimestamp).toBe(pending.timestamp)
     expect(preconfirmed.logs.map((entry) => entry.blockTimestamp)).toEqual([pending.timestamp])
     // Only a blob transaction's receipt has blobGasUsed and blobGasPrice, as geth's.
@@ -145,7 +153,7 @@ describe('receipts carry their block’s timestamp', () => {
 
     const number = await t.mine()
     const sealed = await t.rpc<BlockJSON>('eth_getBlockByNumber', [toHex(number), false])
-    const receipt = await t.rpc<ReceiptJSON & { blockTimestamp: Hex }>('eth_getTransactionReceipt', [hash])
+    const receipt = await t.rpc<ReceiptJSON>('eth_getTransactionReceipt', [hash])
     expect(receipt.blockTimestamp).toBe(sealed.timestamp)
     expect(await t.rpc('eth_getBlockReceipts', [toHex(number)])).toEqual([receipt])
 
