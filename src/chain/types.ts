@@ -25,6 +25,11 @@ export type Receipt = {
   effectiveGasPrice: bigint
   blobGasUsed?: bigint
   blobGasPrice?: bigint
+  /**
+   * Why it failed, for the node's log (execution/revert.ts failureReason); only while the node that ran it lives:
+   * neither the wire nor the store carries it.
+   */
+  failure?: string
 }
 
 export type AccessListEntry = { address: Hex; storageKeys: Hex[] }
