@@ -1,7 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { bytesToHex, hexToBytes, keccak256, toRlp } from 'viem'
+import { bytesToHex, encodeFunctionData, hexToBytes, keccak256, toRlp } from 'viem'
 
 import { Store } from './fixtures/contracts.ts'
 import { VALUE_SET, deploy, setStoreValue, startChain, toHex } from './helpers.ts'
@@ -128,6 +128,10 @@ describe('pre-confirmed answers carry the block hash as built so far', () => {
     expect((await t.rpc<ReceiptJSON>('eth_getTransactionReceipt', [hash])).blockHash).toBe(asOfSecond.hash)
     expect(await t.rpc('eth_getBlockByHash', [asOfFirst.hash, false])).toEqual(asOfFirst)
     expect(await t.rpc('eth_getBlockByHash', [asOfSecond.hash, false])).toEqual(asOfSecond)
+    // eth_call runs on an execution worker, which rebuilds that flashblock's state.
+    const valueCall = { to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'value' }) }
+    expect(await t.rpc<Hex>('eth_call', [valueCall, { blockHash: asOfFirst.hash }])).toBe(`0x${9n.toString(16).padStart(64, '0')}`)
+    expect(await t.rpc<Hex>('eth_call', [valueCall, { blockHash: asOfSecond.hash }])).toBe(`0x${10n.toString(16).padStart(64, '0')}`)
     expect(await t.rpc<Hex>('eth_getStorageAt', [store, '0x0', { blockHash: asOfFirst.hash }])).toBe(`0x${9n.toString(16).padStart(64, '0')}`)
 
     // Sealed: the last flashblock's hash is the block's; the superseded one names nothing any more.
