@@ -66,6 +66,20 @@ function listening(process: Run): Promise<string> {
   })
 }
 
+/**
+ * The node's log lines without their timestamps, once `done(log)` holds (or 5 s passed) and the node has stopped:
+ * the lines come from the chain's events, a turn after the change they tell of.
+ */
+async function logLines(server: Run, done: (log: string) => boolean): Promise<string[]> {
+  for (let waited = 0; !done(server.stderr()) && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  server.child.kill('SIGTERM')
+  await server.exited
+  return server
+    .stderr()
+    .split('\n')
+    .map((line) => line.replace(/^\S+Z /, ''))
+}
+
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
@@ -121,15 +135,7 @@ describe.concurrent('flashchain CLI', () => {
     await rpc(url, 'evm_mine')
     const head = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string }
     const created = ((await rpc(url, 'eth_getTransactionReceipt', [creation])) as { contractAddress: string }).contractAddress
-    // The lines come from the chain's events, a turn after the change: wait for the seal's.
-    for (let waited = 0; !server.stderr().includes(`sealed block 1`) && waited < 5_000; waited += 20)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    server.child.kill('SIGTERM')
-    await server.exited
-    const lines = server
-      .stderr()
-      .split('\n')
-      .map((line) => line.replace(/^\S+Z /, ''))
+    const lines = await logLines(server, (log) => log.includes('sealed block 1'))
     expect(lines).toContain('flashblock 1.1: 2 transactions pre-confirmed')
     expect(lines).toContain(`  ${transfer} from ${from} to 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 gas 21000 ok`)
     expect(lines.some((line) => line.startsWith(`  ${creation} from ${from} created ${created} gas `) && line.endsWith(' ok'))).toBe(true)
@@ -173,14 +179,7 @@ describe.concurrent('flashchain CLI', () => {
         return `  ${hash} from ${from} to ${receipt.to} gas ${BigInt(receipt.gasUsed)} ${outcome}`
       }),
     )
-    for (let waited = 0; !expected.every((line) => server.stderr().includes(line)) && waited < 5_000; waited += 20)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    server.child.kill('SIGTERM')
-    await server.exited
-    const lines = server
-      .stderr()
-      .split('\n')
-      .map((line) => line.replace(/^\S+Z /, ''))
+    const lines = await logLines(server, (log) => expected.every((line) => log.includes(line)))
     expect(lines.filter((line) => failing.some(([hash]) => line.includes(hash)))).toEqual(expected)
   })
 
