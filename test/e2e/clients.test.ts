@@ -57,7 +57,10 @@ describe.concurrent('viem with flashchain/chains', () => {
 
 describe.concurrent('ethers v6', () => {
   it(`wait() answers each transfer's receipt with its block hash, ${ROUNDS} times`, { timeout: TIMEOUT }, async ({ expect }) => {
-    const provider = new JsonRpcProvider(node.url, 31337, { staticNetwork: true })
+    // cacheTimeout -1: ethers shares identical requests made within 250 ms, so a send that follows a quick wait()
+    // would reuse the last eth_getTransactionCount and its nonce (ethers' advice for nodes that answer at once,
+    // ethers-io/ethers.js#4549; docs/clients.md).
+    const provider = new JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 })
     // Polls for new blocks every 100 ms rather than 4 s, so that the test is short; what it reads is the same.
     provider.pollingInterval = 100
     const wallet = new Wallet(node.chain.accounts[2]!.privateKey, provider)
