@@ -144,6 +144,23 @@ describe('compareResponses', () => {
     })
   })
 
+  it('a receipt may carry blockTimestamp, and nothing else may', () => {
+    const receipt = { transactionHash: '0x01', cumulativeGasUsed: '0x5208' }
+    expect(compareResponses({ result: [receipt] }, { result: [{ ...receipt, blockTimestamp: '0x10' }] })).toEqual(ok)
+    expect(compareResponses({ result: [receipt] }, { result: [{ ...receipt, blockTime: '0x10' }] })).toEqual({
+      ok: false,
+      path: '$.result[0].blockTime',
+      expected: undefined,
+      actual: '0x10',
+    })
+    expect(compareResponses({ result: { hash: '0x01' } }, { result: { hash: '0x01', blockTimestamp: '0x10' } })).toEqual({
+      ok: false,
+      path: '$.result.blockTimestamp',
+      expected: undefined,
+      actual: '0x10',
+    })
+  })
+
   it('fails on an extra or a missing key', () => {
     expect(compareResponses({ id: 1, result: { hash: '0x01' } }, { id: 1, result: { hash: '0x01', yParity: '0x0' } })).toEqual({
       ok: false,

@@ -216,7 +216,8 @@ export const simulationErrors = {
 export class TransactionTimeoutError extends RpcError {
   static override code = 4
   constructor(hash: string, timeoutMs: number) {
-    super(`The transaction was added to the pool but wasn't processed in ${timeoutMs}ms`, { data: hash })
+    // geth's words (its Go duration aside), which clients may match on.
+    super(`The transaction was added to the transaction pool but wasn't processed in ${timeoutMs}ms`, { data: hash })
   }
 }
 

@@ -13,6 +13,7 @@ const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
   { name: 'cli', owns: (path) => path === 'cli.ts' },
   { name: 'prool', owns: (path) => path === 'prool.ts' || path === 'prool.test.ts' },
   { name: 'playwright', owns: (path) => path === 'playwright.ts' },
+  { name: 'chains', owns: (path) => path === 'chains.ts' || path === 'chains.test.ts' },
   { name: 'index', owns: (path) => path === 'index.ts' },
   { name: 'server', owns: (path) => path.startsWith('server/') },
   { name: 'rpc', owns: (path) => path.startsWith('rpc/') },

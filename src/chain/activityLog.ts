@@ -18,6 +18,7 @@ export function activityLog(log: (line: string) => void): ChainListener {
 
 export function transactionLine(tx: Transaction, receipt: Receipt): string {
   const target = tx.to === null ? `created ${receipt.contractAddress}` : `to ${tx.to}`
-  const status = receipt.status === undefined ? '' : receipt.status === 1 ? ' ok' : ' reverted'
+  const failed = receipt.failure === undefined ? ' reverted' : ` reverted: ${receipt.failure}`
+  const status = receipt.status === undefined ? '' : receipt.status === 1 ? ' ok' : failed
   return `${tx.hash} from ${tx.from} ${target} gas ${receipt.gasUsed}${status}`
 }

@@ -215,7 +215,7 @@ export type Chain = {
    * latest block's and not past MAX_TIMESTAMP (-32602).
    */
   mine(options?: { timestamp?: bigint }): Promise<Block>
-  /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
+  /** Resolves once the transaction is pre-confirmed or sealed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
   /**
    * Listens to what happens: transactions entering the pool, flashblocks, sealed blocks (see ChainEvent). Events
@@ -335,7 +335,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     log,
   })
   const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined })
-  const resolver = createBlockResolver({ blocks, pending, finalizedAtHead: () => finalizedAtHead })
+  const resolver = createBlockResolver({
+    blocks,
+    pending,
+    pendingByHash: (hash) => producer.pendingByHash(hash),
+    finalizedAtHead: () => finalizedAtHead,
+  })
   const tracing = createTracing({ common, blockHashes, blocks, history, pending, runner: calls.runner })
 
   if (options.importBlocks !== undefined) {
@@ -587,7 +592,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       if (mineOptions.timestamp !== undefined) checkTimestamp(mineOptions.timestamp)
       return sealedBlockOf(await producer.seal(mineOptions))
     },
-    waitForPreconfirmation: (hash, timeoutMs) => producer.waitForPreconfirmation(hash, timeoutMs),
+    waitForPreconfirmation(hash, timeoutMs) {
+      // Automine seals a transaction before its send answers: it was pre-confirmed on the way.
+      if (blocks.locate(hash.toLowerCase() as Hex) !== undefined) return Promise.resolve(true)
+      return producer.waitForPreconfirmation(hash, timeoutMs)
+    },
     subscribe: (listener) => events.subscribe(listener),
     subscribeFlashblocks: (listener) => flashblocks.subscribe(listener),
     get executionRuns() {
@@ -650,11 +659,11 @@ function sealedLogsSource(sealed: SealedBlock) {
   }
 }
 
-/** The pending block's logs, whose block has no hash yet. */
+/** The pending block's logs, with the hash of their block as of its newest flashblock. */
 function pendingLogsSource(pending: PendingSnapshot) {
   return {
     number: pending.env.number,
-    hash: null,
+    hash: pending.hash,
     timestamp: pending.env.timestamp,
     receipts: pending.receipts,
     transactionHash: (index: number) => bytesToHex(pending.transactions[index]!.hash()) as Hex,

@@ -25,6 +25,11 @@ export type Receipt = {
   effectiveGasPrice: bigint
   blobGasUsed?: bigint
   blobGasPrice?: bigint
+  /**
+   * Why it failed, for the node's log (execution/revert.ts failureReason); only while the node that ran it lives:
+   * neither the wire nor the store carries it.
+   */
+  failure?: string
 }
 
 export type AccessListEntry = { address: Hex; storageKeys: Hex[] }
@@ -113,18 +118,26 @@ export type BlockEnv = {
   parentBeaconBlockRoot: Hex | undefined
 }
 
-/** The block being built, as of its newest flashblock: its environment and what has been pre-confirmed so far. */
+/**
+ * The block being built, as of its newest flashblock: its environment, what has been pre-confirmed so far, and the
+ * header and hash it would seal with if nothing else arrived (Base's `diff.block_hash`; docs/chain.md).
+ */
 export type PendingBlock = {
   kind: 'pending'
   env: BlockEnv
   /** -1 before the block's first flashblock. */
   flashblockIndex: number
+  hash: Hex
+  header: BlockHeader
+  size: bigint
   transactions: readonly Transaction[]
   receipts: readonly Receipt[]
+  withdrawals: readonly Withdrawal[] | undefined
+  uncles: readonly Hex[]
 }
 
 /** Where a block puts a transaction, for the fields a transaction, receipt or log reports of it. */
-export type BlockPosition = { hash: Hex | null; number: bigint; timestamp: bigint; baseFeePerGas: bigint | undefined }
+export type BlockPosition = { hash: Hex; number: bigint; timestamp: bigint; baseFeePerGas: bigint | undefined }
 
 /** Where a transaction is: sealed in a block, pre-confirmed in the pending block, or waiting in the pool. */
 export type TransactionLocation =
@@ -148,8 +161,8 @@ export type LogFilter = {
 
 export type FoundLog = Log & {
   blockNumber: bigint
-  /** Null for a log of a pre-confirmed transaction, whose block has no hash yet. */
-  blockHash: Hex | null
+  /** For a log of a pre-confirmed transaction, the hash of its block as of the newest flashblock. */
+  blockHash: Hex
   blockTimestamp: bigint
   transactionHash: Hex
   transactionIndex: number

@@ -103,6 +103,8 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   const json: ReceiptJSON = {
     blockHash: block.hash,
     blockNumber: toQuantity(block.number),
+    // Not in geth's receipt (its logs carry it, execution-apis #639); anvil's has it, so no block lookup is needed.
+    blockTimestamp: toQuantity(block.timestamp),
     contractAddress: receipt.contractAddress,
     cumulativeGasUsed: toQuantity(receipt.cumulativeGasUsed),
     effectiveGasPrice: toQuantity(receipt.effectiveGasPrice),
@@ -127,6 +129,7 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   }
   if (receipt.root !== undefined) json.root = receipt.root
   else json.status = toQuantity(receipt.status ?? 0)
+  // As geth: only a blob transaction's receipt has the blob fields (anvil gives every receipt after Cancun the price).
   if (receipt.blobGasUsed !== undefined) {
     json.blobGasUsed = toQuantity(receipt.blobGasUsed)
     json.blobGasPrice = toQuantity(receipt.blobGasPrice ?? 0n)
@@ -134,12 +137,8 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
   return json
 }
 
-/** Where a sealed or pending block puts its transactions; the pending block has no hash yet. */
+/** Where a sealed or pending block puts its transactions; the pending block's hash is its flashblock's. */
 function positionOf(block: Block | PendingBlock): BlockPosition {
-  if (block.kind === 'pending') {
-    const { env } = block
-    return { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
-  }
   const { header } = block
   return { hash: block.hash, number: header.number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
 }
@@ -165,8 +164,11 @@ export function formatBlockReceipts(block: Block | PendingBlock): ReceiptJSON[] 
 /** Optional quantities of a header: present only in the forks that have them. */
 const quantityIfSet = (value: bigint | undefined) => (value === undefined ? undefined : toQuantity(value))
 
-/** A sealed block as execution-apis' Block: header fields of its fork, and hashes or full transactions. */
-export function formatBlock(block: Block, fullTransactions: boolean): BlockJSON {
+/**
+ * A block as execution-apis' Block: header fields of its fork, and hashes or full transactions. The pending block
+ * has every field the sealed one will have, as of its newest flashblock (docs/chain.md#the-pending-block).
+ */
+export function formatBlock(block: Block | PendingBlock, fullTransactions: boolean): BlockJSON {
   const { header } = block
   const position = positionOf(block)
   const json: BlockJSON = {
@@ -206,45 +208,6 @@ export function formatBlock(block: Block, fullTransactions: boolean): BlockJSON 
   }
   for (const key of Object.keys(json)) if (json[key] === undefined) delete json[key]
   return json
-}
-
-/** The empty ommers list's hash, which every post-merge block carries. */
-const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347'
-
-/**
- * The pending block: the N+1 environment and the pre-confirmed transactions. Like geth's pending block, what is
- * not known before the seal (hash, roots, nonce, miner-chosen size) is null.
- */
-export function formatPendingBlock(pending: PendingBlock, fullTransactions: boolean): BlockJSON {
-  const { env } = pending
-  const position = positionOf(pending)
-  return {
-    ...(env.baseFeePerGas === undefined ? {} : { baseFeePerGas: toQuantity(env.baseFeePerGas) }),
-    difficulty: '0x0',
-    extraData: '0x',
-    gasLimit: toQuantity(env.gasLimit),
-    gasUsed: toQuantity(pending.receipts.at(-1)?.cumulativeGasUsed ?? 0n),
-    hash: null,
-    logsBloom: null,
-    miner: env.coinbase,
-    mixHash: env.prevRandao,
-    nonce: null,
-    number: toQuantity(env.number),
-    parentHash: env.parentHash,
-    ...(env.parentBeaconBlockRoot === undefined ? {} : { parentBeaconBlockRoot: env.parentBeaconBlockRoot }),
-    ...(env.excessBlobGas === undefined ? {} : { excessBlobGas: toQuantity(env.excessBlobGas) }),
-    sha3Uncles: EMPTY_UNCLES_HASH,
-    stateRoot: null,
-    timestamp: toQuantity(env.timestamp),
-    transactions: fullTransactions
-      ? pending.transactions.map((tx, index) => formatTransaction(tx, { block: position, index }))
-      : pending.transactions.map((tx) => tx.hash),
-    uncles: [],
-  }
-}
-
-export function formatAnyBlock(block: Block | PendingBlock, fullTransactions: boolean): BlockJSON {
-  return block.kind === 'pending' ? formatPendingBlock(block, fullTransactions) : formatBlock(block, fullTransactions)
 }
 
 export type FeeHistoryJSON = {

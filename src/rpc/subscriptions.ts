@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { matchesLog } from '../chain/blocks/logs.ts'
 import { SubscriptionKindNotFoundError } from '../errors.ts'
 import { toInvalidParamsError } from './dispatch.ts'
-import { formatBlock, formatLog, formatPendingBlock, formatReceipt, formatTransaction } from './format.ts'
+import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts'
 import { logCriteria } from './schemas.ts'
 
 import type { Chain } from '../chain/chain.ts'
@@ -131,13 +131,13 @@ export function formatHeader(block: Block): Record<string, unknown> {
 }
 
 const headerJson = textsOf(formatHeader)
-const pendingBlockJson = textsOf((block: PendingBlock) => formatPendingBlock(block, true))
+const pendingBlockJson = textsOf((block: PendingBlock) => formatBlock(block, true))
 const transactionJson = textsOf((transaction: Transaction) => formatTransaction(transaction))
 
 /** A pre-confirmed transaction with its receipt's fields, as Base's newFlashblockTransactions sends it in full. */
 export function formatPreconfirmed(block: PendingBlock, index: number): Record<string, unknown> {
   const { env } = block
-  const position: BlockPosition = { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+  const position: BlockPosition = { hash: block.hash, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
   let logIndex = 0
   for (let i = 0; i < index; i++) logIndex += block.receipts[i]!.logs.length
   const transaction = block.transactions[index]!

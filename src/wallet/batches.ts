@@ -49,6 +49,7 @@ export type CallsStatus = {
     status: '0x1' | '0x0'
     blockHash: Hex
     blockNumber: Hex
+    blockTimestamp: Hex
     gasUsed: Hex
     transactionHash: Hex
   }[]
@@ -341,8 +342,9 @@ export function createBatches(core: WalletCore): Batches {
       receipts: sealed.map((location) => ({
         logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
         status: location.receipt.status === 1 ? '0x1' : '0x0',
-        blockHash: location.block.hash!,
+        blockHash: location.block.hash,
         blockNumber: toQuantity(location.block.number),
+        blockTimestamp: toQuantity(location.block.timestamp),
         gasUsed: toQuantity(location.receipt.gasUsed),
         transactionHash: location.transaction.hash,
       })),

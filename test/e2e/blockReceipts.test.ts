@@ -47,13 +47,17 @@ describe('receipts and transactions by block', () => {
 
     const pending = await t.rpc<ReceiptJSON[]>('eth_getBlockReceipts', ['pending'])
     expect(pending.map((receipt) => receipt.transactionHash)).toEqual([first, second, third])
-    expect(pending.map((receipt) => receipt.blockHash)).toEqual([null, null, null])
+    // The hash of the block as built so far (Base's diff.block_hash): the pending block's own.
+    const pendingBlock = await t.rpc<BlockJSON>('eth_getBlockByNumber', ['pending', false])
+    expect(pending.map((receipt) => receipt.blockHash)).toEqual([pendingBlock.hash, pendingBlock.hash, pendingBlock.hash])
     expect(pending.map((receipt) => receipt.logs.map((entry) => entry.logIndex))).toEqual([['0x0'], [], ['0x1']])
     for (const receipt of pending) expect(await t.rpc('eth_getTransactionReceipt', [receipt.transactionHash])).toEqual(receipt)
 
     const number = await t.mine()
     const sealed = await t.rpc<ReceiptJSON[]>('eth_getBlockReceipts', [toHex(number)])
     expect(sealed.map((receipt) => receipt.transactionHash)).toEqual([first, second, third])
+    // Nothing arrived after that flashblock: the block sealed with the hash its receipts were pre-confirmed with.
+    expect(sealed.map((receipt) => receipt.blockHash)).toEqual([pendingBlock.hash, pendingBlock.hash, pendingBlock.hash])
     for (const receipt of sealed) expect(await t.rpc('eth_getTransactionReceipt', [receipt.transactionHash])).toEqual(receipt)
     const block = await t.rpc<BlockJSON>('eth_getBlockByNumber', [toHex(number), false])
     expect(await t.rpc('eth_getBlockReceipts', [block.hash])).toEqual(sealed)
@@ -76,7 +80,8 @@ describe('receipts and transactions by block', () => {
       '0x0',
     ])
     expect(pending).toEqual(await t.rpc('eth_getTransactionByHash', [hash]))
-    expect(pending).toMatchObject({ hash, blockHash: null, transactionIndex: '0x0' })
+    const pendingBlock = await t.rpc<BlockJSON>('eth_getBlockByNumber', ['pending', false])
+    expect(pending).toMatchObject({ hash, blockHash: pendingBlock.hash, transactionIndex: '0x0' })
     expect(await t.rpc('eth_getTransactionByBlockNumberAndIndex', ['pending', '0x1'])).toBeNull()
 
     const number = await t.mine()

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { encodeFunctionData, keccak256, toHex } from 'viem'
 import { afterAll, describe, it } from 'vitest'
 
 import { PATCHED_PACKAGES } from '../../src/chain/execution/patches.ts'
 import { ETHEREUMJS_BUILD } from '../support/ethereumjsBuild.ts'
+import { Reverter, Store } from './fixtures/contracts.ts'
 
 import type { ChildProcess } from 'node:child_process'
 
@@ -62,6 +64,20 @@ function listening(process: Run): Promise<string> {
     })
     check()
   })
+}
+
+/**
+ * The node's log lines without their timestamps, once `done(log)` holds (or 5 s passed) and the node has stopped:
+ * the lines come from the chain's events, a turn after the change they tell of.
+ */
+async function logLines(server: Run, done: (log: string) => boolean): Promise<string[]> {
+  for (let waited = 0; !done(server.stderr()) && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  server.child.kill('SIGTERM')
+  await server.exited
+  return server
+    .stderr()
+    .split('\n')
+    .map((line) => line.replace(/^\S+Z /, ''))
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
@@ -119,21 +135,52 @@ describe.concurrent('flashchain CLI', () => {
     await rpc(url, 'evm_mine')
     const head = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string }
     const created = ((await rpc(url, 'eth_getTransactionReceipt', [creation])) as { contractAddress: string }).contractAddress
-    // The lines come from the chain's events, a turn after the change: wait for the seal's.
-    for (let waited = 0; !server.stderr().includes(`sealed block 1`) && waited < 5_000; waited += 20)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    server.child.kill('SIGTERM')
-    await server.exited
-    const lines = server
-      .stderr()
-      .split('\n')
-      .map((line) => line.replace(/^\S+Z /, ''))
+    const lines = await logLines(server, (log) => log.includes('sealed block 1'))
     expect(lines).toContain('flashblock 1.1: 2 transactions pre-confirmed')
     expect(lines).toContain(`  ${transfer} from ${from} to 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 gas 21000 ok`)
     expect(lines.some((line) => line.startsWith(`  ${creation} from ${from} created ${created} gas `) && line.endsWith(' ok'))).toBe(true)
     expect(lines.some((line) => line.startsWith(`sealed block 1 (2 txs) ${head.hash} in `))).toBe(true)
     // The flashblock that closed the block added nothing, so it has no line.
     expect(lines.filter((line) => line.startsWith('flashblock '))).toHaveLength(1)
+  })
+
+  it('says why each failed transaction failed: out of gas, Error(string), Panic(uint256), a custom error, nothing', async ({ expect }) => {
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral'])
+    const url = await listening(server)
+    const from = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+    const send = (fields: Record<string, string>) => rpc(url, 'eth_sendTransaction', [{ from, ...fields }]) as Promise<string>
+    const deployments = [await send({ data: Reverter.bytecode }), await send({ data: Store.bytecode + '0'.repeat(63) + '1' })]
+    await rpc(url, 'flashchain_preconfirm')
+    const [reverter, store] = await Promise.all(
+      deployments.map(async (hash) => ((await rpc(url, 'eth_getTransactionReceipt', [hash])) as { contractAddress: string }).contractAddress),
+    )
+    // Given gas, so that no estimate refuses them first.
+    const call = (to: string, data: string, gas = '0x30000') => send({ to: to!, data, gas })
+    const failing = [
+      [await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' })), 'reverted: nope'],
+      [
+        await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'panic', args: [0n] })),
+        'reverted: panic: division or modulo by zero (0x12)',
+      ],
+      [
+        await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'custom' })),
+        `reverted: custom error ${keccak256(toHex('Custom(uint256,address)')).slice(0, 10)}`,
+      ],
+      // A fresh slot costs 20,000 gas more than this leaves after the intrinsic gas.
+      [await call(store!, encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [9n] }), '0x6000'), 'reverted: out of gas'],
+      // No function with that selector and no fallback: a revert without data.
+      [await call(reverter!, '0x12345678'), 'reverted'],
+    ] as const
+    await rpc(url, 'flashchain_preconfirm')
+    const expected = await Promise.all(
+      failing.map(async ([hash, outcome]) => {
+        const receipt = (await rpc(url, 'eth_getTransactionReceipt', [hash])) as { status: string; to: string; gasUsed: string }
+        expect(receipt.status).toBe('0x0')
+        return `  ${hash} from ${from} to ${receipt.to} gas ${BigInt(receipt.gasUsed)} ${outcome}`
+      }),
+    )
+    const lines = await logLines(server, (log) => expected.every((line) => log.includes(line)))
+    expect(lines.filter((line) => failing.some(([hash]) => line.includes(hash)))).toEqual(expected)
   })
 
   it('resumes a chain from --data-dir after a SIGTERM', async ({ expect }) => {

@@ -47,10 +47,12 @@ describe('interval mining', () => {
     expect(await flashchain.chain.waitForPreconfirmation(hash as `0x${string}`, 10 * blockTime)).toBe(true)
     const preconfirmed = (await request('eth_getTransactionReceipt', [hash])) as { blockNumber: string; status: string }
     expect(preconfirmed.status).toBe('0x1')
-    const sealed = await until(async () => {
-      const receipt = (await request('eth_getTransactionReceipt', [hash])) as { blockHash: string | null; blockNumber: string }
-      return receipt.blockHash === null ? undefined : receipt
-    }, 10 * blockTime)
+    // A pre-confirmed receipt already has a block hash (the block's as built so far): wait for the head instead.
+    await until(
+      async () => (BigInt((await request('eth_blockNumber')) as string) >= BigInt(preconfirmed.blockNumber) ? true : undefined),
+      10 * blockTime,
+    )
+    const sealed = (await request('eth_getTransactionReceipt', [hash])) as { blockHash: string; blockNumber: string }
     expect(sealed.blockNumber).toBe(preconfirmed.blockNumber)
     const block = (await request('eth_getBlockByNumber', [sealed.blockNumber, false])) as { transactions: string[]; hash: string }
     expect(block.transactions).toContain(hash)

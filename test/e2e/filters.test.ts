@@ -138,8 +138,10 @@ describe('eth_getLogs with pending', () => {
     const withPending = await t.rpc<Json[]>('eth_getLogs', [{ ...query, toBlock: 'pending' }])
     expect(withPending.map((log) => log.transactionHash)).toEqual([sealedHash, first, second])
     const [, a, b] = withPending
-    expect(a).toMatchObject({ blockHash: null, blockNumber: viemToHex(sealed + 1n), transactionIndex: '0x0', logIndex: '0x0', removed: false })
-    expect(b).toMatchObject({ blockHash: null, blockNumber: viemToHex(sealed + 1n), transactionIndex: '0x1', logIndex: '0x1' })
+    // Their block's hash as of the newest flashblock, as the pending block has it.
+    const { hash: blockHash } = await t.rpc<{ hash: Hex }>('eth_getBlockByNumber', ['pending', false])
+    expect(a).toMatchObject({ blockHash, blockNumber: viemToHex(sealed + 1n), transactionIndex: '0x0', logIndex: '0x0', removed: false })
+    expect(b).toMatchObject({ blockHash, blockNumber: viemToHex(sealed + 1n), transactionIndex: '0x1', logIndex: '0x1' })
     // The same log as the pre-confirmed receipt carries.
     expect((await t.rpc<Json>('eth_getTransactionReceipt', [first])).logs).toEqual([a])
     expect((await t.rpc<Json[]>('eth_getLogs', [{ ...query, toBlock: 'latest' }])).map((log) => log.transactionHash)).toEqual([sealedHash])

@@ -323,7 +323,7 @@ describe('eth_sendRawTransactionSync (EIP-7966)', () => {
     const hash = keccak256(raw)
     expect(await t.rpcError('eth_sendRawTransactionSync', [raw, 100])).toEqual({
       code: 4,
-      message: "The transaction was added to the pool but wasn't processed in 100ms",
+      message: "The transaction was added to the transaction pool but wasn't processed in 100ms",
       data: hash,
     })
     // It stays in the pool and is pre-confirmed by the next flashblock.

@@ -137,7 +137,7 @@ describe("Base's flashblock kinds", () => {
     ])
     expect(pendingLogs).toHaveLength(1)
     expect(log).toEqual(pendingLogs[0])
-    expect(log!.blockHash).toBeNull()
+    expect(log!.blockHash).toBe((await t.rpc<Json>('eth_getBlockByNumber', ['pending', false])).hash)
     await expectNoMoreNotifications(subscription)
 
     // The same logs once sealed are not sent again.
@@ -153,11 +153,12 @@ describe("Base's flashblock kinds", () => {
     await t.preconfirm()
     expect(await collect(hashes, 2)).toEqual(sent)
     const objects = await collect<Json>(full, 2)
+    const { hash: blockHash } = await t.rpc<Json>('eth_getBlockByNumber', ['pending', false])
     for (const [i, object] of objects.entries()) {
       const transaction = await t.rpc<Json>('eth_getTransactionByHash', [sent[i]])
       const receipt = await t.rpc<Json>('eth_getTransactionReceipt', [sent[i]])
       expect(object).toEqual({ ...transaction, ...receipt })
-      expect(object).toMatchObject({ blockHash: null, status: '0x1', hash: sent[i], transactionHash: sent[i] })
+      expect(object).toMatchObject({ blockHash, status: '0x1', hash: sent[i], transactionHash: sent[i] })
       expect((object.logs as Json[]).length).toBe(1)
     }
     // A flashblock without transactions sends nothing.

@@ -1,5 +1,6 @@
 // Type-checked against the package's declarations, never run: the library's types as a consumer sees them.
 import { createFlashchain, EXECUTOR_ADDRESS, RpcError } from 'flashchain'
+import { flashchainChain, flashchain as flashchainViemChain } from 'flashchain/chains'
 import { flashchainProvider } from 'flashchain/playwright'
 import { flashchain } from 'flashchain/prool'
 
@@ -21,6 +22,8 @@ const parameters: FlashchainParameters = { mining: 'interval', workers: 1 }
 const instance = flashchain(parameters)
 const name: string = instance.name
 const initScript: { content: string } = await flashchainProvider(url, { windowEthereum: true })
+const viemChain: { id: number; experimental_preconfirmationTime?: number } = flashchainChain({ url, chainId: 8453 })
+const defaultChainId: 31337 | number = flashchainViemChain.id
 await node.close()
 
-export { code, error, initScript, name, params, untyped, url }
+export { code, defaultChainId, error, initScript, name, params, untyped, url, viemChain }

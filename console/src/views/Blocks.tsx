@@ -74,7 +74,7 @@ export function BlockDetail({ number }: { number: string }) {
         <>
           <dl class="fields">
             <dt>hash</dt>
-            <dd class="mono">{data.hash ?? 'not sealed'}</dd>
+            <dd class="mono">{number === 'pending' || data.hash === null ? 'not sealed' : data.hash}</dd>
             <dt>time</dt>
             <dd>{clock(data.timestamp)}</dd>
             <dt>gas</dt>

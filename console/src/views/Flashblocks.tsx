@@ -14,9 +14,10 @@ function HeadCard({ name, head }: { name: 'pending' | 'latest'; head: Head | und
       ) : (
         <dl>
           <dt>number</dt>
-          <dd>{head.hash === null ? `#${head.number}` : <BlockLink number={head.number} />}</dd>
+          <dd>{name === 'pending' ? `#${head.number}` : <BlockLink number={head.number} />}</dd>
           <dt>hash</dt>
-          <dd class="mono">{head.hash === null ? <span class="muted">not sealed</span> : short(head.hash)}</dd>
+          {/* The pending block's hash is its newest flashblock's, which the next one replaces. */}
+          <dd class="mono">{name === 'pending' || head.hash === null ? <span class="muted">not sealed</span> : short(head.hash)}</dd>
           <dt>transactions</dt>
           <dd>{head.transactions}</dd>
           <dt>gas used</dt>

@@ -34,15 +34,17 @@ function TraceFrame({ frame }: { frame: Frame }) {
 
 export function TransactionDetail({ hash }: { hash: Hex }) {
   const found = useQuery(async () => {
-    const [tx, receipt] = await Promise.all([
+    const [tx, receipt, latest] = await Promise.all([
       rpc<Transaction | null>('eth_getTransactionByHash', [hash]),
       rpc<Receipt | null>('eth_getTransactionReceipt', [hash]),
+      rpc<Hex>('eth_blockNumber'),
     ])
-    return { tx, receipt }
+    // A pre-confirmed receipt carries its block's hash as built so far: its block is the one after the head.
+    return { tx, receipt, preconfirmed: receipt !== null && BigInt(receipt.blockNumber) > BigInt(latest) }
   }, [hash])
   // Tracing is a separate request: a transaction still in the pool has none, and a failure here hides nothing else.
   const trace = useQuery(() => rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }]), [hash])
-  const { tx, receipt } = found.data ?? {}
+  const { tx, receipt, preconfirmed } = found.data ?? {}
   return (
     <Section title="Transaction" testid="tx-detail">
       <Failure error={found.error} />
@@ -73,7 +75,7 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
             ) : (
               <>
                 {receipt.status === '0x1' ? 'success' : 'reverted'} in <BlockLink number={receipt.blockNumber} />
-                {receipt.blockHash === null && <span class="badge building">pre-confirmed</span>}, gas used {BigInt(receipt.gasUsed).toString()}
+                {preconfirmed === true && <span class="badge building">pre-confirmed</span>}, gas used {BigInt(receipt.gasUsed).toString()}
               </>
             )}
           </dd>

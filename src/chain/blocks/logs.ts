@@ -27,9 +27,9 @@ export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pendi
     if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, number)
   }
   if (filter.includePending === true) {
-    const { env, transactions, receipts } = chain.pending()
+    const { env, hash, transactions, receipts } = chain.pending()
     const transactionHash = (index: number) => bytesToHex(transactions[index]!.hash()) as Hex
-    collectLogs({ number: env.number, hash: null, timestamp: env.timestamp, receipts, transactionHash }, filter, found)
+    collectLogs({ number: env.number, hash, timestamp: env.timestamp, receipts, transactionHash }, filter, found)
     if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, env.number)
   }
   return found
@@ -59,16 +59,14 @@ export function matchesLog(entry: Log, filter: Pick<LogFilter, 'addresses' | 'to
   )
 }
 
-type LogsSource = Omit<BlockLogs, 'hash'> & { hash: Hex | null }
-
 /** Every log of a block's transactions from `first` on, with its position in the block. */
-export function logsOf(block: LogsSource, first = 0): FoundLog[] {
+export function logsOf(block: BlockLogs, first = 0): FoundLog[] {
   const found: FoundLog[] = []
   collectLogs(block, {}, found, first)
   return found
 }
 
-function collectLogs(block: LogsSource, filter: Pick<LogFilter, 'addresses' | 'topics'>, found: FoundLog[], first = 0) {
+function collectLogs(block: BlockLogs, filter: Pick<LogFilter, 'addresses' | 'topics'>, found: FoundLog[], first = 0) {
   let logIndex = 0
   for (const [i, receipt] of block.receipts.entries()) {
     if (i < first) {

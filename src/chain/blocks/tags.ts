@@ -1,5 +1,6 @@
 import { BlockNotFoundError } from '../../errors.ts'
 
+import type { Hex } from '../../hex.ts'
 import type { BlockSpecifier } from '../types.ts'
 import type { SealedBlocks } from './sealedBlocks.ts'
 import type { PendingSnapshot, SealedBlock } from './types.ts'
@@ -21,7 +22,13 @@ export type BlockResolver = {
  * being built as of its newest flashblock, `safe` and `finalized` trail the head by 32 and 64 blocks (floored at
  * genesis), or are the head itself after an import, which no consensus layer can dispute.
  */
-export function createBlockResolver(chain: { blocks: SealedBlocks; pending: () => PendingSnapshot; finalizedAtHead: () => boolean }): BlockResolver {
+export function createBlockResolver(chain: {
+  blocks: SealedBlocks
+  pending: () => PendingSnapshot
+  /** The pending block as of the flashblock whose block hash this is, while its block is being built. */
+  pendingByHash: (hash: Hex) => PendingSnapshot | undefined
+  finalizedAtHead: () => boolean
+}): BlockResolver {
   const { blocks } = chain
 
   function resolve(specifier: BlockSpecifier): ResolvedBlock {
@@ -32,8 +39,11 @@ export function createBlockResolver(chain: { blocks: SealedBlocks; pending: () =
     }
     if (typeof specifier === 'object') {
       const block = blocks.byHash(specifier.blockHash)
-      if (block === undefined) throw new BlockNotFoundError(specifier.blockHash)
-      return { kind: 'sealed', block }
+      if (block !== undefined) return { kind: 'sealed', block }
+      // A pre-confirmed receipt's block hash names the pending block as of its flashblock (docs/chain.md).
+      const pending = chain.pendingByHash(specifier.blockHash)
+      if (pending === undefined) throw new BlockNotFoundError(specifier.blockHash)
+      return { kind: 'pending', block: pending }
     }
     switch (specifier) {
       case 'pending':
@@ -59,7 +69,7 @@ export function createBlockResolver(chain: { blocks: SealedBlocks; pending: () =
         return specifier
       }
       if (typeof specifier === 'object') {
-        const number = blocks.numberOf(specifier.blockHash)
+        const number = blocks.numberOf(specifier.blockHash) ?? chain.pendingByHash(specifier.blockHash)?.env.number
         if (number === undefined) throw new BlockNotFoundError(specifier.blockHash)
         return number
       }

@@ -1,6 +1,6 @@
 import { bytesToHex } from '@ethereumjs/util'
 
-import type { Block } from '@ethereumjs/block'
+import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
 import type { StateReader } from '../state/types.ts'
@@ -23,13 +23,16 @@ export type SealedBlock = {
 
 /**
  * The pending block as the engine holds it, as of the newest flashblock: the N+1 environment, the pre-confirmed
- * transactions and their receipts, and the state after them. Replaced whole at every flashblock, so a reader
- * holding one never sees half of the next.
+ * transactions and their receipts, the state after them, and the header the block would seal with if nothing else
+ * arrived. Replaced whole at every flashblock, so a reader holding one never sees half of the next.
  */
 export type PendingSnapshot = {
   env: BlockEnv
   /** -1 before the block's first flashblock. */
   flashblockIndex: number
+  /** Computed before the flashblock is published, so every receipt a reader sees has its block hash. */
+  header: BlockHeader
+  hash: Hex
   transactions: TypedTransaction[]
   senders: Hex[]
   receipts: Receipt[]

@@ -1,9 +1,11 @@
+import { createBlock } from '@ethereumjs/block'
 import { Capability } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 
+import type { BlockHeader as EthereumjsHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
-import type { Block, BlockPosition, PendingBlock, Transaction } from '../types.ts'
+import type { Block, BlockHeader, BlockPosition, PendingBlock, Transaction } from '../types.ts'
 import type { PendingSnapshot, SealedBlock } from './types.ts'
 
 /**
@@ -75,33 +77,10 @@ export function sealedBlockOf(sealed: SealedBlock): Block {
 
 function toBlock(sealed: SealedBlock): Block {
   const { block } = sealed
-  const { header } = block
   return {
     kind: 'sealed',
     hash: sealed.hash,
-    header: {
-      number: header.number,
-      parentHash: hex(header.parentHash),
-      sha3Uncles: hex(header.uncleHash),
-      miner: header.coinbase.toString() as Hex,
-      stateRoot: hex(header.stateRoot),
-      transactionsRoot: hex(header.transactionsTrie),
-      receiptsRoot: hex(header.receiptTrie),
-      logsBloom: hex(header.logsBloom),
-      difficulty: header.difficulty,
-      gasLimit: header.gasLimit,
-      gasUsed: header.gasUsed,
-      timestamp: header.timestamp,
-      extraData: hex(header.extraData),
-      mixHash: hex(header.mixHash),
-      nonce: hex(header.nonce),
-      baseFeePerGas: header.baseFeePerGas,
-      withdrawalsRoot: header.withdrawalsRoot === undefined ? undefined : hex(header.withdrawalsRoot),
-      blobGasUsed: header.blobGasUsed,
-      excessBlobGas: header.excessBlobGas,
-      parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : hex(header.parentBeaconBlockRoot),
-      requestsHash: header.requestsHash === undefined ? undefined : hex(header.requestsHash),
-    },
+    header: headerOf(block.header),
     size: BigInt(block.serialize().length),
     transactions: block.transactions.map((tx, i) => transactionOf(tx, sealed.senders[i]!)),
     receipts: sealed.receipts,
@@ -115,15 +94,53 @@ function toBlock(sealed: SealedBlock): Block {
   }
 }
 
+function headerOf(header: EthereumjsHeader): BlockHeader {
+  return {
+    number: header.number,
+    parentHash: hex(header.parentHash),
+    sha3Uncles: hex(header.uncleHash),
+    miner: header.coinbase.toString() as Hex,
+    stateRoot: hex(header.stateRoot),
+    transactionsRoot: hex(header.transactionsTrie),
+    receiptsRoot: hex(header.receiptTrie),
+    logsBloom: hex(header.logsBloom),
+    difficulty: header.difficulty,
+    gasLimit: header.gasLimit,
+    gasUsed: header.gasUsed,
+    timestamp: header.timestamp,
+    extraData: hex(header.extraData),
+    mixHash: hex(header.mixHash),
+    nonce: hex(header.nonce),
+    baseFeePerGas: header.baseFeePerGas,
+    withdrawalsRoot: header.withdrawalsRoot === undefined ? undefined : hex(header.withdrawalsRoot),
+    blobGasUsed: header.blobGasUsed,
+    excessBlobGas: header.excessBlobGas,
+    parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : hex(header.parentBeaconBlockRoot),
+    requestsHash: header.requestsHash === undefined ? undefined : hex(header.requestsHash),
+  }
+}
+
 export function pendingBlockOf(pending: PendingSnapshot): PendingBlock {
   let view = pendingBlocks.get(pending)
   if (view === undefined) {
+    const { header } = pending
+    const withdrawals = header.withdrawalsRoot === undefined ? undefined : []
+    let size: bigint | undefined
     view = {
       kind: 'pending',
       env: pending.env,
       flashblockIndex: pending.flashblockIndex,
+      hash: pending.hash,
+      header: headerOf(header),
+      // The length of the block it would seal with, encoded only when asked: most readers never look at it.
+      get size() {
+        size ??= BigInt(createBlock({ header, transactions: pending.transactions, withdrawals }, { common: header.common }).serialize().length)
+        return size
+      },
       transactions: pending.transactions.map((tx, i) => transactionOf(tx, pending.senders[i]!)),
       receipts: pending.receipts,
+      withdrawals,
+      uncles: [],
     }
     pendingBlocks.set(pending, view)
   }
@@ -137,5 +154,5 @@ export function sealedBlockPosition(sealed: SealedBlock): BlockPosition {
 
 export function pendingBlockPosition(pending: PendingSnapshot): BlockPosition {
   const { env } = pending
-  return { hash: null, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
+  return { hash: pending.hash, number: env.number, timestamp: env.timestamp, baseFeePerGas: env.baseFeePerGas }
 }

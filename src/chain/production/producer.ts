@@ -8,7 +8,7 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { builderInternals, startBuilder } from './builderInternals.ts'
+import { builderInternals, envHeaderData, startBuilder } from './builderInternals.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -77,7 +77,13 @@ type Building = {
   announced: number
   /** The newest flashblock: where its transactions start, and its own state writes. */
   newest: { first: number; diff: StateDiff }
+  /** The header the block would seal with as of the newest flashblock, and its hash. */
+  preview: Preview | undefined
+  /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
+  byHash: Map<Hex, PendingSnapshot>
 }
+
+type Preview = { header: Block['header']; hash: Hex }
 
 /** What the stream says of the block as of a flashblock: its roots and hash, as if it were sealed then. */
 type FlashblockRoots = Pick<Flashblock, 'stateRoot' | 'receiptsRoot' | 'logsBloom' | 'gasUsed' | 'blockHash' | 'withdrawalsRoot' | 'blobGasUsed'>
@@ -96,6 +102,11 @@ export type Producer = {
   preconfirm(): Promise<PendingSnapshot>
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
+  /**
+   * The pending block as of one of the flashblocks of the block being built, or the idle pending block, by the
+   * hash it carries; undefined for any other hash.
+   */
+  pendingByHash(hash: Hex): PendingSnapshot | undefined
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
   /**
@@ -140,11 +151,32 @@ export function createProducer(host: ProducerHost): Producer {
   const waiters = new Map<Hex, Set<() => void>>()
   let storageRoots = new Map<Hex, Uint8Array>()
 
+  const idleCommon = vm.common.copy()
+
+  /**
+   * The pending block before its first flashblock: nothing has run on the head's state yet, so its header has the
+   * head's state root and empty tries.
+   */
   function idlePending(): PendingSnapshot {
     const head = host.head()
+    const env = plannedEnv(head)
+    setHardforkFor(idleCommon, env)
+    const header = createBlockHeader(
+      {
+        ...envHeaderData(env),
+        parentHash: head.block.hash(),
+        stateRoot: head.block.header.stateRoot,
+        withdrawalsRoot: idleCommon.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+        blobGasUsed: idleCommon.isActivatedEIP(4844) ? 0n : undefined,
+        requestsHash: idleCommon.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
+      },
+      { common: idleCommon, skipConsensusFormatValidation: true },
+    )
     return {
-      env: plannedEnv(head),
+      env,
       flashblockIndex: -1,
+      header,
+      hash: bytesToHex(header.hash()) as Hex,
       transactions: [],
       senders: [],
       receipts: [],
@@ -210,25 +242,36 @@ export function createProducer(host: ProducerHost): Producer {
       flashblockIndex: -1,
       announced: 0,
       newest: { first: 0, diff: createStateDiff() },
+      preview: undefined,
+      byHash: new Map(),
     }
-    publish(building)
-    await stream(building)
+    await publish(building)
+    stream(building)
     return building
   }
 
-  function publish(block: Building): PendingSnapshot {
+  /**
+   * Publishes the block as it stands as the next flashblock. Its header is previewed first, as Base's builder
+   * computes `diff.block_hash` before it sends a flashblock: a receipt is never visible without its block hash. A
+   * flashblock that added nothing keeps the header of the one before.
+   */
+  async function publish(block: Building): Promise<PendingSnapshot> {
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
+    if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced) block.preview = await previewRoots(block)
     block.newest = { first: block.announced, diff }
     block.flashblockIndex++
     published = {
       env: block.env,
       flashblockIndex: block.flashblockIndex,
+      header: block.preview.header,
+      hash: block.preview.hash,
       transactions: block.transactions.slice(),
       senders: block.senders.slice(),
       receipts: block.receipts.slice(),
       state: stateManager.base,
     }
+    block.byHash.set(published.hash, published)
     const first = block.announced
     block.announced = block.transactions.length
     for (let i = first; i < block.entries.length; i++) pool.remove(block.entries[i]!.hash)
@@ -297,21 +340,17 @@ export function createProducer(host: ProducerHost): Producer {
   async function preconfirm(last = false): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
     await includePooled(block)
-    const snapshot = publish(block)
-    if (last) return snapshot
-    // Subscribers hear of the flashblock first: what follows takes several ms for a block of hundreds.
-    await yieldToEventLoop()
-    if (host.streaming()) await stream(block)
-    // Otherwise the tries grow now, once the flashblock is visible, so that the seal writes only what its last
-    // flashblock added (a seal that writes them all holds the writer for as long again).
-    else await Promise.all([block.builder.transactionsTrie(), block.builder.receiptTrie()])
+    // The preview grows the tries with the flashblock, so the seal writes only what its last flashblock added (a
+    // seal that writes them all holds the writer for as long again).
+    const snapshot = await publish(block)
+    if (!last) stream(block)
     return snapshot
   }
 
-  /** Hands the newest flashblock to the stream, with the block previewed as if sealed after it. */
-  async function stream(block: Building): Promise<void> {
+  /** Hands the newest flashblock to the stream, with the header it was published with. */
+  function stream(block: Building): void {
     if (!host.streaming()) return
-    host.flashblock(flashblockOf(block, await previewRoots(block)))
+    host.flashblock(flashblockOf(block, rootsOf(block.preview!.header, block.preview!.hash)))
   }
 
   /**
@@ -319,7 +358,7 @@ export function createProducer(host: ProducerHost): Producer {
    * (EIP-7002, EIP-7251): on a chain where nobody queues withdrawal or consolidation requests, those neither add
    * requests nor change state, and the preview is what the seal gives.
    */
-  async function previewRoots(block: Building): Promise<FlashblockRoots> {
+  async function previewRoots(block: Building): Promise<Preview> {
     const { sealed, builder } = block
     const diff = createStateDiff()
     for (const segment of block.segments) mergeDiff(diff, segment)
@@ -343,7 +382,7 @@ export function createProducer(host: ProducerHost): Producer {
       requestsHash: common.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
     }
     const header = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
-    return rootsOf(header, bytesToHex(header.hash()) as Hex)
+    return { header, hash: bytesToHex(header.hash()) as Hex }
   }
 
   function flashblockOf(block: Building, roots: FlashblockRoots): Flashblock {
@@ -443,6 +482,11 @@ export function createProducer(host: ProducerHost): Producer {
     importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
 
+    pendingByHash(hash) {
+      const key = hash.toLowerCase() as Hex
+      return building?.byHash.get(key) ?? (published?.hash === key ? published : undefined)
+    },
+
     waitForPreconfirmation(hash, timeoutMs) {
       if (published !== undefined && pendingIndexOf(published, hash) !== undefined) return Promise.resolve(true)
       return new Promise((resolve) => {
@@ -520,7 +564,7 @@ export function createProducer(host: ProducerHost): Producer {
       if (resume === undefined) return
       const block = await startBlock(resume.timestamp)
       for (const entry of resume.transactions) await include(block, entry)
-      publish(block)
+      await publish(block)
     },
   }
 }

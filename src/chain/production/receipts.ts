@@ -1,6 +1,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
+import { failureReason } from '../execution/revert.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
@@ -19,6 +20,8 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
     effectiveGasPrice = (tx as { gasPrice: bigint }).gasPrice
   }
   const logs = result.execResult.logs ?? []
+  const halt = result.execResult.exceptionError?.error
+  const failure = halt === undefined ? undefined : failureReason(halt, result.execResult.returnValue)
   return {
     ...(receipt.stateRoot === undefined ? { status: receipt.status } : { root: bytesToHex(receipt.stateRoot) as Hex }),
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
@@ -32,5 +35,6 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
     contractAddress: result.createdAddress === undefined ? null : (result.createdAddress.toString() as Hex),
     effectiveGasPrice,
     ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
+    ...(failure === undefined ? {} : { failure }),
   }
 }

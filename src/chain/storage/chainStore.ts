@@ -81,7 +81,11 @@ function decodeRecord(bytes: Uint8Array): AccountRecord {
 }
 
 const toJSON = (key: string, value: unknown) =>
-  typeof value === 'bigint' ? `0x${value.toString(16)}` : key === 'logsBloom' && value === EMPTY_BLOOM ? undefined : value
+  typeof value === 'bigint'
+    ? `0x${value.toString(16)}`
+    : (key === 'logsBloom' && value === EMPTY_BLOOM) || key === 'failure' // the log's, not the chain's
+      ? undefined
+      : value
 const bigintFields = ['cumulativeGasUsed', 'gasUsed', 'effectiveGasPrice', 'blobGasUsed', 'blobGasPrice'] as const
 
 function decodeReceipts(json: string): Receipt[] {

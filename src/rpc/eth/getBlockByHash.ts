@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { formatAnyBlock } from '../format.ts'
+import { formatBlock } from '../format.ts'
 import { hash } from '../schemas.ts'
 
 import type { BlockJSON } from '../format.ts'
@@ -12,6 +12,6 @@ export const getBlockByHash = defineMethod({
   params: z.tuple([hash, z.boolean().optional()]),
   handler: ([blockHash, full = false], { chain }): BlockJSON | null => {
     const found = chain.block({ blockHash })
-    return found === undefined ? null : formatAnyBlock(found, full)
+    return found === undefined ? null : formatBlock(found, full)
   },
 })

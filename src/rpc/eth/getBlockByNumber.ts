@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { defineMethod } from '../method.ts'
-import { formatAnyBlock } from '../format.ts'
+import { formatBlock } from '../format.ts'
 import { blockByNumber } from '../schemas.ts'
 
 import type { BlockJSON } from '../format.ts'
@@ -12,6 +12,6 @@ export const getBlockByNumber = defineMethod({
   params: z.tuple([blockByNumber, z.boolean().optional()]),
   handler: ([at, full = false], { chain }): BlockJSON | null => {
     const found = chain.block(at)
-    return found === undefined ? null : formatAnyBlock(found, full)
+    return found === undefined ? null : formatBlock(found, full)
   },
 })

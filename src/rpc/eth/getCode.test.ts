@@ -20,8 +20,8 @@ describe('eth_getCode', () => {
     const [deployer] = node.flashchain.chain.accounts
     const hash = await request('eth_sendTransaction', [{ from: deployer!.address, data: initCode }])
     await request('flashchain_preconfirm', [])
-    const receipt = (await request('eth_getTransactionReceipt', [hash])) as { contractAddress: string; blockHash: string | null }
-    expect(receipt.blockHash).toBeNull()
+    const receipt = (await request('eth_getTransactionReceipt', [hash])) as { contractAddress: string; blockHash: string }
+    expect(receipt.blockHash).toBe(((await request('eth_getBlockByNumber', ['pending', false])) as { hash: string }).hash)
     expect(await request('eth_getCode', [receipt.contractAddress, 'pending'])).toBe(runtime)
     expect(await request('eth_getCode', [receipt.contractAddress, 'latest'])).toBe('0x')
 

@@ -4,7 +4,7 @@ import { hexToBytes } from '../../hex.ts'
 import { TransactionTimeoutError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatReceipt } from '../format.ts'
-import { data } from '../schemas.ts'
+import { data, quantity } from '../schemas.ts'
 
 import type { ReceiptJSON } from '../format.ts'
 
@@ -12,10 +12,18 @@ import type { ReceiptJSON } from '../format.ts'
 const DEFAULT_TIMEOUT = 2_000
 const MAX_TIMEOUT = 60_000
 
-/** EIP-7966: send, wait until the transaction is pre-confirmed, and answer with its receipt. */
+/** ms as a JSON number (EIP-7966, viem) or a hex quantity (earlier viem versions send one). */
+const timeoutMs = quantity
+  .refine((value) => value > 0n && value <= BigInt(MAX_TIMEOUT), `timeout must be from 1 to ${MAX_TIMEOUT} ms`)
+  .transform(Number)
+
+/**
+ * EIP-7966: send, wait until the transaction is pre-confirmed (in every mining mode: automine has sealed it by the
+ * time the send answers), and answer with its receipt.
+ */
 export const sendRawTransactionSync = defineMethod({
   name: 'eth_sendRawTransactionSync',
-  params: z.tuple([data, z.number().int().positive().max(MAX_TIMEOUT).optional()]),
+  params: z.tuple([data, timeoutMs.optional()]),
   handler: async ([raw, timeout = DEFAULT_TIMEOUT], { chain }): Promise<ReceiptJSON> => {
     const hash = await chain.sendRawTransaction(hexToBytes(raw))
     const preconfirmed = await chain.waitForPreconfirmation(hash, timeout)
