@@ -9,7 +9,7 @@ import { createBlockchain, setHardforkFor } from '../execution/executor.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { buildStateTrie } from '../state/proof.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
-import { builderInternals } from './builderInternals.ts'
+import { builderInternals, envHeaderData } from './builderInternals.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
@@ -93,18 +93,7 @@ export async function buildPayload(host: PayloadHost, request: PayloadRequest): 
   const vm = await createVM({ common, stateManager, blockchain: createBlockchain(host.blockHashes) })
   const builder = await buildBlock(vm, {
     parentBlock: parent,
-    headerData: {
-      number: env.number,
-      timestamp: env.timestamp,
-      gasLimit: env.gasLimit,
-      baseFeePerGas: env.baseFeePerGas,
-      coinbase: env.coinbase,
-      mixHash: env.prevRandao,
-      difficulty: 0n,
-      excessBlobGas: env.excessBlobGas,
-      parentBeaconBlockRoot: env.parentBeaconBlockRoot,
-      extraData: request.extraData ?? new Uint8Array(),
-    },
+    headerData: { ...envHeaderData(env), extraData: request.extraData ?? new Uint8Array() },
     withdrawals: common.isActivatedEIP(4895) ? attributes.withdrawals : undefined,
     blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
   })
