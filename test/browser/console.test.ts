@@ -113,12 +113,20 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     const arrived = new Map<string, number>()
     let sealed: bigint | undefined
     const counts = new Map<bigint, number>()
+    // Which subscription is newHeads: a pending block carries the hash of the block as built so far, so only the
+    // subscription tells a sealed header from a flashblock.
+    let heads: string | undefined
     socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { params?: { subscription: string; result: { number: Hex; hash: Hex | null } } }
+      const message = JSON.parse(String(data)) as {
+        id?: string
+        result?: string
+        params?: { subscription: string; result: { number: Hex } }
+      }
+      if (message.id === 'newHeads') heads = message.result
       const block = message.params?.result
       if (block === undefined) return
       const number = BigInt(block.number)
-      if (block.hash !== null) sealed = number
+      if (message.params!.subscription === heads) sealed = number
       else if (counts.has(number) || sealed === number - 1n) {
         const index = counts.get(number) ?? 0
         counts.set(number, index + 1)
