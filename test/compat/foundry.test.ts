@@ -47,6 +47,15 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
   // A receipt may be a pre-confirmation, which `pending` shows and `latest` shows once its block seals (docs/chain.md).
   const numberOf = async (counter: Address, block: 'pending' | 'latest' = 'pending') =>
     (await runOk('cast', ['call', counter, 'number()(uint256)', '--block', block, ...rpc()])).trim()
+  /** Waits until the transaction's block is sealed (bounded: a few 2 s blocks at most). */
+  async function sealed(transaction: Hex): Promise<void> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const receipt = JSON.parse(await runOk('cast', ['receipt', transaction, '--json', ...rpc()])) as Receipt
+      if (BigInt((await runOk('cast', ['block-number', ...rpc()])).trim()) >= BigInt(receipt.blockNumber)) return
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    throw new Error(`the block of ${transaction} was not sealed`)
+  }
   const nonceOf = async (address: Address) => Number((await runOk('cast', ['nonce', address, ...rpc()])).trim())
 
   it(
@@ -68,11 +77,8 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
       expect(await numberOf(counter.address)).toBe('10')
       // cast nonce reads latest, which counts pre-confirmed transactions: the next cast send gets a fresh nonce.
       expect(await nonceOf(account.address)).toBe(4)
-      // Once the block of the last send is sealed, latest shows it too (bounded: a few 2 s blocks at most).
-      for (let attempt = 0; attempt < 100; attempt++) {
-        if (BigInt((await runOk('cast', ['block-number', ...rpc()])).trim()) >= BigInt(receipts[2]!.blockNumber)) break
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
+      // Once the block of the last send is sealed, latest shows it too.
+      await sealed(receipts[2]!.transactionHash)
       expect(await numberOf(counter.address, 'latest')).toBe('10')
 
       const last = receipts[2]!
@@ -162,6 +168,8 @@ describe.each<MiningMode>(['interval', 'auto'])('foundry, --mining %s', (mining)
       const counter = await createCounter(account, 21)
       const holder = '0x0000000000000000000000000000000000000F0f'
       await runOk('cast', ['rpc', 'anvil_setBalance', holder, '0x3039', ...rpc()])
+      // forge forks at the sealed head; on the block clock the deployment may be pre-confirmed only.
+      await sealed(counter.hash)
 
       const output = await runOk('forge', ['test', '--fork-url', node().url, '--no-storage-caching', '--match-path', 'test/Fork.t.sol'], {
         env: { COUNTER: counter.address, EXPECTED_NUMBER: '21', ACCOUNT: holder, EXPECTED_BALANCE: '12345' },
