@@ -65,12 +65,18 @@ describe('eth_sendRawTransactionSync in every mining mode', () => {
     expect(block).toMatchObject({ hash: receipt.blockHash, transactions: [keccak256(raw)] })
   })
 
-  it('a timeout that is not a positive number of ms is -32602', async () => {
+  it('error: a timeout that is not 1 to 60000 ms is -32602, and the transaction is not sent', async () => {
     t = await startChain({ mining: 'auto' })
     const raw = await signTransfer(t, 104n)
     for (const timeout of [0, -1, 1.5, '0x0', 'soon']) {
       expect((await t.rpcError('eth_sendRawTransactionSync', [raw, timeout])).code).toBe(-32602)
     }
-    expect(await t.rpcError('eth_sendRawTransactionSync', [raw, 60_001])).toMatchObject({ code: -32602 })
+    for (const timeout of [60_001, '0xea61']) {
+      expect(await t.rpcError('eth_sendRawTransactionSync', [raw, timeout])).toEqual({
+        code: -32602,
+        message: 'invalid argument 1: timeout must be from 1 to 60000 ms',
+      })
+    }
+    expect(await t.rpc('eth_getTransactionByHash', [keccak256(raw)])).toBeNull()
   })
 })
