@@ -9,6 +9,7 @@ import {
   type RpcErrorShape,
   toRpcError,
 } from '../errors.ts'
+import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createRegistry } from './method.ts'
 
 import type { Method, MethodContext, RequestContext } from './method.ts'
@@ -92,6 +93,20 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     }
     return responses.length === 0 ? undefined : responses
   }
+}
+
+/**
+ * A response's JSON text, as JSON.stringify writes it, with a result already encoded (EncodedJson, a trace's) written
+ * in as it is rather than parsed and encoded again.
+ */
+export function encodeResponse(response: RpcResponse | RpcResponse[]): string {
+  if (!Array.isArray(response)) return encodeOne(response)
+  return `[${response.map(encodeOne).join(',')}]`
+}
+
+function encodeOne(response: RpcResponse): string {
+  if (!('result' in response) || !(response.result instanceof EncodedJson)) return JSON.stringify(response)
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":${response.result.text}}`
 }
 
 /**
