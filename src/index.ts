@@ -160,7 +160,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
         throw new RpcError(response.error.message, { code: response.error.code, data: response.error.data })
       }
       // A result encoded where it was made (a trace's) is handed to a caller in this process as plain data.
-      return (response.result instanceof EncodedJson ? JSON.parse(response.result.text) : response.result) as never
+      return (response.result instanceof EncodedJson ? response.result.toJSON() : response.result) as never
     },
     async close() {
       wallet.close()

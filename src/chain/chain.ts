@@ -582,12 +582,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       }
       const count = resolved.kind === 'sealed' ? resolved.block.block.transactions.length : resolved.block.transactions.length
       if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new ServerError('genesis is not traceable')
-      if (count === 0) return Promise.resolve(new EncodedJson('[]'))
+      if (count === 0) return Promise.resolve(EncodedJson.of('[]'))
       return trace(resolved, 0, count - 1, false, traceOptions)
     },
     async traceCall(request, specifier, traceOptions, overrides = {}) {
       const job = { kind: 'traceCall', request, options: traceOptions } as const
-      return new EncodedJson((await calls.job(job, calls.view(resolve(specifier), overrides), traceTimeout(traceOptions))) as string)
+      return new EncodedJson((await calls.job(job, calls.view(resolve(specifier), overrides), traceTimeout(traceOptions))) as Uint8Array)
     },
     createAccessList: (request, specifier, overrides = {}) => calls.createAccessList(request, resolve(specifier), overrides),
     feeHistory(count, newest, percentiles) {
@@ -644,7 +644,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   async function trace(resolved: ResolvedBlock, first: number, last: number, one: boolean, traceOptions: TraceOptions): Promise<EncodedJson> {
     const { source, view } = replaySourceOf(resolved, { history, head: () => blocks.head().number })
     const job = { kind: 'traceBlock', source, first, last, one, options: traceOptions } as const
-    return new EncodedJson((await calls.job(job, view, traceTimeout(traceOptions))) as string)
+    return new EncodedJson((await calls.job(job, view, traceTimeout(traceOptions))) as Uint8Array)
   }
 
   /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */

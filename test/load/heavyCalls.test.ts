@@ -19,6 +19,10 @@ const SLOAD_7000 = '0x611b585b805450600190038060035700' as Hex
 const looper = `0x${'10'.repeat(20)}` as Hex
 const reader = `0x${'12'.repeat(20)}` as Hex
 const memoryLooper = `0x${'14'.repeat(20)}` as Hex
+/** RETURN of 2.5 MiB of memory (PUSH3 0x280000 PUSH1 0 RETURN): zeros, as fresh memory holds. */
+const BIG_RETURN = '0x6228000060' + '00f3'
+const bigReturner = `0x${'15'.repeat(20)}` as Hex
+const BIG_RETURN_BYTES = 0x280000
 const TIMEOUT_MS = 1_000
 const TRACE_MAX_BYTES = 4 * 1024 * 1024
 
@@ -27,8 +31,8 @@ let t: TestChain
 beforeAll(async () => {
   t = await startChain({ rpcEvmTimeout: TIMEOUT_MS, workers: 1, traceMaxBytes: TRACE_MAX_BYTES })
   await t.testClient.setCode({ address: looper, bytecode: ECMUL_LOOP })
-  await t.testClient.setCode({ address: reader, bytecode: SLOAD_7000 })
   await t.testClient.setCode({ address: memoryLooper, bytecode: MEMORY_LOOP })
+  await t.testClient.setCode({ address: bigReturner, bytecode: BIG_RETURN as Hex })
 })
 
 afterAll(async () => {
@@ -39,7 +43,7 @@ afterAll(async () => {
  * Sends `heavy`, then eth_chainId once the heavy request has reached the server, and records the order of the
  * answers and how long eth_chainId took.
  */
-async function whileRunning(heavy: () => Promise<RpcResponse>) {
+async function whileRunning(heavy: () => Promise<RpcResponse>, on: TestChain = t) {
   const order: string[] = []
   const slow = heavy().then((response) => {
     order.push('heavy')
@@ -47,7 +51,7 @@ async function whileRunning(heavy: () => Promise<RpcResponse>) {
   })
   await new Promise((resolve) => setTimeout(resolve, 50))
   const sent = performance.now()
-  const chainId = await t.rpc('eth_chainId')
+  const chainId = await on.rpc('eth_chainId')
   const chainIdMs = performance.now() - sent
   order.push('eth_chainId')
   return { response: await slow, order, chainId, chainIdMs }
@@ -104,11 +108,51 @@ describe('traces run on a worker, within a size limit', () => {
 
 describe('eth_createAccessList runs on a worker', () => {
   it('a call reading 7,000 slots: eth_chainId is answered first', async () => {
-    const { response, order } = await whileRunning(() => t.send('eth_createAccessList', [{ to: reader }, 'latest']))
+    // Its own node, with a timeout a loaded machine cannot reach: what is measured is the order, not the speed.
+    const patient = await startChain({ rpcEvmTimeout: 60_000, workers: 1 })
+    let answers: Awaited<ReturnType<typeof whileRunning>>
+    try {
+      await patient.testClient.setCode({ address: reader, bytecode: SLOAD_7000 })
+      answers = await whileRunning(() => patient.send('eth_createAccessList', [{ to: reader }, 'latest']), patient)
+    } finally {
+      await patient.close()
+    }
+    const { response, order } = answers
     expect(order).toEqual(['eth_chainId', 'heavy'])
+    expect(response.error).toBeUndefined()
     const { accessList } = response.result as { accessList: { address: Hex; storageKeys: Hex[] }[] }
     expect(accessList).toHaveLength(1)
     expect(accessList[0]!.storageKeys).toHaveLength(7000)
     expect(accessList[0]!.storageKeys[0]).toBe(`0x${'1'.padStart(64, '0')}`)
+  })
+})
+
+describe('large eth_call answers are written as bytes', () => {
+  it('eight concurrent 2.5 MiB answers over HTTP and one over WebSocket arrive whole, and eth_chainId is answered meanwhile', async () => {
+    const expected = `0x${'00'.repeat(BIG_RETURN_BYTES)}`
+    // Distinct callers, so the answer cache cannot answer seven of them from the first.
+    const calls = Array.from({ length: 8 }, (_, i) =>
+      t.rpc('eth_call', [{ from: `0x${(i + 1).toString(16).padStart(40, '0')}`, to: bigReturner }, 'latest']),
+    )
+    const chainId = await t.rpc('eth_chainId')
+    expect(chainId).toBe('0x7a69')
+    for (const answer of await Promise.all(calls)) expect(answer === expected).toBe(true)
+
+    const ws = new WebSocket(t.url.replace('http', 'ws'))
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve
+      ws.onerror = reject
+    })
+    try {
+      const message = new Promise<string>((resolve) => {
+        ws.onmessage = (event) => resolve(String(event.data))
+      })
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'eth_call', params: [{ to: bigReturner }, 'latest'] }))
+      const body = JSON.parse(await message) as { id: string; result: string }
+      expect(body.id).toBe('big')
+      expect(body.result === expected).toBe(true)
+    } finally {
+      ws.close()
+    }
   })
 })

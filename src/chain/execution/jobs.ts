@@ -28,10 +28,10 @@ export type Job =
   | { kind: 'accessList'; request: CallRequest }
 
 /**
- * A job's answer. A trace's is its JSON text, made where the trace ran: it is the largest answer there is, and the
+ * A job's answer. A trace's is its JSON text in UTF-8, made where the trace ran: it is the largest answer there is, and the
  * main thread then sends it as it is instead of copying and encoding a tree of objects (EncodedJson).
  */
-export type JobAnswer = SimulatedBlock[] | string | AccessListResult
+export type JobAnswer = SimulatedBlock[] | Uint8Array | AccessListResult
 
 export type JobHost = {
   common: Common
@@ -43,6 +43,8 @@ export type JobHost = {
   traceMaxBytes: number
 }
 
+const utf8 = new TextEncoder()
+
 export type JobRunner = (job: Job, view: ExecutionView) => Promise<JobAnswer>
 
 export function createJobRunner(host: JobHost): JobRunner {
@@ -52,10 +54,11 @@ export function createJobRunner(host: JobHost): JobRunner {
   const simulation = { ...host, txGasCap: (env: { number: bigint; timestamp: bigint }) => forks.txGasCap(env) }
 
   /** The answer's JSON, refused when it is larger than the limit (a tracer whose size is not counted as it runs). */
-  function encode(answer: unknown): string {
-    const text = JSON.stringify(answer)
-    if (text.length > traceMaxBytes) throw traceTooLarge(traceMaxBytes)
-    return text
+  function encode(answer: unknown): Uint8Array {
+    // An array of its own, which the worker hands over to the main thread rather than copying (worker.ts).
+    const json = utf8.encode(JSON.stringify(answer))
+    if (json.byteLength > traceMaxBytes) throw traceTooLarge(traceMaxBytes)
+    return json
   }
 
   return async (job, view) => {

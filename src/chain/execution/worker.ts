@@ -25,6 +25,17 @@ const init = workerData as WorkerInit & { port: MessagePort }
 const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
 
+/** Answers from this size on are moved to the main thread rather than copied, when they own their memory. */
+const MOVE_FROM_BYTES = 64 * 1024
+
+/** Posts an answer; large bytes (return data, a trace's JSON) that own their whole buffer go without a copy. */
+function answer(id: number, value: unknown, runs: number) {
+  const movable =
+    value instanceof Uint8Array && value.byteLength >= MOVE_FROM_BYTES && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+  if (movable && value.buffer instanceof ArrayBuffer) port.postMessage([id, value, runs] satisfies FromWorker, [value.buffer])
+  else post([id, value, runs])
+}
+
 const { common } = createChainSpec(parseGenesisJsonText(init.genesis), { codeSizeLimit: init.codeSizeLimit })
 await cacheJumpAnalysis()
 const history = createStateHistory(init.history)
@@ -64,11 +75,11 @@ async function run(message: RunMessage) {
     const view = { env, state: stateOf(stateRefOf(message)) }
     const request = requestOf(message)
     if (method === 'eth_call') {
-      post([id, await runner.call(request, view), runs])
+      answer(id, await runner.call(request, view), runs)
     } else {
       const estimate = await runner.estimate(request, view)
       runs = estimate.runs
-      post([id, estimate.gas, runs])
+      answer(id, estimate.gas, runs)
     }
   } catch (error) {
     reply(id, error, runs)
@@ -80,7 +91,7 @@ async function job(message: JobMessage) {
   try {
     const env = envs.get(message.env)
     if (env === undefined) throw new Error(`environment ${message.env} was never sent, or already forgotten`)
-    post([id, await runJob(message.job, { env, state: stateOf(message.state) }), 1])
+    answer(id, await runJob(message.job, { env, state: stateOf(message.state) }), 1)
   } catch (error) {
     reply(id, error, 1)
   }
