@@ -38,7 +38,8 @@ const usage = `Usage: flashchain [options]
   --block-gas-limit <gas>       gas limit of dev blocks (default 30000000)
   --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
   --rpc-evm-timeout <ms>        how long eth_call and eth_estimateGas may run before geth's "execution aborted" (default
-                                5000; 0 for none)
+                                5000; 0 for none); eth_createAccessList and eth_simulateV1 too
+  --trace-max-bytes <bytes>     most bytes a debug_trace* answer may take before it fails (default 33554432)
   --code-size-limit <bytes>     most bytes of code a contract creation may deploy (default 24576, EIP-170); initcode
                                 may be twice it (EIP-3860), as in anvil
   --disable-code-size-limit     no limit on deployed code or initcode size, as anvil's
@@ -87,6 +88,7 @@ const parseOptions = {
   'block-gas-limit': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
+  'trace-max-bytes': { type: 'string' },
   'code-size-limit': { type: 'string' },
   'disable-code-size-limit': { type: 'boolean' },
   workers: { type: 'string' },
@@ -214,6 +216,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     blockGasLimit: bigint('block-gas-limit', parsed['block-gas-limit']),
     rpcGasCap: bigint('rpc-gas-cap', parsed['rpc-gas-cap']),
     rpcEvmTimeout: integer('rpc-evm-timeout', parsed['rpc-evm-timeout'], { min: 0 }),
+    traceMaxBytes: integer('trace-max-bytes', parsed['trace-max-bytes'], { min: 1 }),
     codeSizeLimit,
     disableCodeSizeLimit,
     workers: integer('workers', parsed.workers),

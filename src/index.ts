@@ -4,6 +4,7 @@ import './runtime/nodeVersion.ts'
 import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './errors.ts'
+import { EncodedJson } from './runtime/encodedJson.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createFilters } from './rpc/filters.ts'
 import { methods } from './rpc/methods.ts'
@@ -158,7 +159,8 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       if (response.error !== undefined) {
         throw new RpcError(response.error.message, { code: response.error.code, data: response.error.data })
       }
-      return response.result as never
+      // A result encoded where it was made (a trace's) is handed to a caller in this process as plain data.
+      return (response.result instanceof EncodedJson ? response.result.toJSON() : response.result) as never
     },
     async close() {
       wallet.close()

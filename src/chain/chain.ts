@@ -12,8 +12,7 @@ import { activityLog } from './activityLog.ts'
 import { createChainEvents } from './events.ts'
 import { erc20Word, findERC20Slot } from './execution/erc20Slot.ts'
 import { createCalls } from './execution/calls.ts'
-import { simulateBlocks } from './execution/simulateBlocks.ts'
-import { createTracing } from './execution/tracing/trace.ts'
+import { DEFAULT_TRACE_TIMEOUT_MS, replaySourceOf } from './execution/tracing/trace.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
 import { cacheJumpAnalysis } from './execution/jumpAnalysis.ts'
@@ -41,6 +40,7 @@ import { openDatabase } from './storage/database.ts'
 import { loadChain } from './storage/load.ts'
 import { createGenesis } from './state/genesis.ts'
 import { createTestControl } from './testControl.ts'
+import { EncodedJson } from '../runtime/encodedJson.ts'
 
 import type { Hex } from '../hex.ts'
 import type { ChainListener } from './events.ts'
@@ -50,7 +50,7 @@ import type { CallRequest } from './execution/executor.ts'
 import type { ERC20Getter } from './execution/erc20Slot.ts'
 import type { Overrides } from './execution/overrides.ts'
 import type { SimulationRequest } from './execution/simulateBlocks.ts'
-import type { BlockTrace, TraceOptions } from './execution/tracing/trace.ts'
+import type { TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
 import type { BuiltPayload, PayloadRequest } from './production/payload.ts'
 import type { BlockPlan } from './production/plan.ts'
@@ -183,12 +183,15 @@ export type Chain = {
    * nothing of it stays.
    */
   simulate(request: SimulationRequest, block: BlockSpecifier): Promise<SimulatedBlock[]>
-  /** debug_traceTransaction: a sealed or pre-confirmed transaction, replayed on its block with a tracer. */
-  traceTransaction(hash: Hex, options: TraceOptions): Promise<unknown>
+  /**
+   * debug_traceTransaction: a sealed or pre-confirmed transaction, replayed on its block with a tracer. Traces run on
+   * an execution worker and answer their JSON as the worker encoded it, within --trace-max-bytes.
+   */
+  traceTransaction(hash: Hex, options: TraceOptions): Promise<EncodedJson>
   /** debug_traceBlockBy*: every transaction of a sealed block, or of the pending block as of its last flashblock. */
-  traceBlock(block: BlockSpecifier, options: TraceOptions): Promise<BlockTrace>
+  traceBlock(block: BlockSpecifier, options: TraceOptions): Promise<EncodedJson>
   /** debug_traceCall: a call on the state after `block`, as eth_call runs it, with a tracer. */
-  traceCall(request: CallRequest, block: BlockSpecifier, options: TraceOptions, overrides?: Overrides): Promise<unknown>
+  traceCall(request: CallRequest, block: BlockSpecifier, options: TraceOptions, overrides?: Overrides): Promise<EncodedJson>
   /** eth_createAccessList: the EIP-2930 access list a transaction needs on `block`, and its gas with it. */
   createAccessList(request: CallRequest, block: BlockSpecifier, overrides?: Overrides): Promise<AccessListResult>
   feeHistory(count: bigint, newest: BlockSpecifier, percentiles?: number[]): FeeHistory
@@ -270,7 +273,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const flashblocks = createChainEvents<Flashblock>(log, () => 'flashblocks stream')
   // The console, unless nothing is logged (--quiet, or a library caller without a log).
   if (options.log !== undefined) events.subscribe(activityLog(log))
-  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, debug: options.debug })
+  const traceMaxBytes = options.traceMaxBytes ?? defaults.traceMaxBytes
+  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, traceMaxBytes, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
@@ -341,7 +345,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     pendingByHash: (hash) => producer.pendingByHash(hash),
     finalizedAtHead: () => finalizedAtHead,
   })
-  const tracing = createTracing({ common, blockHashes, blocks, history, pending, runner: calls.runner })
 
   if (options.importBlocks !== undefined) {
     const imported = await importBlocks(options.importBlocks, { common, blocks, producer })
@@ -366,7 +369,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
 
   calls.startWorkers(
     options.workers ?? defaults.workers,
-    () => ({ genesis: loaded.genesisText, history: history.snapshot(), blockHashes: blocks.hashes(), rpcGasCap, revertCode, codeSizeLimit }),
+    () => ({
+      genesis: loaded.genesisText,
+      history: history.snapshot(),
+      blockHashes: blocks.hashes(),
+      rpcGasCap,
+      revertCode,
+      traceMaxBytes,
+      codeSizeLimit,
+    }),
     log,
     (options.rpcEvmTimeout ?? defaults.rpcEvmTimeout) || undefined,
   )
@@ -547,17 +558,37 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     call: (request, specifier, overrides = {}) => calls.call(request, resolve(specifier), overrides),
     estimateGas: (request, specifier, overrides = {}) => calls.estimateGas(request, resolve(specifier), overrides),
     estimateSequence: (steps, specifier) => calls.estimateSequence(steps, resolve(specifier)),
-    simulate: (request, specifier) =>
-      simulateBlocks({ common, blockHashes, history, rpcGasCap, txGasCap: (env) => forks.txGasCap(env) }, resolve(specifier), request),
-    traceTransaction: (hash, traceOptions) => tracing.transaction(hash, traceOptions),
+    async simulate(request, specifier) {
+      const resolved = resolve(specifier)
+      const base = resolved.kind === 'sealed' ? resolved.block.block.header.serialize() : undefined
+      return (await calls.job({ kind: 'simulate', request, base }, calls.view(resolved))) as SimulatedBlock[]
+    },
+    async traceTransaction(hash, traceOptions) {
+      const key = hash.toLowerCase() as Hex
+      const sealedAt = blocks.locate(key)
+      // A pre-confirmed transaction is traced on the pending block as of this flashblock, before its seal.
+      const snapshot = pending()
+      const at =
+        sealedAt !== undefined
+          ? { resolved: { kind: 'sealed', block: blocks.byNumber(sealedAt.number)! } as const, index: sealedAt.index }
+          : { resolved: { kind: 'pending', block: snapshot } as const, index: pendingIndexOf(snapshot, key) }
+      if (at.index === undefined) throw new ServerError('transaction not found')
+      return trace(at.resolved, at.index, at.index, true, traceOptions)
+    },
     traceBlock(specifier, traceOptions) {
       const resolved = resolveIfAny(specifier)
       if (resolved === undefined) {
         throw new ServerError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
       }
-      return tracing.block(resolved, traceOptions)
+      const count = resolved.kind === 'sealed' ? resolved.block.block.transactions.length : resolved.block.transactions.length
+      if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new ServerError('genesis is not traceable')
+      if (count === 0) return Promise.resolve(EncodedJson.of('[]'))
+      return trace(resolved, 0, count - 1, false, traceOptions)
     },
-    traceCall: (request, specifier, traceOptions, overrides = {}) => tracing.call(request, calls.view(resolve(specifier), overrides), traceOptions),
+    async traceCall(request, specifier, traceOptions, overrides = {}) {
+      const job = { kind: 'traceCall', request, options: traceOptions } as const
+      return new EncodedJson((await calls.job(job, calls.view(resolve(specifier), overrides), traceTimeout(traceOptions))) as Uint8Array)
+    },
     createAccessList: (request, specifier, overrides = {}) => calls.createAccessList(request, resolve(specifier), overrides),
     feeHistory(count, newest, percentiles) {
       const resolved = resolve(newest)
@@ -609,6 +640,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
   }
 
+  /** Transactions `first`…`last` of a block traced on a worker; `one`: the first's trace alone. */
+  async function trace(resolved: ResolvedBlock, first: number, last: number, one: boolean, traceOptions: TraceOptions): Promise<EncodedJson> {
+    const { source, view } = replaySourceOf(resolved, { history, head: () => blocks.head().number })
+    const job = { kind: 'traceBlock', source, first, last, one, options: traceOptions } as const
+    return new EncodedJson((await calls.job(job, view, traceTimeout(traceOptions))) as Uint8Array)
+  }
+
   /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
   function checkTimestamp(timestamp: bigint) {
     const latest = blocks.head().block.header.timestamp
@@ -645,6 +683,14 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     const queued = pool.get(key)
     return queued === undefined ? undefined : { kind: 'pool', transaction: transactionOf(queued.tx, queued.sender) }
   }
+}
+
+/**
+ * How long a trace's worker may take before it is stopped: the trace's own timeout, which the worker answers itself,
+ * and a second more, for a trace that hangs between steps.
+ */
+function traceTimeout(options: TraceOptions): number {
+  return (options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS) + 1_000
 }
 
 /** A sealed block's logs with their positions, for its announcement. */

@@ -2,7 +2,8 @@ import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 
 import { RpcError } from '../errors.ts'
-import { createDispatcher } from './dispatch.ts'
+import { EncodedJson } from '../runtime/encodedJson.ts'
+import { createDispatcher, encodeResponse } from './dispatch.ts'
 import { defineMethod, type MethodContext, type RequestContext } from './method.ts'
 
 const request: RequestContext = { origin: undefined, authorization: undefined }
@@ -330,4 +331,35 @@ test('builds the method context once per body from the request', async () => {
     { jsonrpc: '2.0', id: 1, result: 'http://localhost:3000' },
   ])
   expect(context).toHaveBeenCalledOnce()
+})
+
+describe('encodeResponse', () => {
+  const text = (encoded: string | Buffer) => (typeof encoded === 'string' ? encoded : encoded.toString('utf8'))
+
+  test("default: a response of plain values is JSON.stringify's text", () => {
+    const response = { jsonrpc: '2.0' as const, id: 'a"b', result: { value: ['0x1', null] } }
+    expect(encodeResponse(response)).toBe(JSON.stringify(response))
+  })
+
+  test('an encoded result is copied in as it is, and reads as JSON.stringify of its value', () => {
+    const bytes = new Uint8Array(100_000).map((_, i) => i * 7)
+    const response = { jsonrpc: '2.0' as const, id: 7, result: EncodedJson.hex(bytes) }
+    const encoded = encodeResponse(response)
+    expect(Buffer.isBuffer(encoded)).toBe(true)
+    expect(text(encoded)).toBe(JSON.stringify({ jsonrpc: '2.0', id: 7, result: `0x${Buffer.from(bytes).toString('hex')}` }))
+  })
+
+  test('a batch mixing encoded and plain results', () => {
+    const batch = [
+      { jsonrpc: '2.0' as const, id: 1, result: EncodedJson.of('[{"a":1}]') },
+      { jsonrpc: '2.0' as const, id: 2, error: { code: -32000, message: 'no' } },
+      { jsonrpc: '2.0' as const, id: null, result: EncodedJson.hex(new Uint8Array([0, 255])) },
+    ]
+    expect(JSON.parse(text(encodeResponse(batch)))).toEqual([
+      { jsonrpc: '2.0', id: 1, result: [{ a: 1 }] },
+      { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'no' } },
+      { jsonrpc: '2.0', id: null, result: '0x00ff' },
+    ])
+    expect(JSON.stringify(batch)).toBe(text(encodeResponse(batch)))
+  })
 })

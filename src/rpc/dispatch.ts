@@ -9,6 +9,7 @@ import {
   type RpcErrorShape,
   toRpcError,
 } from '../errors.ts'
+import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createRegistry } from './method.ts'
 
 import type { Method, MethodContext, RequestContext } from './method.ts'
@@ -92,6 +93,35 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     }
     return responses.length === 0 ? undefined : responses
   }
+}
+
+/**
+ * A response's JSON text, as JSON.stringify writes it, with a result already encoded (EncodedJson: a trace's, a large
+ * eth_call's) copied in as it is rather than parsed and encoded again: then the text is given as UTF-8 bytes.
+ */
+export function encodeResponse(response: RpcResponse | RpcResponse[]): string | Buffer {
+  if (!Array.isArray(response)) return encodeOne(response)
+  const parts = response.map(encodeOne)
+  if (parts.every((part) => typeof part === 'string')) return `[${parts.join(',')}]`
+  const pieces: Buffer[] = [OPEN_BRACKET]
+  parts.forEach((part, i) => {
+    if (i > 0) pieces.push(COMMA)
+    pieces.push(typeof part === 'string' ? Buffer.from(part) : part)
+  })
+  pieces.push(CLOSE_BRACKET)
+  return Buffer.concat(pieces)
+}
+
+const OPEN_BRACKET = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE_BRACKET = Buffer.from(']')
+const CLOSE_BRACE = Buffer.from('}')
+
+function encodeOne(response: RpcResponse): string | Buffer {
+  if (!('result' in response) || !(response.result instanceof EncodedJson)) return JSON.stringify(response)
+  const { bytes } = response.result
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":`)
+  return Buffer.concat([head, bytes, CLOSE_BRACE], head.length + bytes.byteLength + 1)
 }
 
 /**

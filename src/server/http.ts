@@ -1,4 +1,5 @@
 import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../errors.ts'
+import { encodeResponse } from '../rpc/dispatch.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'
 import type { ConsolePage } from './consolePage.ts'
@@ -108,7 +109,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
       const caller = fromOwnPage(origin, request.host) ? undefined : origin
       const response = await dispatch(parsed, { origin: caller, authorization: request.authorization })
       if (response === undefined) return { status: 204, headers: cors }
-      return { status: 200, headers: cors, body: JSON.stringify(response) }
+      return { status: 200, headers: cors, body: encodeResponse(response) }
     } catch (error) {
       // The dispatcher answers every handler error itself; landing here is a bug (e.g. a bigint in a result).
       console.error('flashchain: failed to answer a JSON-RPC request:', error)

@@ -10,6 +10,7 @@ import { createSession } from '../rpc/session.ts'
 
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
+import { encodeResponse } from '../rpc/dispatch.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import type { Http1Upgrade } from './http1.ts'
 
@@ -129,7 +130,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
       dispatch(body, context)
         .then(
           (response) => {
-            if (response !== undefined) send(JSON.stringify(response))
+            if (response !== undefined) send(encodeResponse(response))
           },
           (error) => {
             // The dispatcher answers every handler error itself; landing here is a bug.

@@ -262,13 +262,11 @@ describe('pending, blocks and calls', () => {
 
 describe('the trace timeout', () => {
   it('an endless loop traced with timeout "100ms" answers an error, and the node answers others meanwhile', async () => {
-    const started = performance.now()
     expect(await t.rpcError('debug_traceCall', [{ from: sender, to: loop }, 'latest', { timeout: '100ms' }])).toEqual({
       code: -32000,
       message: 'execution timeout',
     })
-    expect(performance.now() - started).toBeLessThan(5_000)
-    // A longer trace yields to the event loop: a request sent while it runs is answered before it ends.
+    // A longer trace runs on a worker: a request sent while it runs is answered before it ends.
     let traceDone = false
     const long = t.send('debug_traceCall', [{ from: sender, to: loop }, 'latest', { tracer: 'callTracer', timeout: '1s' }]).then((response) => {
       traceDone = true

@@ -1,10 +1,10 @@
 import { ExecutionRevertedError } from '../../errors.ts'
 import { headerEnv } from '../blocks/env.ts'
 import { createOverlay } from '../state/overlay.ts'
-import { createAccessList } from './accessList.ts'
 import { createAnswerCache } from './answers.ts'
 import { createCallRunner } from './callRunner.ts'
 import { CALL_STIPEND } from './estimate.ts'
+import { createJobRunner } from './jobs.ts'
 import { withOverrides } from './overrides.ts'
 import { WorkerGoneError, createExecutionPool } from './workerPool.ts'
 
@@ -15,6 +15,7 @@ import type { StateHistory } from '../state/history.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { AccessListResult, BlockEnv, SequencePlan } from '../types.ts'
+import type { Job, JobAnswer } from './jobs.ts'
 import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
@@ -30,6 +31,8 @@ export type CallsOptions = {
   blockHashes: BlockHashes
   rpcGasCap: bigint
   revertCode: number
+  /** The most bytes a trace's JSON may take. */
+  traceMaxBytes: number
   debug?: (line: string) => void
 }
 
@@ -48,10 +51,15 @@ export type Calls = {
   estimateSequence(steps: { request: CallRequest; gas?: bigint }[], block: ResolvedBlock): Promise<SequencePlan[]>
   /** What a call on `block` runs on: its environment and state, with the overrides applied. */
   view(block: ResolvedBlock, overrides?: Overrides): ExecutionView
-  /** This thread's runner, for work that needs the EVM's events (tracing). */
+  /** This thread's runner. */
   readonly runner: CallRunner
-  /** eth_createAccessList, on this thread (see accessList.ts). */
+  /** eth_createAccessList (see accessList.ts), on a worker as eth_call runs. */
   createAccessList(request: CallRequest, block: ResolvedBlock, overrides: Overrides): Promise<AccessListResult>
+  /**
+   * A simulation, a trace or an access list (jobs.ts) on `view`, on a worker as eth_call runs, under the pool's
+   * timeout or `timeoutMs`; on this thread only when there are no workers (`workers: 0`), and then without a timeout.
+   */
+  job(job: Job, view: ExecutionView, timeoutMs?: number): Promise<JobAnswer>
   /** Starts `size` worker threads, each from what `init` gives it then. */
   /** `timeoutMs`: a run on a worker not answered by then is aborted (ExecutionPoolOptions.timeoutMs). */
   startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void, timeoutMs?: number): void
@@ -90,8 +98,12 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
    * stopped it) hands the run to the next; here only without workers, or for a view no worker can rebuild.
    */
   async function onWorker(method: CallMethod, request: CallRequest, view: ExecutionView) {
+    return retried(() => workers?.run(method, request, view))
+  }
+
+  async function retried(send: () => Promise<{ value: unknown; runs: number }> | undefined) {
     for (let attempt = 0; ; attempt++) {
-      const remote = workers?.run(method, request, view)
+      const remote = send()
       if (remote === undefined) return undefined
       try {
         return await remote
@@ -100,6 +112,12 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
         if (attempt >= WORKER_RETRIES) return undefined
       }
     }
+  }
+
+  const runJob = createJobRunner({ ...options, runner })
+  async function jobOn(job: Job, view: ExecutionView, timeoutMs?: number): Promise<JobAnswer> {
+    const remote = await retried(() => workers?.job(job, view, timeoutMs))
+    return remote === undefined ? runJob(job, view) : (remote.value as JobAnswer)
   }
 
   async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
@@ -154,9 +172,10 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
     view: (resolved, overrides = {}) => withOverrides(viewOf(resolved), overrides),
     runner,
 
-    createAccessList(request, resolved, overrides) {
-      return createAccessList(runner, options.common, request, withOverrides(viewOf(resolved), overrides))
+    async createAccessList(request, resolved, overrides) {
+      return (await jobOn({ kind: 'accessList', request }, withOverrides(viewOf(resolved), overrides))) as AccessListResult
     },
+    job: jobOn,
 
     startWorkers(size, init, log, timeoutMs) {
       if (size > 0) workers = createExecutionPool({ size, init, log, timeoutMs })

@@ -1,4 +1,4 @@
-import { createBlock } from '@ethereumjs/block'
+import { Block, createBlock, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import { createTx } from '@ethereumjs/tx'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { Address, createZeroAddress, hexToBytes } from '@ethereumjs/util'
@@ -10,7 +10,6 @@ import { canSimulate, simulateCall } from './simulate.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
 
-import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
@@ -317,6 +316,12 @@ export function createBlockchain(blockHashes: BlockHashes) {
 export function setHardforkFor(common: Common, env: BlockEnv): void {
   // A no-op on a dev chain; an imported chain changes forks by block number and timestamp.
   common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
+}
+
+/** A sealed block's header as a block of its own, from the header's RLP, under the rules of its number and time. */
+export function createHeaderBlock(rlp: Uint8Array, common: Common): Block {
+  const header = createBlockHeaderFromRLP(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true })
+  return new Block(header, [], [], undefined, { common: header.common })
 }
 
 /**

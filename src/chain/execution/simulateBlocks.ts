@@ -22,8 +22,9 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
 import type { Hex } from '../../hex.ts'
-import type { ResolvedBlock } from '../blocks/tags.ts'
 import type { StateHistory } from '../state/history.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+import type { StateTrie } from '../state/trie.ts'
 import type { BlockEnv, SimulatedBlock, SimulatedCall } from '../types.ts'
 import type { BlockHashes, CallRequest } from './executor.ts'
 import type { BlockOverrides, StateOverrides } from './overrides.ts'
@@ -44,6 +45,9 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
 /** EIP-2681: the nonce no transaction may carry. geth keeps nonces in 64 bits, so one more wraps to 0. */
 const MAX_NONCE = 2n ** 64n - 1n
+
+/** The block a simulation builds on, and the state after it. */
+export type SimulationBase = { block: Block; state: StateReader }
 
 /** What the chain lends a simulation: its rules, its blocks' hashes, its flat history and its gas caps. */
 export type SimulationHost = {
@@ -117,13 +121,9 @@ function validationError(message: string, from: Hex): RpcError {
  * (system calls, requests, every root), so each has a real hash that later blocks' BLOCKHASH sees. Without
  * `validation`, a block's base fee is 0 unless overridden and nonces are not checked; balances always are.
  */
-export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlock, request: SimulationRequest): Promise<SimulatedBlock[]> {
+export async function simulateBlocks(host: SimulationHost, base: SimulationBase, request: SimulationRequest): Promise<SimulatedBlock[]> {
   if (request.blocks.length === 0) throw new InvalidParamsError('empty input')
   const { common, history } = host
-  const base =
-    resolved.kind === 'sealed'
-      ? { block: resolved.block.block, state: history.at(resolved.block.number) }
-      : { block: createEnvBlock(resolved.block.env, common, resolved.block.env.baseFeePerGas), state: resolved.block.state }
 
   // Numbers and timestamps strictly increase; a gap in numbers is filled with empty blocks.
   const planned: { number: bigint; timestamp: bigint; input: SimulationRequest['blocks'][number] | undefined }[] = []
@@ -146,7 +146,17 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
 
   const stateManager = new FlatStateManager(base.state)
   // Every simulated block gets its real state root, from a trie of the state it leaves.
-  stateManager.computeStateRoot = async (writes) => (await buildStateTrie(createOverlay(writes, stateManager.base), history)).root()
+  // Built once from the first block's state, then brought forward by each block's overrides and writes: building it
+  // again from the whole state for every block made a long simulation cost seconds more than its calls.
+  let trie: StateTrie | undefined
+  const overridden: StateDiff[] = []
+  stateManager.computeStateRoot = async (writes) => {
+    const state = createOverlay(writes, stateManager.base)
+    if (trie === undefined) trie = await buildStateTrie(state, history)
+    else for (const diff of [...overridden.splice(0), writes]) await trie.apply(diff, state)
+    overridden.length = 0
+    return trie.root()
+  }
   const simulatedHashes = new Map<bigint, Uint8Array>()
   const vm = await createVM({
     common: common.copy(),
@@ -187,7 +197,9 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       .map(([address, { movePrecompileToAddress: _moved, ...fields }]) => [address, fields] as const)
       .filter(([, fields]) => Object.keys(fields).length > 0)
     if (accountOverrides.length > 0) {
-      stateManager.reset(withOverrides({ env, state: stateManager.base }, { state: Object.fromEntries(accountOverrides) }).state)
+      const { state } = withOverrides({ env, state: stateManager.base }, { state: Object.fromEntries(accountOverrides) })
+      if (state.origin?.kind === 'overlay') overridden.push(state.origin.diff)
+      stateManager.reset(state)
     }
     // geth runs simulated calls as messages, which EIP-7825's per-transaction cap does not bind: the calls are
     // built under the rules of the fork before it (the same transaction format and intrinsic gas).
@@ -215,9 +227,10 @@ export async function simulateBlocks(host: SimulationHost, resolved: ResolvedBlo
       const nonce = call.nonce ?? stateNonce
       // geth checks EIP-2681's bound with the nonce, so only with validation: without, the call runs.
       if (request.validation && nonce === MAX_NONCE) throw simulationErrors.nonceMax(from, nonce)
-      const remaining = env.gasLimit - sealed.gasUsed
-      const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool)
-      if (sealed.gasUsed + gas > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
+      const wanted = call.gas ?? env.gasLimit - sealed.gasUsed
+      if (sealed.gasUsed + wanted > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
+      // As geth's gas pool: the RPC gas cap bounds the whole simulation, each call given at most what is left of it.
+      const gas = wanted < gasPool ? wanted : gasPool
       let tx: ReturnType<typeof createCallTransaction>
       try {
         tx = createCallTransaction(

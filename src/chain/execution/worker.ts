@@ -1,5 +1,5 @@
-// A worker thread that answers eth_call and eth_estimateGas from a replica of the chain's state, so that EVM work
-// can use a second core. The main thread (workerPool.ts) starts it with a snapshot of the state history, then
+// A worker thread that answers eth_call and eth_estimateGas, and runs simulations, traces and access lists (jobs.ts),
+// from a replica of the chain's state, so that EVM work can use a second core and never holds the main thread. The main thread (workerPool.ts) starts it with a snapshot of the state history, then
 // sends every sealed block, and each pending state and block environment the first time a request needs it
 // (workerMessages.ts).
 import { workerData } from 'node:worker_threads'
@@ -13,16 +13,28 @@ import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createCallRunner } from './callRunner.ts'
+import { createJobRunner } from './jobs.ts'
 import { cacheJumpAnalysis } from './jumpAnalysis.ts'
 import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
 import type { StateReader } from '../state/types.ts'
 import type { BlockEnv } from '../types.ts'
-import type { FromWorker, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
+import type { FromWorker, JobMessage, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 
 const init = workerData as WorkerInit & { port: MessagePort }
 const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
+
+/** Answers from this size on are moved to the main thread rather than copied, when they own their memory. */
+const MOVE_FROM_BYTES = 64 * 1024
+
+/** Posts an answer; large bytes (return data, a trace's JSON) that own their whole buffer go without a copy. */
+function answer(id: number, value: unknown, runs: number) {
+  const movable =
+    value instanceof Uint8Array && value.byteLength >= MOVE_FROM_BYTES && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+  if (movable && value.buffer instanceof ArrayBuffer) port.postMessage([id, value, runs] satisfies FromWorker, [value.buffer])
+  else post([id, value, runs])
+}
 
 const { common } = createChainSpec(parseGenesisJsonText(init.genesis), { codeSizeLimit: init.codeSizeLimit })
 await cacheJumpAnalysis()
@@ -33,6 +45,15 @@ const runner = await createCallRunner({
   blockHashes: (number) => blockHashes[Number(number)],
   rpcGasCap: init.rpcGasCap,
   revertCode: init.revertCode,
+})
+
+const runJob = createJobRunner({
+  common,
+  blockHashes: (number) => blockHashes[Number(number)],
+  history,
+  rpcGasCap: init.rpcGasCap,
+  runner,
+  traceMaxBytes: init.traceMaxBytes,
 })
 
 const states = new Map<number, StateReader>()
@@ -54,21 +75,39 @@ async function run(message: RunMessage) {
     const view = { env, state: stateOf(stateRefOf(message)) }
     const request = requestOf(message)
     if (method === 'eth_call') {
-      post([id, await runner.call(request, view), runs])
+      answer(id, await runner.call(request, view), runs)
     } else {
       const estimate = await runner.estimate(request, view)
       runs = estimate.runs
-      post([id, estimate.gas, runs])
+      answer(id, estimate.gas, runs)
     }
   } catch (error) {
-    if (error instanceof RpcError) post({ kind: 'error', id, error: toPortable(error), runs })
-    else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+    reply(id, error, runs)
   }
+}
+
+async function job(message: JobMessage) {
+  const { id } = message
+  try {
+    const env = envs.get(message.env)
+    if (env === undefined) throw new Error(`environment ${message.env} was never sent, or already forgotten`)
+    answer(id, await runJob(message.job, { env, state: stateOf(message.state) }), 1)
+  } catch (error) {
+    reply(id, error, 1)
+  }
+}
+
+function reply(id: number, error: unknown, runs: number) {
+  if (error instanceof RpcError) post({ kind: 'error', id, error: toPortable(error), runs })
+  else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
 }
 
 port.on('message', (message: ToWorker) => {
   if (Array.isArray(message)) return void run(message)
   switch (message.kind) {
+    case 'job':
+      void job(message)
+      break
     case 'block':
       history.commit(message.number, message.diff)
       blockHashes[Number(message.number)] = message.hash

@@ -6,6 +6,7 @@ import type { PortableRpcError } from '../../errors.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
+import type { Job } from './jobs.ts'
 import type { EditUndo, HistorySnapshot } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
 
@@ -20,6 +21,8 @@ export type WorkerInit = {
   blockHashes: Uint8Array[]
   rpcGasCap: bigint
   revertCode: number
+  /** The most bytes a trace's answer may take (TRACE_MAX_BYTES unless configured). */
+  traceMaxBytes: number
   /** The chain's code size limit (createChainSpec), if it has another than EIP-170's. */
   codeSizeLimit?: CodeSizeLimit
 }
@@ -45,6 +48,13 @@ export type ToWorker =
   | { kind: 'env'; id: number; env: BlockEnv }
   | { kind: 'forget'; id: number }
   | RunMessage
+  | JobMessage
+
+/**
+ * Work heavier than one call (a simulation, a trace, an access list), on a state and an environment sent before.
+ * Sent as an object: these are rare, and their inputs are nested (see jobs.ts).
+ */
+export type JobMessage = { kind: 'job'; id: number; job: Job; state: StateRef; env: number }
 
 /**
  * One eth_call or eth_estimateGas, sent for every such request. It is a flat array of primitives because the
@@ -64,7 +74,8 @@ export type FromWorker =
   /** Anything else thrown: a bug, reported as an internal error. */
   | { kind: 'failure'; id: number; message: string }
 
-export type ResultMessage = [id: number, value: Uint8Array | bigint, runs: number]
+/** `value`: a call's return data, an estimate's gas, or a job's answer (JobAnswer). */
+export type ResultMessage = [id: number, value: unknown, runs: number]
 
 export function runMessage(id: number, method: CallMethod, state: StateRef, env: number, request: CallRequest): RunMessage {
   const message: RunMessage = [id, method, 'block' in state ? state.block : state.id, env]

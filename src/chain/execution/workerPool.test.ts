@@ -59,6 +59,7 @@ function createPool(size = 1, idleMs?: number, timeoutMs?: number, codeSizeLimit
       genesis,
       history: history.snapshot(),
       blockHashes: [new Uint8Array(32)],
+      traceMaxBytes: 1 << 25,
       rpcGasCap: 50_000_000n,
       revertCode: -32000,
       codeSizeLimit,
@@ -177,7 +178,14 @@ describe('createExecutionPool: a worker that fails', () => {
     let misaddress = false
     const pool = createExecutionPool({
       size: 1,
-      init: () => ({ genesis, history: history.snapshot(), blockHashes: [new Uint8Array(32)], rpcGasCap: 50_000_000n, revertCode: -32000 }),
+      init: () => ({
+        genesis,
+        history: history.snapshot(),
+        blockHashes: [new Uint8Array(32)],
+        traceMaxBytes: 1 << 25,
+        rpcGasCap: 50_000_000n,
+        revertCode: -32000,
+      }),
       log: () => {},
       startWorker: (init, port) => {
         // Between the pool and the worker, a relay that can change a run on its way.

@@ -7,6 +7,7 @@ import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest, ExecutionView } from './executor.ts'
+import type { Job } from './jobs.ts'
 import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 
@@ -48,21 +49,28 @@ export function startExecutionWorker(init: WorkerInit, port: MessagePort): Worke
   })
 }
 
-export type RemoteAnswer = { value: Uint8Array | bigint; runs: number }
+/** `value`: what the run answers (ResultMessage). */
+export type RemoteAnswer = { value: unknown; runs: number }
 
 /**
- * Worker threads that answer eth_call and eth_estimateGas beside the main thread, each from its own replica of the
- * chain's state (worker.ts). The main thread still parses every request and keeps the answer cache; it runs the
- * EVM itself only for a view no worker can rebuild (state overrides). Workers left idle exit, and are started
+ * Worker threads that answer eth_call and eth_estimateGas, and run simulations, traces and access lists (jobs.ts),
+ * beside the main thread, each from its own replica of the chain's state (worker.ts). The main thread still parses
+ * every request and keeps the answer cache; it runs the EVM itself only for a view no worker can rebuild (one whose
+ * state is not built from the chain's history and diffs). Workers left idle exit, and are started
  * again by the next run, which waits for it, so that a chain at rest holds one heap, not one per core.
  */
 export type ExecutionPool = {
   /**
    * Hands the run to the worker with the fewest queued, a ready one before one still starting (whose port holds the
    * run until it listens), or returns undefined when there is no worker, or the view is not one a worker can
-   * rebuild (a state with overrides). Heavy work never falls to the main thread because the workers are busy.
+   * rebuild. State overrides are a diff over the block's state, sent like a pending state's. Heavy work never falls to the main thread because the workers are busy.
    */
   run(method: CallMethod, request: CallRequest, view: ExecutionView): Promise<RemoteAnswer> | undefined
+  /**
+   * Hands a job (jobs.ts) to a worker as `run` hands a call, or returns undefined as it does. `timeoutMs`, if given,
+   * replaces the pool's timeout for this job (a trace has its own).
+   */
+  job(job: Job, view: ExecutionView, timeoutMs?: number): Promise<RemoteAnswer> | undefined
   /** Replicates a sealed block. Call it before anything can read the block. */
   commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
   /** Sends every worker the same change to its history (an edit, a rewind). */
@@ -227,56 +235,68 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     return known(member, env) ?? send(member, env, (id) => ({ kind: 'env', id, env }))
   }
 
-  return {
-    run(method, request, view) {
-      // Back to full strength after idleness; a worker starting now takes runs once it is ready.
-      while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
-      // A ready worker with the fewest runs queued; only when none is ready, one still starting.
-      let chosen: Member | undefined
-      for (const member of members) {
-        if (member.retired || member.stopped) continue
-        const better =
-          chosen === undefined || (member.ready && !chosen.ready) || (member.ready === chosen.ready && member.inFlight.size < chosen.inFlight.size)
-        if (better) chosen = member
+  /**
+   * Sends what `message` makes to the least busy worker, on `view`'s state and environment, and settles with its
+   * answer; undefined when there is no worker, or the view is not one a worker can rebuild.
+   */
+  function dispatch(
+    view: ExecutionView,
+    timeoutMs: number | undefined,
+    message: (id: number, state: StateRef, env: number) => ToWorker,
+  ): Promise<RemoteAnswer> | undefined {
+    // Back to full strength after idleness; a worker starting now takes runs once it is ready.
+    while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
+    // A ready worker with the fewest runs queued; only when none is ready, one still starting.
+    let chosen: Member | undefined
+    for (const member of members) {
+      if (member.retired || member.stopped) continue
+      const better =
+        chosen === undefined || (member.ready && !chosen.ready) || (member.ready === chosen.ready && member.inFlight.size < chosen.inFlight.size)
+      if (better) chosen = member
+    }
+    if (chosen === undefined) return undefined
+    const member = chosen
+    const state = stateRef(member, view.state)
+    if (state === undefined) return undefined
+    member.lastRun = performance.now()
+    const env = envRef(member, view.env)
+    const id = nextId++
+    const answer = new Promise<RemoteAnswer>((resolve, reject) => {
+      let timeout: NodeJS.Timeout | undefined
+      // The time counts from when the worker can take the run: one still loading holds it in its port meanwhile.
+      const arm = () => {
+        if (timeoutMs === undefined || !member.inFlight.has(id)) return
+        timeout = setTimeout(() => {
+          if (!member.inFlight.has(id)) return
+          member.inFlight.delete(id)
+          reject(new ExecutionTimeoutError(timeoutMs))
+          options.log(`execution worker stopped: a run passed the ${timeoutMs} ms timeout`)
+          // Replaced at once, so that the next run has a worker to wait for while this one exits.
+          member.stopped = true
+          if (!closing) members.push(start())
+          void member.worker.terminate()
+        }, timeoutMs)
+        timeout.unref()
       }
-      if (chosen === undefined) return undefined
-      const member = chosen
-      const state = stateRef(member, view.state)
-      if (state === undefined) return undefined
-      member.lastRun = performance.now()
-      const env = envRef(member, view.env)
-      const id = nextId++
-      const answer = new Promise<RemoteAnswer>((resolve, reject) => {
-        let timeout: NodeJS.Timeout | undefined
-        // The time counts from when the worker can take the run: one still loading holds it in its port meanwhile.
-        const arm = () => {
-          if (options.timeoutMs === undefined || !member.inFlight.has(id)) return
-          timeout = setTimeout(() => {
-            if (!member.inFlight.has(id)) return
-            member.inFlight.delete(id)
-            reject(new ExecutionTimeoutError(options.timeoutMs!))
-            options.log(`execution worker stopped: a run passed the ${options.timeoutMs} ms timeout`)
-            // Replaced at once, so that the next run has a worker to wait for while this one exits.
-            member.stopped = true
-            if (!closing) members.push(start())
-            void member.worker.terminate()
-          }, options.timeoutMs)
-          timeout.unref()
+      const settle =
+        <T>(done: (value: T) => void) =>
+        (value: T) => {
+          if (timeout !== undefined) clearTimeout(timeout)
+          done(value)
         }
-        const settle =
-          <T>(done: (value: T) => void) =>
-          (value: T) => {
-            if (timeout !== undefined) clearTimeout(timeout)
-            done(value)
-          }
-        member.inFlight.set(id, { resolve: settle(resolve), reject: settle(reject) })
-        if (member.ready) arm()
-        else member.armOnReady.push(arm)
-        post(member, runMessage(id, method, state, env, request))
-      })
-      trim(member)
-      return answer
-    },
+      member.inFlight.set(id, { resolve: settle(resolve), reject: settle(reject) })
+      if (member.ready) arm()
+      else member.armOnReady.push(arm)
+      post(member, message(id, state, env))
+    })
+    trim(member)
+    return answer
+  }
+
+  return {
+    run: (method, request, view) => dispatch(view, options.timeoutMs, (id, state, env) => runMessage(id, method, state, env, request)),
+
+    job: (job, view, timeoutMs = options.timeoutMs) => dispatch(view, timeoutMs, (id, state, env) => ({ kind: 'job', id, job, state, env })),
 
     commitBlock(number, hash, diff) {
       for (const member of members) post(member, { kind: 'block', number, hash, diff })

@@ -52,13 +52,19 @@ export type ChainOptions = {
   codeSizeLimit?: number
   /** No limit on deployed code or initcode size (anvil's --disable-code-size-limit); wins over codeSizeLimit. */
   disableCodeSizeLimit?: boolean
-  /** Worker threads that answer eth_call and eth_estimateGas beside the main thread; 0 keeps them all on it. */
+  /**
+   * Worker threads that run eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 and the debug_trace*
+   * methods beside the main thread; 0 keeps them all on it, where nothing can stop them (docs/execution.md).
+   */
   workers?: number
   /**
-   * ms an eth_call or eth_estimateGas may run on a worker before it is aborted with geth's "execution aborted
-   * (timeout = 5s)" (geth's --rpc.evmtimeout); 0 for none. Runs on the main thread (with `workers: 0`) cannot be.
+   * ms an eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1 may run on a worker before it is aborted
+   * with geth's "execution aborted (timeout = 5s)" (geth's --rpc.evmtimeout); 0 for none. Traces have their own
+   * `timeout` instead. Runs on the main thread (with `workers: 0`) cannot be.
    */
   rpcEvmTimeout?: number
+  /** The most bytes a debug_trace* answer may take; a trace that would outgrow it fails with -32000 instead. */
+  traceMaxBytes?: number
   /**
    * Transactions the newest sealed blocks hold decoded in memory (WHOLE_TRANSACTIONS), and the older blocks read back
    * from the store (READ_BACK_TRANSACTIONS); tests lower it.
@@ -91,4 +97,5 @@ export const defaults = {
    */
   workers: Math.max(1, Math.min(3, availableParallelism() - 1)),
   rpcEvmTimeout: 5000,
+  traceMaxBytes: 32 * 1024 * 1024,
 } as const

@@ -4,11 +4,11 @@ import { defineMethod } from '../method.ts'
 import { hash } from '../schemas.ts'
 import { traceConfig } from './schemas.ts'
 
-import type { BlockTrace } from '../../chain/execution/tracing/trace.ts'
+import type { EncodedJson } from '../../runtime/encodedJson.ts'
 
 /** `(blockHash, config?)`: every transaction of a sealed block as `[{ txHash, result }]`; -32000 for an unknown hash. */
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
   params: z.tuple([hash, traceConfig.optional()]),
-  handler: ([blockHash, options = {}], { chain }): Promise<BlockTrace> => chain.traceBlock({ blockHash }, options),
+  handler: ([blockHash, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock({ blockHash }, options),
 })

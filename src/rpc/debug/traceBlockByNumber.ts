@@ -4,11 +4,11 @@ import { defineMethod } from '../method.ts'
 import { block } from '../schemas.ts'
 import { traceConfig } from './schemas.ts'
 
-import type { BlockTrace } from '../../chain/execution/tracing/trace.ts'
+import type { EncodedJson } from '../../runtime/encodedJson.ts'
 
 /** `(block, config?)`: every transaction of a block (`pending` too) as `[{ txHash, result }]`; genesis is -32000. */
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
   params: z.tuple([block, traceConfig.optional()]),
-  handler: ([at, options = {}], { chain }): Promise<BlockTrace> => chain.traceBlock(at, options),
+  handler: ([at, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock(at, options),
 })

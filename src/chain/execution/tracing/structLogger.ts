@@ -39,6 +39,18 @@ const word = (value: bigint): string => `0x${value.toString(16).padStart(64, '0'
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 
 /**
+ * About the bytes one log takes as JSON: its fixed fields, and each stack item, memory word and storage slot with its
+ * quotes and separators. Counted as the log is made, so that a trace can stop before it outgrows its limit.
+ */
+function sizeOf(log: StructLog): number {
+  let size = 100 + log.op.length + (log.error?.length ?? 0) + (log.returnData?.length ?? 0)
+  if (log.stack !== undefined) for (const item of log.stack) size += item.length + 3
+  if (log.memory !== undefined) size += log.memory.length * 69
+  if (log.storage !== undefined) size += Object.keys(log.storage).length * 138
+  return size
+}
+
+/**
  * geth's default tracer (eth/tracers/logger): one entry per opcode with the gas before it and its cost, the stack
  * before it, and, as asked, memory, the return data of the frame's last call and the storage slots the contract has
  * read or written so far (on SLOAD and SSTORE only). A CALL's cost includes the gas it hands its callee, as geth's.
@@ -53,6 +65,8 @@ export function createStructLogger(options: StructLoggerOptions): Tracer {
   const returnData: Uint8Array[] = []
   /** The index of each open frame's last log, by depth, to mark the op a halt stopped at. */
   const lastLog: number[] = []
+  /** About the bytes of JSON the logs so far take (sizeOf). */
+  let bytes = 0
 
   async function step(step: InterpreterStep, resolve?: () => void) {
     try {
@@ -92,6 +106,7 @@ export function createStructLogger(options: StructLoggerOptions): Tracer {
       if (step.gasRefund > 0n) log.refund = Number(step.gasRefund)
       lastLog[step.depth] = logs.length
       logs.push(log)
+      bytes += sizeOf(log)
     } finally {
       resolve?.()
     }
@@ -126,6 +141,7 @@ export function createStructLogger(options: StructLoggerOptions): Tracer {
       }
       if (runState.gasRefund > 0n) log.refund = Number(runState.gasRefund)
       logs.push(log)
+      bytes += sizeOf(log)
     }
     returnData.pop()
     // A halt (not a revert) stops at the op that failed, which geth marks.
@@ -137,6 +153,7 @@ export function createStructLogger(options: StructLoggerOptions): Tracer {
   }
 
   return {
+    size: () => bytes,
     hooks: { step, beforeMessage, afterMessage },
     result(end: TraceEnd) {
       const failed = end.error !== undefined

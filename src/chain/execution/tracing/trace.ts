@@ -1,11 +1,11 @@
 import { getActivePrecompiles } from '@ethereumjs/evm'
+import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString, createContractAddress, eoaCode7702RecoverAuthority } from '@ethereumjs/util'
 
 import { ServerError } from '../../../errors.ts'
 import { headerEnv } from '../../blocks/env.ts'
-import { pendingIndexOf } from '../../blocks/types.ts'
 import { invalidCallError } from '../../gethErrors.ts'
-import { createEnvBlock } from '../executor.ts'
+import { createEnvBlock, createHeaderBlock, setHardforkFor } from '../executor.ts'
 import { createCallTracer } from './callTracer.ts'
 import { createPrestateTracer } from './prestateTracer.ts'
 import { replayBlock } from './replay.ts'
@@ -16,8 +16,6 @@ import type { Common } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { ResolvedBlock } from '../../blocks/tags.ts'
-import type { SealedBlocks } from '../../blocks/sealedBlocks.ts'
-import type { PendingSnapshot } from '../../blocks/types.ts'
 import type { StateHistory } from '../../state/history.ts'
 import type { BlockEnv } from '../../types.ts'
 import type { CallRunner } from '../callRunner.ts'
@@ -36,9 +34,9 @@ export type TraceOptions = StructLoggerOptions & {
   timeoutMs?: number
 }
 
-/** geth's default: no trace holds the node longer than this. */
+/** geth's default: no trace runs longer than this. */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
-/** Steps between turns of the event loop, so that other requests are answered while a long trace runs. */
+/** Steps between turns of the event loop, so that other runs on the same thread are taken up while a long trace runs. */
 const STEPS_PER_TURN = 1024
 
 const TRACERS: Record<string, (start: TraceStart, config: TracerConfig) => Tracer> = {
@@ -51,27 +49,48 @@ const TRACERS: Record<string, (start: TraceStart, config: TracerConfig) => Trace
 /** The names a request may give as `tracer`. */
 export const TRACER_NAMES = Object.keys(TRACERS)
 
-/** A trace ran past its timeout; the step listener throws it to stop the EVM there. */
-class TraceTimeout extends Error {}
+/** Why a trace stopped before its transaction ended; the step listener throws it to stop the EVM there. */
+class TraceStopped extends Error {
+  readonly answer: ServerError
+  constructor(answer: ServerError) {
+    super(answer.message)
+    this.answer = answer
+  }
+}
+
+/** -32000 for a trace whose answer outgrows `maxBytes`, with what narrows it. */
+export function traceTooLarge(maxBytes: number): ServerError {
+  return new ServerError(
+    `trace result exceeds ${maxBytes} bytes (--trace-max-bytes); narrow it with "limit", "disableStack": true or "enableMemory": false, or trace one transaction`,
+  )
+}
 
 /**
- * The tracer's hooks, with the timeout checked before each step and the event loop given a turn every so many:
- * an endless loop costs its timeout and no more, and the node keeps answering meanwhile.
+ * The tracer's hooks, with the timeout and the size of the answer so far checked before each step, and the event loop
+ * given a turn every so many: an endless loop costs its timeout and no more, and a trace that outgrows `maxBytes`
+ * stops there instead of filling the heap. `stopped()` tells why a run was stopped, if it was.
  */
-function guarded(hooks: ExecutionHooks, timeoutMs: number): ExecutionHooks {
+function guarded(tracer: Tracer, timeoutMs: number, maxBytes: number): { hooks: ExecutionHooks; stopped: () => ServerError | undefined } {
+  const { hooks } = tracer
   const deadline = performance.now() + timeoutMs
   let steps = 0
+  let reason: ServerError | undefined
   const inner = hooks.step
   const waits = inner !== undefined && inner.length >= 2
+  function stop(answer: ServerError): never {
+    reason = answer
+    throw new TraceStopped(answer)
+  }
   function step(data: InterpreterStep, resolve?: () => void) {
-    if (performance.now() > deadline) throw new TraceTimeout()
+    if (performance.now() > deadline) stop(new ServerError('execution timeout'))
+    if (tracer.size !== undefined && tracer.size() > maxBytes) stop(traceTooLarge(maxBytes))
     const done = ++steps % STEPS_PER_TURN === 0 ? () => setImmediate(resolve!) : resolve!
     if (inner === undefined) return done()
     if (waits) return inner(data, done)
     inner(data)
     done()
   }
-  return { ...hooks, step }
+  return { hooks: { ...hooks, step }, stopped: () => reason }
 }
 
 function createTracer(options: TraceOptions, start: TraceStart): Tracer {
@@ -84,29 +103,57 @@ function createTracer(options: TraceOptions, start: TraceStart): Tracer {
 /** A block's transactions traced in order: each transaction's hash and its tracer's answer. */
 export type BlockTrace = { txHash: Hex; result: unknown }[]
 
-export type Tracing = {
-  /** A sealed or pre-confirmed transaction, on the state its block had before it; -32000 for an unknown hash. */
-  transaction(hash: Hex, options: TraceOptions): Promise<unknown>
-  /** Every transaction of a sealed block, or of the pending block; -32000 for genesis. */
-  block(resolved: ResolvedBlock, options: TraceOptions): Promise<BlockTrace>
+/**
+ * A block to replay, as plain data an execution worker can take: its header's RLP (none for the pending block, whose
+ * header is made from its environment), and its transactions' canonical encodings with their senders, which an
+ * impersonated transaction cannot recover from its signature. The environment and the state before the block go
+ * beside it, as a view.
+ */
+export type ReplaySource = { header?: Uint8Array; transactions: Uint8Array[]; senders: Hex[] }
+
+/** What a trace of `resolved`'s transactions needs: its source and the view it replays on (its env, its parent's state). */
+export function replaySourceOf(
+  resolved: ResolvedBlock,
+  host: { history: StateHistory; head: () => bigint },
+): { source: ReplaySource; view: ExecutionView } {
+  if (resolved.kind === 'pending') {
+    const snapshot = resolved.block
+    return {
+      source: { transactions: snapshot.transactions.map((tx) => tx.serialize()), senders: [...snapshot.senders] },
+      view: { env: snapshot.env, state: host.history.at(host.head()) },
+    }
+  }
+  const sealed = resolved.block
+  if (sealed.number === 0n) throw new ServerError('genesis is not traceable')
+  return {
+    source: {
+      header: sealed.block.header.serialize(),
+      transactions: sealed.block.transactions.map((tx) => tx.serialize()),
+      senders: [...sealed.senders],
+    },
+    view: { env: headerEnv(sealed.block), state: host.history.at(sealed.number - 1n) },
+  }
+}
+
+/** Runs traces: replays of a block's transactions, and calls, each with a tracer of its own. */
+export type TraceRunner = {
+  /** Transactions `first`…`last` of a block, with their hashes. */
+  replay(source: ReplaySource, view: ExecutionView, first: number, last: number, options: TraceOptions): Promise<BlockTrace>
   /** A call on a block's state (after the block), as eth_call runs it. */
   call(request: CallRequest, view: ExecutionView, options: TraceOptions): Promise<unknown>
 }
 
-export function createTracing(host: {
-  common: Common
-  blockHashes: BlockHashes
-  blocks: SealedBlocks
-  history: StateHistory
-  pending: () => PendingSnapshot
-  runner: CallRunner
-}): Tracing {
-  const { common } = host
+export function createTraceRunner(host: { common: Common; blockHashes: BlockHashes; runner: CallRunner; maxBytes: number }): TraceRunner {
+  const { common, maxBytes } = host
+
+  function rulesAt(env: BlockEnv): Common {
+    const rules = common.copy()
+    setHardforkFor(rules, env)
+    return rules
+  }
 
   function precompilesAt(env: BlockEnv): Set<Hex> {
-    const rules = common.copy()
-    rules.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp })
-    return new Set([...getActivePrecompiles(rules).keys()].map((address) => `0x${address}` as Hex))
+    return new Set([...getActivePrecompiles(rulesAt(env)).keys()].map((address) => `0x${address}` as Hex))
   }
 
   function startOf(tx: TypedTransaction, env: BlockEnv, precompiles: ReadonlySet<Hex>): TraceStart {
@@ -132,82 +179,51 @@ export function createTracing(host: {
     }
   }
 
-  function replayOf(resolved: ResolvedBlock): { block: ReplayBlock; hashes: Hex[] } {
-    if (resolved.kind === 'pending') {
-      const snapshot = resolved.block
-      const head = host.blocks.head()
-      return {
-        block: {
-          env: snapshot.env,
-          header: createEnvBlock(snapshot.env, common, snapshot.env.baseFeePerGas),
-          transactions: snapshot.transactions,
-          parent: host.history.at(head.number),
-        },
-        hashes: snapshot.transactions.map((tx) => bytesToHex(tx.hash()) as Hex),
-      }
-    }
-    const sealed = resolved.block
-    if (sealed.number === 0n) throw new ServerError('genesis is not traceable')
-    return {
-      block: {
-        env: headerEnv(sealed.block),
-        header: sealed.block,
-        transactions: sealed.block.transactions,
-        parent: host.history.at(sealed.number - 1n),
-      },
-      hashes: sealed.block.transactions.map((tx) => bytesToHex(tx.hash()) as Hex),
-    }
-  }
-
-  /** Traces transactions `first`…`last` of a block, each with a tracer of its own. */
-  async function traceRange(block: ReplayBlock, first: number, last: number, options: TraceOptions): Promise<unknown[]> {
-    const precompiles = precompilesAt(block.env)
-    const tracers: Tracer[] = []
-    const results: unknown[] = []
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS
-    try {
-      await replayBlock(block, {
-        common,
-        blockHashes: host.blockHashes,
-        last,
-        hooksFor(index) {
-          if (index < first) return undefined
-          const tracer = createTracer(options, startOf(block.transactions[index]!, block.env, precompiles))
-          tracers[index] = tracer
-          return guarded(tracer.hooks, timeoutMs)
-        },
-        onResult(index, result: ReplayedTransaction) {
-          if (index >= first) results.push(tracers[index]!.result(result))
-        },
-      })
-    } catch (error) {
-      if (error instanceof TraceTimeout) throw new ServerError('execution timeout')
-      throw error
-    }
-    return results
+  /** The block again, from its source: the header runTx reads, and each transaction from the sender it was sent by. */
+  function replayBlockOf(source: ReplaySource, view: ExecutionView): ReplayBlock {
+    const rules = rulesAt(view.env)
+    const header = source.header === undefined ? createEnvBlock(view.env, rules, view.env.baseFeePerGas) : createHeaderBlock(source.header, common)
+    const transactions = source.transactions.map((raw, i) => {
+      const tx = createTxFromRLP(raw, { common: rules, freeze: false })
+      const sender = createAddressFromString(source.senders[i]!)
+      tx.getSenderAddress = () => sender
+      return tx
+    })
+    return { env: view.env, header, transactions, parent: view.state }
   }
 
   return {
-    async transaction(hash, options) {
-      const key = hash.toLowerCase() as Hex
-      const sealedAt = host.blocks.locate(key)
-      if (sealedAt !== undefined) {
-        const { block } = replayOf({ kind: 'sealed', block: host.blocks.byNumber(sealedAt.number)! })
-        return (await traceRange(block, sealedAt.index, sealedAt.index, options))[0]
+    async replay(source, view, first, last, options) {
+      const block = replayBlockOf(source, view)
+      const precompiles = precompilesAt(block.env)
+      const tracers: Tracer[] = []
+      const results: BlockTrace = []
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS
+      let stopped: (() => ServerError | undefined) | undefined
+      try {
+        await replayBlock(block, {
+          common,
+          blockHashes: host.blockHashes,
+          last,
+          hooksFor(index) {
+            if (index < first) return undefined
+            const tracer = createTracer(options, startOf(block.transactions[index]!, block.env, precompiles))
+            tracers[index] = tracer
+            const run = guarded(tracer, timeoutMs, maxBytes)
+            stopped = run.stopped
+            return run.hooks
+          },
+          onResult(index, result: ReplayedTransaction) {
+            if (index >= first) {
+              results.push({ txHash: bytesToHex(block.transactions[index]!.hash()) as Hex, result: tracers[index]!.result(result) })
+            }
+          },
+        })
+      } catch (error) {
+        if (error instanceof TraceStopped) throw error.answer
+        throw stopped?.() ?? error
       }
-      // A pre-confirmed transaction is traced on the pending block as of this flashblock, before its seal.
-      const snapshot = host.pending()
-      const index = pendingIndexOf(snapshot, key)
-      if (index === undefined) throw new ServerError('transaction not found')
-      const { block } = replayOf({ kind: 'pending', block: snapshot })
-      return (await traceRange(block, index, index, options))[0]
-    },
-
-    async block(resolved, options) {
-      const { block, hashes } = replayOf(resolved)
-      if (hashes.length === 0) return []
-      const results = await traceRange(block, 0, hashes.length - 1, options)
-      return results.map((result, i) => ({ txHash: hashes[i]!, result }))
+      return results
     },
 
     async call(request, view, options) {
@@ -226,19 +242,11 @@ export function createTracing(host: {
         authorities: [],
       }
       const tracer = createTracer(options, start)
-      const hooks = guarded(tracer.hooks, options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS)
-      let timedOut = false
-      const step = hooks.step!
-      hooks.step = (data, resolve) => {
-        try {
-          step(data, resolve)
-        } catch (error) {
-          if (error instanceof TraceTimeout) timedOut = true
-          throw error
-        }
-      }
+      const { hooks, stopped } = guarded(tracer, options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS, maxBytes)
       const { outcome, writes } = await host.runner.executor.trace({ ...request, nonce }, gas, view, hooks)
-      if (timedOut) throw new ServerError('execution timeout')
+      // The executor answers a stopped run as an invalid one.
+      const reason = stopped()
+      if (reason !== undefined) throw reason
       if (outcome.kind === 'invalid') throw invalidCallError(outcome.error, from)
       return tracer.result({
         gasUsed: outcome.gasUsed,

@@ -38,6 +38,8 @@ export type TraceEnd = {
 export type Tracer = {
   hooks: ExecutionHooks
   result(end: TraceEnd): unknown
+  /** About how many bytes of JSON its answer has grown to so far, for a tracer whose answer grows with every step. */
+  size?: () => number
 }
 
 /** A tracer's options: geth's `tracerConfig` object, as the request gave it. */
