@@ -32,6 +32,42 @@ describe('createFilters', () => {
     }
   })
 
+  test('a filter that falls more than the backlog behind is removed; the polled one keeps every change', async () => {
+    const filters = createFilters(flashchain.flashchain.chain, { maxBacklog: 3 })
+    try {
+      const idle = filters.newBlockFilter()
+      const polled = filters.newBlockFilter()
+      const hashes: Hex[] = []
+      const seen: unknown[] = []
+      for (let i = 0; i < 4; i++) {
+        await flashchain.request('evm_mine')
+        hashes.push(((await flashchain.request('eth_getBlockByNumber', ['latest', false])) as { hash: Hex }).hash)
+        await wait(20)
+        seen.push(...filters.changes(polled))
+      }
+      expect(seen).toEqual(hashes)
+      expect(() => filters.changes(idle)).toThrow('filter not found')
+      expect(filters.size).toBe(1)
+    } finally {
+      filters.close()
+    }
+  })
+
+  test('as geth, eth_getFilterLogs does not keep a filter alive; only eth_getFilterChanges does', async () => {
+    let time = 0
+    const filters = createFilters(flashchain.flashchain.chain, { timeout: 100, now: () => time })
+    try {
+      const id = filters.newLogFilter({})
+      time = 60
+      expect(filters.logs(id)).toEqual([])
+      time = 150
+      await wait(300)
+      expect(() => filters.logs(id)).toThrow('filter not found')
+    } finally {
+      filters.close()
+    }
+  })
+
   test('gathers nothing once closed', async () => {
     const filters = createFilters(flashchain.flashchain.chain)
     const id: Hex = filters.newBlockFilter()
