@@ -1,13 +1,13 @@
 /**
  * Polled filters, as geth has them (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter): each
  * gathers what the chain announces until eth_getFilterChanges takes it, and one not polled for five minutes is
- * removed. Filters share one journal of events per kind, so a filter nobody polls costs a cursor, not a copy of
- * every event (docs/filters.md).
+ * removed. Filters are capped per origin and in all, and share one journal of events per kind, so a filter nobody
+ * polls costs a cursor, not a copy of every event (docs/filters.md).
  */
 import { randomBytes } from 'node:crypto'
 
 import { matchesLog } from '../chain/blocks/logs.ts'
-import { FilterNotFoundError, InvalidParamsError } from '../errors.ts'
+import { FilterNotFoundError, InvalidParamsError, LimitExceededError } from '../errors.ts'
 import { createJournal } from './filterJournal.ts'
 import { formatLog, formatTransaction } from './format.ts'
 
@@ -52,13 +52,16 @@ export function resolveLogQuery(chain: Chain, query: LogQuery): LogFilter {
 
 export type FilterChanges = LogJSON[] | Hex[] | TransactionJSON[]
 
+/** Who installs a filter, for the cap per origin: the HTTP `Origin` header, undefined for callers that send none. */
+export type FilterOrigin = string | undefined
+
 export type Filters = {
   /** A filter of the logs sealed from now on that match the query (and its block numbers, when it gives numbers). */
-  newLogFilter(query: LogQuery): Hex
+  newLogFilter(query: LogQuery, origin?: FilterOrigin): Hex
   /** A filter of the hashes of blocks sealed from now on. */
-  newBlockFilter(): Hex
+  newBlockFilter(origin?: FilterOrigin): Hex
   /** A filter of the transactions entering the pool from now on: hashes, or with `full` the transactions. */
-  newPendingTransactionFilter(full: boolean): Hex
+  newPendingTransactionFilter(full: boolean, origin?: FilterOrigin): Hex
   /** What the filter gathered since the last poll; -32000 "filter not found" for an unknown or expired id. */
   changes(id: Hex): FilterChanges
   /** Every log the log filter's query matches now, as eth_getLogs answers it. */
@@ -75,6 +78,10 @@ export type FiltersOptions = {
   timeout?: number
   /** Reads the clock the timeout is measured on (wall time unless given). */
   now?: () => number
+  /** Most filters installed at once, from every origin together (default 10000). */
+  maxFilters?: number
+  /** Most filters installed at once by one origin; callers without an Origin header count as one (default 1000). */
+  maxFiltersPerOrigin?: number
   /**
    * Most events (block hashes, transactions, logs) held for the filter of each kind furthest behind; a filter that
    * falls further behind between two polls is removed (default 10000).
@@ -85,8 +92,10 @@ export type FiltersOptions = {
 /** geth's: a filter not polled for five minutes is removed. */
 const defaultTimeout = 5 * 60_000
 
-/** docs/filters.md gives the reasons. */
-export const DEFAULT_MAX_BACKLOG = 10_000
+/** The caps' defaults; docs/filters.md gives the reasons. */
+const DEFAULT_MAX_FILTERS = 10_000
+const DEFAULT_MAX_FILTERS_PER_ORIGIN = 1_000
+const DEFAULT_MAX_BACKLOG = 10_000
 
 /** A pool transaction as the journal holds it; its JSON is made for the first filter that wants it in full. */
 type PoolEntry = { transaction: Transaction; json?: TransactionJSON }
@@ -97,10 +106,11 @@ type Journals = {
   logs: Journal<FoundLog[], Hex>
 }
 
-type Filter =
+type Filter = { origin: string } & (
   | { kind: 'logs'; query: LogQuery; from: bigint | undefined; to: bigint | undefined; criteria: LogCriteria; cursor: Cursor<Hex> }
   | { kind: 'blocks'; cursor: Cursor<Hex> }
   | { kind: 'transactions'; full: boolean; cursor: Cursor<Hex> }
+)
 
 /**
  * The filters of the node, each a cursor in the journal of its kind, so that an event costs one append whatever the
@@ -109,6 +119,8 @@ type Filter =
 export function createFilters(chain: Chain, options: FiltersOptions = {}): Filters {
   const timeout = options.timeout ?? defaultTimeout
   const now = options.now ?? Date.now
+  const maxFilters = options.maxFilters ?? DEFAULT_MAX_FILTERS
+  const maxPerOrigin = options.maxFiltersPerOrigin ?? DEFAULT_MAX_FILTERS_PER_ORIGIN
   const capacity = options.maxBacklog ?? DEFAULT_MAX_BACKLOG
   const journals: Journals = {
     blocks: createJournal({ capacity }),
@@ -116,6 +128,7 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
     logs: createJournal({ capacity }),
   }
   const filters = new Map<Hex, Filter>()
+  const perOrigin = new Map<string, number>()
   // One listener for every filter, and only while there are filters: the chain builds no event for nobody.
   let stopListening: (() => void) | undefined
 
@@ -145,15 +158,27 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
     const filter = filters.get(id)
     if (filter === undefined) return
     filters.delete(id)
+    const count = perOrigin.get(filter.origin)! - 1
+    if (count === 0) perOrigin.delete(filter.origin)
+    else perOrigin.set(filter.origin, count)
     if (filters.size === 0) {
       stopListening?.()
       stopListening = undefined
     }
   }
 
-  function install(make: (id: Hex, time: number) => Filter): Hex {
+  function install(origin: FilterOrigin, make: (id: Hex, time: number) => Filter): Hex {
+    const key = origin ?? ''
+    const count = perOrigin.get(key) ?? 0
+    if (count >= maxPerOrigin) {
+      throw new LimitExceededError(
+        `too many filters: ${maxPerOrigin} per origin (${origin ?? 'requests without an Origin header'}); eth_uninstallFilter frees one`,
+      )
+    }
+    if (filters.size >= maxFilters) throw new LimitExceededError(`too many filters: ${maxFilters} in all; eth_uninstallFilter frees one`)
     const id = `0x${randomBytes(16).toString('hex')}` as Hex
     filters.set(id, make(id, now()))
+    perOrigin.set(key, count + 1)
     stopListening ??= chain.subscribe(onEvent)
     return id
   }
@@ -169,13 +194,14 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
   }
 
   return {
-    newLogFilter(query) {
+    newLogFilter(query, origin) {
       // Numbers in the query bound what the filter gathers; tags (latest, pending) do not.
       const from = typeof query.fromBlock === 'bigint' ? query.fromBlock : undefined
       const to = typeof query.toBlock === 'bigint' ? query.toBlock : undefined
       if (from !== undefined && to !== undefined && from > to) throw new InvalidParamsError('invalid block range params')
       const criteria = { addresses: query.address === undefined ? undefined : [query.address].flat(), topics: query.topics }
-      return install((id, time) => ({
+      return install(origin, (id, time) => ({
+        origin: origin ?? '',
         kind: 'logs',
         query,
         from,
@@ -184,11 +210,11 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
         cursor: journals.logs.open(id, time),
       }))
     },
-    newBlockFilter() {
-      return install((id, time) => ({ kind: 'blocks', cursor: journals.blocks.open(id, time) }))
+    newBlockFilter(origin) {
+      return install(origin, (id, time) => ({ origin: origin ?? '', kind: 'blocks', cursor: journals.blocks.open(id, time) }))
     },
-    newPendingTransactionFilter(full) {
-      return install((id, time) => ({ kind: 'transactions', full, cursor: journals.transactions.open(id, time) }))
+    newPendingTransactionFilter(full, origin) {
+      return install(origin, (id, time) => ({ origin: origin ?? '', kind: 'transactions', full, cursor: journals.transactions.open(id, time) }))
     },
     changes(id) {
       const filter = find(id)
@@ -236,6 +262,7 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
       clearInterval(sweep)
       for (const filter of filters.values()) journalOf(filter).close(filter.cursor)
       filters.clear()
+      perOrigin.clear()
       stopListening?.()
       stopListening = undefined
     },
