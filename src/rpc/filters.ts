@@ -18,7 +18,6 @@ import type { Hex } from '../hex.ts'
 import type { Cursor, Journal } from './filterJournal.ts'
 import type { LogJSON, TransactionJSON } from './format.ts'
 import type { logFilter } from './schemas.ts'
-import type { LogCriteria } from './subscriptions.ts'
 
 /** eth_getLogs' and eth_newFilter's argument, as the schema reads it; tags are resolved at each use. */
 export type LogQuery = z.output<typeof logFilter>
@@ -107,7 +106,14 @@ type Journals = {
 }
 
 type Filter = { origin: string } & (
-  | { kind: 'logs'; query: LogQuery; from: bigint | undefined; to: bigint | undefined; criteria: LogCriteria; cursor: Cursor<Hex> }
+  | {
+      kind: 'logs'
+      query: LogQuery
+      from: bigint | undefined
+      to: bigint | undefined
+      criteria: Pick<LogFilter, 'addresses' | 'topics'>
+      cursor: Cursor<Hex>
+    }
   | { kind: 'blocks'; cursor: Cursor<Hex> }
   | { kind: 'transactions'; full: boolean; cursor: Cursor<Hex> }
 )
