@@ -59,6 +59,10 @@ const usage = `Usage: flashchain [options]
   --wallet-token <token>        bearer token required for wallet and admin methods on a non-loopback bind
   --max-batch-size <count>      most calls in one wallet_sendCalls batch (default 100)
   --enable-eth-sign             answer eth_sign, which signs any 32-byte hash (off by default, as in MetaMask)
+  --max-filters <count>         most polled filters (eth_newFilter and its kin) installed at once (default 10000)
+  --max-filters-per-origin <count>
+                                most polled filters one browser origin installs at once; callers without an Origin
+                                header count as one origin (default 1000)
   --abi <path>                  build output of your contracts (Foundry's out/, Hardhat's artifacts/, or ABI JSON
                                 files; repeatable): the console page decodes their logs and calls
   --quiet                       print only the listening line and errors (no live console of blocks,
@@ -102,6 +106,8 @@ const parseOptions = {
   'wallet-token': { type: 'string' },
   'max-batch-size': { type: 'string' },
   'enable-eth-sign': { type: 'boolean' },
+  'max-filters': { type: 'string' },
+  'max-filters-per-origin': { type: 'string' },
   abi: { type: 'string', multiple: true },
   'private-key': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
@@ -230,6 +236,8 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     walletToken: parsed['wallet-token'],
     maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
     enableEthSign: parsed['enable-eth-sign'] === true,
+    maxFilters: integer('max-filters', parsed['max-filters'], { min: 1 }),
+    maxFiltersPerOrigin: integer('max-filters-per-origin', parsed['max-filters-per-origin'], { min: 1 }),
     abi: parsed.abi,
     privateKeys,
     quiet: parsed.quiet === true,

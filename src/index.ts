@@ -51,6 +51,13 @@ export type FlashchainOptions = ChainOptions & {
   maxBatchSize?: number
   /** Answer eth_sign, which signs any 32-byte hash; off by default, as in MetaMask (-32601). */
   enableEthSign?: boolean
+  /**
+   * Most polled filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) installed at once; one
+   * more gets -32005 (default 10000, docs/filters.md).
+   */
+  maxFilters?: number
+  /** Most polled filters one Origin installs at once; callers without an Origin header count as one (default 1000). */
+  maxFiltersPerOrigin?: number
   /** Build output of the developer's contracts (Foundry's out/, Hardhat's artifacts/, ABI files): the console decodes with it. */
   abi?: string[]
 }
@@ -126,7 +133,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     projectAbis,
     defaultBlock: options.defaultBlockTag ?? 'latest',
   }
-  const filters = createFilters(chain)
+  const filters = createFilters(chain, { maxFilters: options.maxFilters, maxFiltersPerOrigin: options.maxFiltersPerOrigin })
   const dispatch = createDispatcher({
     methods,
     context: (request) => ({ chain, wallet, node, filters, request }),

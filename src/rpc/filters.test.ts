@@ -32,6 +32,73 @@ describe('createFilters', () => {
     }
   })
 
+  test('caps: past the cap per origin or in all, -32005 with the cap in its message; uninstalling frees a place', () => {
+    const filters = createFilters(flashchain.flashchain.chain, { maxFilters: 5, maxFiltersPerOrigin: 2 })
+    try {
+      const page = 'http://localhost:3000'
+      const first = filters.newBlockFilter(page)
+      filters.newPendingTransactionFilter(false, page)
+      expect(() => filters.newLogFilter({}, page)).toThrow(
+        expect.objectContaining({ code: -32005, message: 'too many filters: 2 per origin (http://localhost:3000); eth_uninstallFilter frees one' }),
+      )
+      // Another origin, and callers without one, have places of their own.
+      filters.newBlockFilter('http://other.test')
+      filters.newBlockFilter()
+      expect(() => filters.newBlockFilter()).not.toThrow()
+      expect(() => filters.newBlockFilter()).toThrow(
+        expect.objectContaining({
+          code: -32005,
+          message: 'too many filters: 2 per origin (requests without an Origin header); eth_uninstallFilter frees one',
+        }),
+      )
+      expect(() => filters.newBlockFilter('http://third.test')).toThrow(
+        expect.objectContaining({ code: -32005, message: 'too many filters: 5 in all; eth_uninstallFilter frees one' }),
+      )
+      expect(filters.size).toBe(5)
+      expect(filters.uninstall(first)).toBe(true)
+      expect(filters.newLogFilter({}, page)).toMatch(/^0x[0-9a-f]{32}$/)
+      expect(() => filters.newBlockFilter('http://third.test')).toThrow(expect.objectContaining({ code: -32005 }))
+    } finally {
+      filters.close()
+    }
+  })
+
+  test('a filter that falls more than the backlog behind is removed; the polled one keeps every change', async () => {
+    const filters = createFilters(flashchain.flashchain.chain, { maxBacklog: 3 })
+    try {
+      const idle = filters.newBlockFilter()
+      const polled = filters.newBlockFilter()
+      const hashes: Hex[] = []
+      const seen: unknown[] = []
+      for (let i = 0; i < 4; i++) {
+        await flashchain.request('evm_mine')
+        hashes.push(((await flashchain.request('eth_getBlockByNumber', ['latest', false])) as { hash: Hex }).hash)
+        await wait(20)
+        seen.push(...filters.changes(polled))
+      }
+      expect(seen).toEqual(hashes)
+      expect(() => filters.changes(idle)).toThrow('filter not found')
+      expect(filters.size).toBe(1)
+    } finally {
+      filters.close()
+    }
+  })
+
+  test('as geth, eth_getFilterLogs does not keep a filter alive; only eth_getFilterChanges does', async () => {
+    let time = 0
+    const filters = createFilters(flashchain.flashchain.chain, { timeout: 100, now: () => time })
+    try {
+      const id = filters.newLogFilter({})
+      time = 60
+      expect(filters.logs(id)).toEqual([])
+      time = 150
+      await wait(300)
+      expect(() => filters.logs(id)).toThrow('filter not found')
+    } finally {
+      filters.close()
+    }
+  })
+
   test('gathers nothing once closed', async () => {
     const filters = createFilters(flashchain.flashchain.chain)
     const id: Hex = filters.newBlockFilter()

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createPublicClient, http, pad, toHex as viemToHex } from 'viem'
 
+import { parseCommandLine } from '../../src/cli.ts'
 import { Store } from './fixtures/contracts.ts'
 import { VALUE_SET, deploy, setStoreValue, startChain } from './helpers.ts'
 import { connect, wsUrl } from './wsHelpers.ts'
@@ -124,6 +125,56 @@ describe('filters', () => {
     expect(await t.rpcError('eth_newFilter', [{ fromBlock: '0x5', toBlock: '0x4' }])).toEqual({ code: -32602, message: 'invalid block range params' })
     expect((await t.rpcError('eth_newFilter', [{ address: '0x12' }])).code).toBe(-32602)
     expect((await t.rpcError('eth_getFilterChanges', ['nope'])).code).toBe(-32602)
+  })
+})
+
+describe('caps on filters', () => {
+  let capped: TestChain
+  beforeAll(async () => {
+    capped = await startChain({ maxFilters: 4, maxFiltersPerOrigin: 2 })
+  })
+  afterAll(async () => {
+    await capped?.close()
+  })
+
+  /** One request as a page of `origin` sends it (no Origin header for undefined). */
+  async function fromOrigin(origin: string | undefined, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: unknown }> {
+    const response = await fetch(capped.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(origin === undefined ? {} : { Origin: origin }) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    return (await response.json()) as { result?: unknown; error?: unknown }
+  }
+
+  it('the filter over the cap per origin and the one over the cap in all get -32005; uninstalling frees a place', async () => {
+    const page = 'http://localhost:5173'
+    const first = await fromOrigin(page, 'eth_newBlockFilter')
+    expect(first.result).toMatch(/^0x[0-9a-f]{32}$/)
+    expect((await fromOrigin(page, 'eth_newFilter', [{}])).result).toMatch(/^0x[0-9a-f]{32}$/)
+    expect(await fromOrigin(page, 'eth_newPendingTransactionFilter')).toMatchObject({
+      error: { code: -32005, message: 'too many filters: 2 per origin (http://localhost:5173); eth_uninstallFilter frees one' },
+    })
+    // Another origin's cap is its own, and callers without an Origin count as one more.
+    expect((await fromOrigin('http://other.localhost', 'eth_newBlockFilter')).result).toMatch(/^0x/)
+    const owner = await fromOrigin(undefined, 'eth_newBlockFilter')
+    expect(owner.result).toMatch(/^0x/)
+    expect(await fromOrigin('http://third.localhost', 'eth_newBlockFilter')).toMatchObject({
+      error: { code: -32005, message: 'too many filters: 4 in all; eth_uninstallFilter frees one' },
+    })
+    // A place freed in all goes to whoever asks next; the page's own place frees only with one of its filters.
+    expect((await fromOrigin(undefined, 'eth_uninstallFilter', [owner.result])).result).toBe(true)
+    expect(await fromOrigin(page, 'eth_newBlockFilter')).toMatchObject({ error: { code: -32005 } })
+    expect((await fromOrigin('http://third.localhost', 'eth_newBlockFilter')).result).toMatch(/^0x/)
+    expect((await fromOrigin(page, 'eth_uninstallFilter', [first.result])).result).toBe(true)
+    expect((await fromOrigin(page, 'eth_newBlockFilter')).result).toMatch(/^0x/)
+  })
+})
+
+describe('the command line', () => {
+  it('--max-filters and --max-filters-per-origin set the caps', () => {
+    expect(parseCommandLine(['--max-filters', '50', '--max-filters-per-origin', '5'])).toMatchObject({ maxFilters: 50, maxFiltersPerOrigin: 5 })
+    expect(parseCommandLine([])).toMatchObject({ maxFilters: undefined, maxFiltersPerOrigin: undefined })
   })
 })
 

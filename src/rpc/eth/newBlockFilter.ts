@@ -4,9 +4,9 @@ import { defineMethod } from '../method.ts'
 
 import type { Hex } from '../../hex.ts'
 
-/** `()`: a filter of the hashes of blocks sealed from now on. */
+/** `()`: a filter of the hashes of blocks sealed from now on; -32005 past the cap of filters per origin or in all. */
 export const newBlockFilter = defineMethod({
   name: 'eth_newBlockFilter',
   params: z.tuple([]),
-  handler: (_params, { filters }): Hex => filters.newBlockFilter(),
+  handler: (_params, { filters, request }): Hex => filters.newBlockFilter(request.origin),
 })

@@ -5,9 +5,12 @@ import { logFilter } from '../schemas.ts'
 
 import type { Hex } from '../../hex.ts'
 
-/** `(filter)`: a filter of the logs sealed from now on that match; poll it with eth_getFilterChanges. */
+/**
+ * `(filter)`: a filter of the logs sealed from now on that match; poll it with eth_getFilterChanges. -32005 past the
+ * cap of filters per origin or in all.
+ */
 export const newFilter = defineMethod({
   name: 'eth_newFilter',
   params: z.tuple([logFilter]),
-  handler: ([query], { filters }): Hex => filters.newLogFilter(query),
+  handler: ([query], { filters, request }): Hex => filters.newLogFilter(query, request.origin),
 })

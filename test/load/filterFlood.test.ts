@@ -1,0 +1,172 @@
+/**
+ * A flood of polled filters that nobody polls, while transactions flow: what the node holds does not grow with
+ * filters × events, another client is answered all along, and the filters that are polled (raw, viem's and ethers')
+ * get exactly the changes they should.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
+import { Contract, JsonRpcProvider } from 'ethers'
+import { encodeFunctionData, toHex } from 'viem'
+
+import { Store } from '../e2e/fixtures/contracts.ts'
+import { VALUE_SET, deploy, startChain } from '../e2e/helpers.ts'
+
+import type { Hex, Log } from 'viem'
+import type { RpcResponse, TestChain } from '../e2e/helpers.ts'
+
+/** Unpolled filters, a third of each kind; above the default caps, which this chain raises. */
+const FILTERS = 30_000
+/** Transactions sent while they are installed, each emitting one ValueSet log. */
+const TRANSACTIONS = 1_000
+const PER_BLOCK = 100
+const MiB = 1024 * 1024
+
+let t: TestChain
+let store: Hex
+
+beforeAll(async () => {
+  t = await startChain({ maxFilters: FILTERS + 100, maxFiltersPerOrigin: FILTERS + 100 })
+  store = (await deploy(t, Store, [1n])).address
+  await t.mine()
+})
+
+afterAll(async () => {
+  await t?.close()
+})
+
+// What the process holds after a full collection (the JS heap and the Buffers outside it), not its RSS, which moves
+// with the allocator and the collector's timing on a busy machine.
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+const held = () => {
+  gc()
+  const { heapUsed, external } = process.memoryUsage()
+  return heapUsed + external
+}
+
+async function batch(requests: { method: string; params: unknown[] }[]): Promise<RpcResponse[]> {
+  const response = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(requests.map((request, id) => ({ jsonrpc: '2.0', id, ...request }))),
+  })
+  return (await response.json()) as RpcResponse[]
+}
+
+const until = async (done: () => boolean, ms: number) => {
+  for (let waited = 0; !done() && waited < ms; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+describe('a flood of filters nobody polls', () => {
+  it('holds no copy of each event per filter, answers another client, and gives polled filters exactly their changes', async () => {
+    const blocks = await t.rpc<Hex>('eth_newBlockFilter')
+    const pending = await t.rpc<Hex>('eth_newPendingTransactionFilter')
+    const query = { address: store, topics: [VALUE_SET] }
+    const logs = await t.rpc<Hex>('eth_newFilter', [query])
+
+    // viem polls through eth_newFilter and eth_getFilterChanges over HTTP.
+    const viemSeen: Log[] = []
+    const unwatch = t.publicClient.watchContractEvent({
+      address: store,
+      abi: Store.abi,
+      eventName: 'ValueSet',
+      poll: true,
+      pollingInterval: 50,
+      onLogs: (found) => viemSeen.push(...found),
+    })
+    // ethers' JsonRpcProvider too, on each new block.
+    const provider = new JsonRpcProvider(t.url, 31337, { staticNetwork: true, cacheTimeout: -1 })
+    provider.pollingInterval = 50
+    const ethersSeen: string[] = []
+    const contract = new Contract(store, Store.abi as never, provider)
+    await contract.on('ValueSet', (_value: bigint, _by: string, payload: { log: { transactionHash: string } }) => {
+      ethersSeen.push(payload.log.transactionHash)
+    })
+
+    const kinds = [
+      { method: 'eth_newBlockFilter', params: [] },
+      { method: 'eth_newPendingTransactionFilter', params: [] },
+      { method: 'eth_newFilter', params: [{}] },
+    ]
+    for (let made = 0; made < FILTERS; made += 1000) {
+      const answers = await batch(Array.from({ length: 1000 }, (_, i) => kinds[(made + i) % 3]!))
+      expect(answers.every((answer) => typeof answer.result === 'string')).toBe(true)
+    }
+
+    // Sign everything first, so that what follows measures the node and not the signing.
+    const gasPrice = BigInt(await t.rpc<Hex>('eth_gasPrice'))
+    const senders = [1, 2, 3, 4, 5, 6, 7, 8]
+    const nonces = await Promise.all(
+      senders.map(async (i) => Number(await t.rpc<Hex>('eth_getTransactionCount', [t.accounts[i]!.address, 'pending']))),
+    )
+    const raw: Hex[] = []
+    for (let i = 0; i < TRANSACTIONS; i++) {
+      const from = i % senders.length
+      raw.push(
+        await t.accounts[senders[from]!]!.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          nonce: nonces[from]!++,
+          to: store,
+          data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [BigInt(i)] }),
+          gas: 100_000n,
+          maxFeePerGas: gasPrice * 2n,
+          maxPriorityFeePerGas: 1n,
+        }),
+      )
+    }
+
+    const before = held()
+
+    // Another client asks all along, and each answer is checked.
+    const latencies: number[] = []
+    let probing = true
+    const probe = (async () => {
+      while (probing) {
+        const started = performance.now()
+        expect(await t.rpc('eth_chainId')).toBe('0x7a69')
+        latencies.push(performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+    })()
+
+    const sent: Hex[] = []
+    const mined: bigint[] = []
+    for (let first = 0; first < TRANSACTIONS; first += PER_BLOCK) {
+      const answers = await batch(raw.slice(first, first + PER_BLOCK).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })))
+      for (const answer of answers) sent.push(answer.result as Hex)
+      mined.push(await t.mine())
+    }
+    probing = false
+    await probe
+
+    expect(sent.every((hash) => /^0x[0-9a-f]{64}$/.test(hash))).toBe(true)
+    // Were each of the 20,000 transaction and log filters to keep a reference to each of the 1,000 events of its
+    // kind, the references alone would take 160 MB. Shared, the events cost the same whatever the number of filters.
+    const grown = held() - before
+    expect(grown).toBeLessThan(64 * MiB)
+
+    // Every probe was answered, none after a wait a user would notice as the node hanging.
+    expect(latencies.length).toBeGreaterThan(5)
+    expect(Math.max(...latencies)).toBeLessThan(5_000)
+
+    // The polled filters: exactly what happened since they were made.
+    const hashes = await Promise.all(mined.map(async (number) => (await t.rpc<{ hash: Hex }>('eth_getBlockByNumber', [toHex(number), false])).hash))
+    expect(await t.rpc('eth_getFilterChanges', [blocks])).toEqual(hashes)
+    expect(await t.rpc('eth_getFilterChanges', [pending])).toEqual(sent)
+    const changes = await t.rpc<{ transactionHash: Hex }[]>('eth_getFilterChanges', [logs])
+    expect(changes.map((log) => log.transactionHash)).toEqual(sent)
+    expect(changes).toEqual(await t.rpc('eth_getLogs', [{ ...query, fromBlock: toHex(mined[0]!), toBlock: toHex(mined.at(-1)!) }]))
+    expect(await t.rpc('eth_getFilterChanges', [logs])).toEqual([])
+
+    await until(() => viemSeen.length >= TRANSACTIONS && ethersSeen.length >= TRANSACTIONS, 15_000)
+    unwatch()
+    await contract.removeAllListeners()
+    provider.destroy()
+    expect(viemSeen.map((log) => log.transactionHash)).toEqual(sent)
+    expect(ethersSeen).toEqual(sent)
+  }, 60_000)
+})
