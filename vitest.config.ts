@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'contracts/**/*.test.ts', 'scripts/**/*.test.ts'],
-    // A consumer's suite, run against the installed package by the release check (scripts/release-check.ts).
-    exclude: [...configDefaults.exclude, 'test/package/**'],
+    // A consumer's suite, run against the installed package by the release check (scripts/release-check.ts); the load
+    // suites, run one at a time by `npm run test:load` (vitest.load.config.ts).
+    exclude: [...configDefaults.exclude, 'test/package/**', 'test/load/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The machine has two cores; end-to-end suites each start a real server.
