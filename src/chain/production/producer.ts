@@ -429,13 +429,7 @@ export function createProducer(host: ProducerHost): Producer {
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
-    sealing = true
-    let built: Block
-    try {
-      built = (await block.builder.build()).block
-    } finally {
-      sealing = false
-    }
+    const built = await build(block)
     await yieldToEventLoop()
     const remainder = stateManager.publish()
     const diff = createStateDiff()
@@ -450,20 +444,23 @@ export function createProducer(host: ProducerHost): Producer {
     return sealed
   }
 
+  /** The sealed block, its state root computed by moving the trie to it (see computeStateRoot). */
+  async function build(block: Building): Promise<Block> {
+    sealing = true
+    try {
+      return (await block.builder.build()).block
+    } finally {
+      sealing = false
+    }
+  }
+
   /**
    * An empty block sealed at once, without a flashblock or a preview of its roots: nothing can be pre-confirmed in a
    * block that is started and sealed in one turn, and its roots are computed once, by the seal. This is what makes
    * anvil_mine's thousands of blocks cheap (docs/chain.md#mining-many-blocks).
    */
   async function sealEmpty(timestamp?: bigint): Promise<SealedBlock> {
-    const block = await startBlock(timestamp, false)
-    sealing = true
-    let built: Block
-    try {
-      built = (await block.builder.build()).block
-    } finally {
-      sealing = false
-    }
+    const built = await build(await startBlock(timestamp, false))
     const diff = createStateDiff()
     mergeDiff(diff, stateManager.publish())
     withStorageRoots(diff, stateManager.base, storageRoots)
