@@ -54,6 +54,7 @@ import type { TraceOptions } from './execution/tracing/trace.ts'
 import type { SuggestedFees } from './production/fees.ts'
 import type { BuiltPayload, PayloadRequest } from './production/payload.ts'
 import type { BlockPlan } from './production/plan.ts'
+import type { BlockStamps } from './production/producer.ts'
 import type { PoolTransaction } from './production/txpool.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { ChainOptions, MiningMode } from './spec/config.ts'
@@ -218,6 +219,11 @@ export type Chain = {
    * latest block's and not past MAX_TIMESTAMP (-32602).
    */
   mine(options?: { timestamp?: bigint }): Promise<Block>
+  /**
+   * Seals `count` blocks, the first with what is pending, stamped as `stamps` says; other requests are answered
+   * meanwhile. The first timestamp is checked as mine's; the caller keeps the last one within MAX_TIMESTAMP.
+   */
+  mineBlocks(count: bigint, stamps: BlockStamps): Promise<Block>
   /** Resolves once the transaction is pre-confirmed or sealed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
   /**
@@ -622,6 +628,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     async mine(mineOptions = {}) {
       if (mineOptions.timestamp !== undefined) checkTimestamp(mineOptions.timestamp)
       return sealedBlockOf(await producer.seal(mineOptions))
+    },
+    async mineBlocks(count, stamps) {
+      if (stamps.timestamp !== undefined) checkTimestamp(stamps.timestamp)
+      return sealedBlockOf(await producer.sealBlocks(count, stamps))
     },
     waitForPreconfirmation(hash, timeoutMs) {
       // Automine seals a transaction before its send answers: it was pre-confirmed on the way.

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestClient, http } from 'viem'
+import { createPublicClient, createTestClient, http, webSocket } from 'viem'
 
 import { startChain, toHex } from './helpers.ts'
+import { wsUrl } from './wsHelpers.ts'
 
 import type { TestChain } from './helpers.ts'
 
@@ -67,11 +68,24 @@ describe('anvil_mine, hardhat_mine', () => {
     expect(await t.blockNumber()).toBe(head + 5n)
   })
 
-  it('10,000 blocks in one call, and the blocks and state before them still read', async () => {
+  it('10,000 blocks in one call, other clients answered meanwhile, and the blocks and state before them still read', async () => {
     const head = await t.blockNumber()
     const recipient = '0x00000000000000000000000000000000000c0c0c'
     const hash = await t.wallet(2).sendTransaction({ to: recipient, value: 7n })
-    await t.rpc('anvil_mine', [toHex(10_000)])
+    let done = false
+    const mined = t.rpc('anvil_mine', [toHex(10_000)]).finally(() => {
+      done = true
+    })
+    // Another client, on its own connection, reads the head while the blocks are sealed.
+    const seen: bigint[] = []
+    const other = createPublicClient({ chain: t.chain, transport: webSocket(wsUrl(t.url), { retryCount: 0 }) })
+    try {
+      while (!done) seen.push(await other.getBlockNumber({ cacheTime: 0 }))
+    } finally {
+      await (await other.transport.getRpcClient()).close()
+    }
+    await mined
+    expect(seen.some((number) => number > head && number < head + 10_000n)).toBe(true)
     expect(await t.blockNumber()).toBe(head + 10_000n)
     const receipt = await t.publicClient.getTransactionReceipt({ hash })
     expect(receipt.blockNumber).toBe(head + 1n)
@@ -87,9 +101,36 @@ describe('anvil_mine, hardhat_mine', () => {
       code: -32602,
       message: 'invalid argument 0: invalid quantity, want a non-negative integer',
     })
-    expect(await t.rpcError('anvil_mine', [toHex(1_000_001)])).toMatchObject({
-      code: -32602,
-      message: expect.stringContaining('at most 1000000 blocks'),
-    })
+  })
+
+  it('error: a million blocks, or one more than a call may mine, is refused at once with -32602 naming the limit', async () => {
+    const head = await t.blockNumber()
+    for (const [method, count] of [
+      ['anvil_mine', 1_000_000],
+      ['hardhat_mine', 10_001],
+    ] as const) {
+      expect(await t.rpcError(method, [toHex(count)])).toEqual({
+        code: -32602,
+        message: 'invalid argument 0: at most 10000 blocks per call; call again for more',
+      })
+    }
+    expect(await t.blockNumber()).toBe(head)
+  })
+
+  it('blocks mined in one call are the blocks evm_mine seals one at a time', async () => {
+    const id = await t.testClient.snapshot()
+    const start = (await timestampOf(await t.blockNumber())) + 100n
+    const head = await t.blockNumber()
+    for (let i = 0n; i < 5n; i++) await t.rpc('evm_mine', [toHex(start + 10n * i)])
+    const oneByOne = await Promise.all(
+      [1n, 2n, 3n, 4n, 5n].map(async (offset) => (await t.publicClient.getBlock({ blockNumber: head + offset })).hash),
+    )
+    await t.testClient.revert({ id })
+    await t.rpc('evm_setNextBlockTimestamp', [toHex(start)])
+    expect(await t.rpc('hardhat_mine', [toHex(5), toHex(10)])).toBe(true)
+    const inOneCall = await Promise.all(
+      [1n, 2n, 3n, 4n, 5n].map(async (offset) => (await t.publicClient.getBlock({ blockNumber: head + offset })).hash),
+    )
+    expect(inOneCall).toEqual(oneByOne)
   })
 })

@@ -3,12 +3,14 @@
 // (stateEdits, snapshots, impersonation, blockSettings, time, mineBlocks, autoMining, txpool).
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { createGzip, gzipSync } from 'node:zlib'
 
 import { createTestClient, createWalletClient, http, parseEther, parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { Allowances, Refunder, Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex, word } from './helpers.ts'
+import { connect, wsUrl } from './wsHelpers.ts'
 
 import type { Hex, TestClient } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -283,5 +285,75 @@ describe('anvil_dealERC20, anvil_setERC20Allowance', () => {
       message: `${stateless}'s balanceOf reads no storage: it is not an ERC20 whose balance this can set`,
     })
     expect((await t.rpcError('anvil_setERC20Allowance', [holder, holder, stateless])).code).toBe(-32602)
+  })
+})
+
+describe('anvil_loadState refusals', () => {
+  let t: TestChain
+  const account = `0x${'5a'.repeat(20)}` as Hex
+
+  beforeAll(async () => {
+    t = await startChain()
+  })
+
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const hexOf = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}` as Hex
+  const dumpOf = (json: string) => hexOf(gzipSync(json))
+
+  it.each(['__proto__', 'constructor', '0x1234', `0x${'5a'.repeat(21)}`])('an account keyed %s is -32602, and nothing loads', async (key) => {
+    const json = `{"accounts":{"${account}":{"nonce":"0x7","balance":"0x9"},"${key}":{"nonce":"0x1","balance":"0x2"}}}`
+    for (const method of ['anvil_loadState', 'hardhat_loadState']) {
+      expect(await t.rpcError(method, [dumpOf(json)])).toEqual({
+        code: -32602,
+        message: `not a state dump: accounts: ${JSON.stringify(key)} is not an address, want 20 bytes of hex`,
+      })
+    }
+    expect(await t.publicClient.getBalance({ address: account })).toBe(0n)
+  })
+
+  it('a storage slot keyed __proto__ is -32602', async () => {
+    const json = `{"accounts":{"${account}":{"nonce":"0x1","balance":"0x1","storage":{"__proto__":"0x1"}}}}`
+    expect(await t.rpcError('anvil_loadState', [hexOf(Buffer.from(json))])).toEqual({
+      code: -32602,
+      message: `not a state dump: accounts.${account}.storage: "__proto__" is not a storage slot`,
+    })
+  })
+
+  it('a gzip bomb is refused once it inflates past the limit, and the node answers others meanwhile', async () => {
+    // 512 MiB of zeros, a megabyte at a time: half a megabyte compressed, and never whole in this process either.
+    const gzip = createGzip({ level: 9 })
+    const chunks: Buffer[] = []
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const zeros = Buffer.alloc(1024 * 1024)
+    for (let i = 0; i < 512; i++) gzip.write(zeros)
+    await new Promise((resolve) => gzip.end(resolve))
+    const bomb = hexOf(Buffer.concat(chunks))
+
+    // One connection: the server reads the bomb before the eth_chainId sent after it. A node that inflated on the
+    // event loop would answer the bomb first.
+    const client = await connect(wsUrl(t.url))
+    try {
+      const order: string[] = []
+      const refused = client.request('anvil_loadState', [bomb]).then((response) => {
+        order.push('anvil_loadState')
+        return response
+      })
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      const chainId = client.request('eth_chainId').then((response) => {
+        order.push('eth_chainId')
+        return response
+      })
+      expect((await chainId).result).toBe('0x7a69')
+      expect((await refused).error).toEqual({
+        code: -32602,
+        message: `not a state dump: it inflates past ${32 * 1024 * 1024} bytes, the largest state anvil_loadState takes`,
+      })
+      expect(order).toEqual(['eth_chainId', 'anvil_loadState'])
+    } finally {
+      await client.close()
+    }
   })
 })

@@ -103,6 +103,12 @@ export type Producer = {
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /**
+   * Seals `count` blocks, the first with what is pending, on the writer's queue in slices of about SLICE_MS: between
+   * two slices other requests are answered and other writes take their turn. A block with nothing to include is
+   * sealed without a flashblock (see sealEmpty). Resolves with the last block.
+   */
+  sealBlocks(count: bigint, stamps: BlockStamps): Promise<SealedBlock>
+  /**
    * The pending block as of one of the flashblocks of the block being built, or the idle pending block, by the
    * hash it carries; undefined for any other hash.
    */
@@ -135,8 +141,17 @@ export type Producer = {
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
 
+/**
+ * The timestamps of blocks sealed one after another: the first at `timestamp` (by the clock when undefined), and
+ * each after it `interval` seconds after the one before (by the clock when undefined or 0).
+ */
+export type BlockStamps = { timestamp?: bigint | undefined; interval?: bigint | undefined }
+
 /** The most ms before a flashblock is due that the clock starts executing its transactions. */
 const maxLead = 50
+
+/** How long sealBlocks holds the writer and the event loop before it lets other requests through. */
+const SLICE_MS = 20
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
 
@@ -209,7 +224,8 @@ export function createProducer(host: ProducerHost): Producer {
     return result
   }
 
-  async function startBlock(timestamp?: bigint): Promise<Building> {
+  /** `announce`: publish the block's first flashblock (the system calls), as every block but a bulk-mined empty one does. */
+  async function startBlock(timestamp?: bigint, announce = true): Promise<Building> {
     const head = host.head()
     const given = timestamp ?? plannedTimestamp(head)
     const env = plannedEnv(head, given)
@@ -245,6 +261,7 @@ export function createProducer(host: ProducerHost): Producer {
       preview: undefined,
       byHash: new Map(),
     }
+    if (!announce) return building
     await publish(building)
     stream(building)
     return building
@@ -412,13 +429,7 @@ export function createProducer(host: ProducerHost): Producer {
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
-    sealing = true
-    let built: Block
-    try {
-      built = (await block.builder.build()).block
-    } finally {
-      sealing = false
-    }
+    const built = await build(block)
     await yieldToEventLoop()
     const remainder = stateManager.publish()
     const diff = createStateDiff()
@@ -431,6 +442,55 @@ export function createProducer(host: ProducerHost): Producer {
     if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash)))
     host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash} in ${(performance.now() - started).toFixed(0)} ms`)
     return sealed
+  }
+
+  /** The sealed block, its state root computed by moving the trie to it (see computeStateRoot). */
+  async function build(block: Building): Promise<Block> {
+    sealing = true
+    try {
+      return (await block.builder.build()).block
+    } finally {
+      sealing = false
+    }
+  }
+
+  /**
+   * An empty block sealed at once, without a flashblock or a preview of its roots: nothing can be pre-confirmed in a
+   * block that is started and sealed in one turn, and its roots are computed once, by the seal. This is what makes
+   * anvil_mine's thousands of blocks cheap (docs/chain.md#mining-many-blocks).
+   */
+  async function sealEmpty(timestamp?: bigint): Promise<SealedBlock> {
+    const built = await build(await startBlock(timestamp, false))
+    const diff = createStateDiff()
+    mergeDiff(diff, stateManager.publish())
+    withStorageRoots(diff, stateManager.base, storageRoots)
+    const sealed = commit(built, [], [], diff)
+    building = undefined
+    host.log(`sealed block ${sealed.number} (0 txs) ${sealed.hash}`)
+    return sealed
+  }
+
+  async function sealBlocks(count: bigint, { timestamp, interval = 0n }: BlockStamps): Promise<SealedBlock> {
+    let sealed: SealedBlock | undefined
+    let mined = 0n
+    const next = () => (mined === 0n ? timestamp : interval > 0n ? sealed!.block.header.timestamp + interval : undefined)
+    while (mined < count) {
+      sealed = await serially(async () => {
+        const started = performance.now()
+        let last: SealedBlock | undefined
+        do {
+          // A block with transactions, one the clock started, or one the stream must show goes the usual way.
+          const empty = mined > 0n && building === undefined && pool.size === 0 && !host.streaming()
+          last = empty ? await sealEmpty(next()) : await seal(next())
+          sealed = last
+          mined++
+        } while (mined < count && performance.now() - started < SLICE_MS)
+        published = idlePending()
+        return last
+      })
+      await yieldToEventLoop()
+    }
+    return sealed!
   }
 
   function commit(built: Block, senders: Hex[], receipts: Receipt[], diff: StateDiff): SealedBlock {
@@ -481,6 +541,7 @@ export function createProducer(host: ProducerHost): Producer {
     preconfirm: () => serially(() => preconfirm()),
     importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
+    sealBlocks,
 
     pendingByHash(hash) {
       const key = hash.toLowerCase() as Hex

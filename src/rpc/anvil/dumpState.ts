@@ -1,4 +1,5 @@
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { gunzip, gzipSync } from 'node:zlib'
 
 import { z } from 'zod'
 
@@ -36,15 +37,53 @@ const dumpedAccount = z.object({
 })
 const dumpSchema = z.object({ accounts: z.record(address, dumpedAccount) })
 
+/**
+ * The largest state anvil_loadState takes, as JSON: a gzip-compressed dump is inflated up to this and refused past
+ * it, so a small body that inflates to gigabytes (a gzip bomb) costs no more than a state this big. It holds a
+ * dev chain's state many times over; docs/chain.md#loading-a-state says more.
+ */
+export const MAX_STATE_BYTES = 32 * 1024 * 1024
+
+const inflate = promisify(gunzip)
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+/**
+ * The key of `record` that the schema would drop or refuse with a vaguer word: JSON.parse makes `__proto__` an own
+ * key, which a record schema skips without a word, so the state would load without it and answer true.
+ */
+function badKey(record: unknown, fits: (key: string) => boolean): string | undefined {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined
+  return Object.keys(record).find((key) => !fits(key))
+}
+
 /** Reads a dump: gzip-compressed JSON as anvil_dumpState writes it, or the JSON itself, as hex. */
-function parseDump(hex: Hex): StateDump {
-  let bytes = hexToBytes(hex)
-  let json: unknown
+async function parseDump(hex: Hex): Promise<StateDump> {
+  let bytes: Uint8Array = hexToBytes(hex)
+  let json: { accounts?: Record<string, { storage?: unknown }> }
   try {
-    if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes, { maxOutputLength: 256 * 1024 * 1024 })
+    // On the thread pool, in chunks: the event loop goes on answering while a large state inflates.
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = await inflate(bytes, { maxOutputLength: MAX_STATE_BYTES, chunkSize: 64 * 1024 })
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new InvalidParamsError(`not a state dump: it inflates past ${MAX_STATE_BYTES} bytes, the largest state anvil_loadState takes`)
+    }
+    throw new InvalidParamsError(`not a state dump: ${error instanceof Error ? error.message : error}`)
+  }
+  if (bytes.length > MAX_STATE_BYTES) {
+    throw new InvalidParamsError(`not a state dump: ${bytes.length} bytes, past ${MAX_STATE_BYTES}, the largest state anvil_loadState takes`)
+  }
+  try {
     json = JSON.parse(new TextDecoder().decode(bytes))
   } catch (error) {
     throw new InvalidParamsError(`not a state dump: ${error instanceof Error ? error.message : error}`)
+  }
+  const notAddress = badKey(json?.accounts, (key) => ADDRESS.test(key))
+  if (notAddress !== undefined)
+    throw new InvalidParamsError(`not a state dump: accounts: ${JSON.stringify(notAddress)} is not an address, want 20 bytes of hex`)
+  for (const [account, dumped] of Object.entries(json?.accounts ?? {})) {
+    const notSlot = badKey(dumped?.storage, (key) => key !== '__proto__')
+    if (notSlot !== undefined)
+      throw new InvalidParamsError(`not a state dump: accounts.${account}.storage: ${JSON.stringify(notSlot)} is not a storage slot`)
   }
   const parsed = dumpSchema.safeParse(json)
   if (!parsed.success) throw new InvalidParamsError(`not a state dump: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`)
@@ -54,7 +93,7 @@ function parseDump(hex: Hex): StateDump {
 /** Loads a dump over the state: listed accounts take its values; answers true, as anvil does. */
 async function load([hex]: [Hex], { chain, wallet, request }: MethodContext): Promise<true> {
   wallet.requireOwner(request)
-  await chain.loadState(parseDump(hex))
+  await chain.loadState(await parseDump(hex))
   return true
 }
 

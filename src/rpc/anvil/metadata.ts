@@ -15,7 +15,12 @@ export type Metadata = {
   latestBlockHash: Hex
 }
 
-function metadataOf({ chain }: MethodContext): Metadata {
+/**
+ * For the owner only: the instance id tells one run of the node from another, and anvil's snapshot ids are what
+ * evm_revert takes, which are no page's business (README, "Test control").
+ */
+function metadataOf({ chain, wallet, request }: MethodContext): Metadata {
+  wallet.requireOwner(request)
   const head = chain.head()
   return {
     clientVersion: clientVersionString,
@@ -33,11 +38,12 @@ export const anvilMetadata = defineMethod({
   name: 'anvil_metadata',
   params: z.tuple([]),
   handler: (_, context): Metadata & { forkedNetwork: null; snapshots: Record<Hex, [number, Hex]> } => {
+    const metadata = metadataOf(context)
     const snapshots: Record<Hex, [number, Hex]> = {}
     for (const { id, number } of context.chain.snapshots()) {
       const block = context.chain.block(number)
       if (block?.kind === 'sealed') snapshots[`0x${id.toString(16)}`] = [Number(number), block.hash]
     }
-    return { ...metadataOf(context), forkedNetwork: null, snapshots }
+    return { ...metadata, forkedNetwork: null, snapshots }
   },
 })

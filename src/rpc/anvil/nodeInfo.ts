@@ -17,6 +17,10 @@ export type NodeInfo = {
   forkConfig: { forkUrl: null; forkBlockNumber: null; forkRetryBackoff: null }
 }
 
+/**
+ * Public, as on anvil: the only test-control method a page may call. It tells what any page can read with eth_ methods
+ * (the head, the fees, the chain id, the hardfork), and nothing of this run of the node (no instance or snapshot ids).
+ */
 export const nodeInfo = defineMethod({
   name: 'anvil_nodeInfo',
   params: z.tuple([]),

@@ -6,8 +6,11 @@ import type { MethodContext } from '../method.ts'
 
 const params = z.tuple([])
 
-/** Whether each transaction is sealed as it arrives (`--mining auto` or evm_setAutomine). */
-const isAutomine = (_params: unknown, { chain }: MethodContext): boolean => chain.mining === 'auto'
+/** Whether each transaction is sealed as it arrives (`--mining auto` or evm_setAutomine). For the owner, as every test-control method. */
+function isAutomine(_params: unknown, { chain, wallet, request }: MethodContext): boolean {
+  wallet.requireOwner(request)
+  return chain.mining === 'auto'
+}
 
 export const hardhatGetAutomine = defineMethod({ name: 'hardhat_getAutomine', params, handler: isAutomine })
 export const anvilGetAutomine = defineMethod({ name: 'anvil_getAutomine', params, handler: isAutomine })
