@@ -26,6 +26,7 @@ import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
 import { InvalidRequestError, LimitExceededError, type RpcError } from '../errors.ts'
+import type { OutputBudget } from './outputBudget.ts'
 
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */
 export type Http1Head = {
@@ -100,6 +101,11 @@ export type CreateHttp1ServerOptions = {
   upgrade?: ((request: Http1Upgrade, socket: Socket, head: Buffer) => void) | undefined
   /** Most connections open at once, upgraded ones included; default unlimited. */
   maxConnections?: number | undefined
+  /**
+   * What the node holds for its clients to read, across connections: an HTTP answer counts until the kernel takes it,
+   * and the connection furthest behind is reset when the total is passed.
+   */
+  outputBudget?: OutputBudget | undefined
 }
 
 export type Http1Server = {
@@ -124,6 +130,7 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
     socket.once('close', () => {
       connections.delete(connection)
       connection.release()
+      connection.leaveOutputBudget()
       if (!overCap) admitted--
     })
   })
@@ -225,6 +232,8 @@ class Connection {
   /** The unsent bytes of the socket at the last check, and when that number last went down. */
   #unsent = 0
   #unsentSince = 0
+  /** Stops counting this connection's answers in the output budget. */
+  leaveOutputBudget: () => void
   readonly #onData = (chunk: Buffer) => this.#receive(chunk)
   readonly #onEnd = () => this.#onPeerEnd()
   // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
@@ -237,6 +246,14 @@ class Connection {
     this.#limits = options.limits
     this.#overCap = overCap
     this.#closingGrace = Math.min(closingGrace, this.#limits.keepAliveTimeout)
+    // Reset, not ended: a FIN would wait behind the answer the client is not reading.
+    this.leaveOutputBudget =
+      options.outputBudget?.add({
+        waiting: () => socket.writableLength,
+        excused: () => 0,
+        dropped: () => socket.destroyed,
+        drop: () => socket.resetAndDestroy(),
+      }) ?? (() => {})
     this.#enter('idle')
     socket.on('data', this.#onData)
     socket.on('end', this.#onEnd)
@@ -528,6 +545,7 @@ class Connection {
     this.socket.off('data', this.#onData)
     this.socket.off('end', this.#onEnd)
     this.socket.off('error', this.#onError)
+    this.leaveOutputBudget()
     upgrade(request, this.socket, rest)
   }
 
@@ -583,13 +601,15 @@ class Connection {
     const body = response.status === 204 || head?.fields.method === 'HEAD' ? undefined : response.body
     if (typeof body !== 'object' && (response.headers === undefined || isAscii(response.headers))) {
       this.socket.write(body === undefined ? text : text + body)
-      return
+    } else {
+      // Header values are latin1 (as they were read); a text body is UTF-8.
+      this.socket.cork()
+      this.socket.write(text, 'latin1')
+      if (body !== undefined) this.socket.write(body)
+      this.socket.uncork()
     }
-    // Header values are latin1 (as they were read); a text body is UTF-8.
-    this.socket.cork()
-    this.socket.write(text, 'latin1')
-    if (body !== undefined) this.socket.write(body)
-    this.socket.uncork()
+    // Lengths in characters for a text body: the budget needs the size, not an exact count of UTF-8 bytes.
+    this.#options.outputBudget?.wrote(text.length + (body?.length ?? 0))
   }
 
   /** Reads on: a pipelined request may be waiting, and the socket may have been paused for it. */
