@@ -174,6 +174,11 @@ const EMPTY = Buffer.alloc(0)
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
 /** How long a closing connection may stay open once its last response is out, in ms (at most keepAliveTimeout). */
 const closingGrace = 5_000
+/**
+ * An answer larger than this may still sit unread in the kernel's socket buffers once the server has handed all of it
+ * over; a connection closed after one is reset rather than ended.
+ */
+const kernelShare = 64 * 1024
 /** How many connections over the cap may wait for their 503 at once. */
 const refusedConnectionsSlack = 64
 /** A chunk-size line (hex size and extensions) longer than this is refused. */
@@ -229,6 +234,8 @@ class Connection {
   readonly #budget: BufferBudget
   /** This connection's share of the budget: its buffer and body as last counted. */
   #held = 0
+  /** The size of the last answer written, in characters. */
+  #lastAnswerBytes = 0
   /** The unsent bytes of the socket at the last check, and when that number last went down. */
   #unsent = 0
   #unsentSince = 0
@@ -310,14 +317,20 @@ class Connection {
             this.#unsent = unsent
             this.#unsentSince = now
           } else if (now - this.#unsentSince >= this.#limits.writeTimeout) {
-            this.socket.destroy()
+            // A reset: a FIN would wait behind the answer the client is not reading, and the client would never
+            // learn that the connection is gone, while the kernel kept the answer for it.
+            this.socket.resetAndDestroy()
             return
           }
           const wait = this.#phase === 'closing' ? this.#closingGrace : this.#limits.keepAliveTimeout
           this.#deadline = now + Math.min(wait, this.#limits.writeTimeout / 2)
           return
         }
-        this.socket.destroy()
+        // All of the last answer is with the kernel, but not necessarily with the client: the kernel's buffers take
+        // megabytes on loopback, so a client that reads none of a large answer leaves the server nothing to wait
+        // for. After such an answer, the connection is reset rather than ended, for the same reason as above.
+        if (this.#lastAnswerBytes > kernelShare) this.socket.resetAndDestroy()
+        else this.socket.destroy()
       }
     }
   }
@@ -609,7 +622,8 @@ class Connection {
       this.socket.uncork()
     }
     // Lengths in characters for a text body: the budget needs the size, not an exact count of UTF-8 bytes.
-    this.#options.outputBudget?.wrote(text.length + (body?.length ?? 0))
+    this.#lastAnswerBytes = text.length + (body?.length ?? 0)
+    this.#options.outputBudget?.wrote(this.#lastAnswerBytes)
   }
 
   /** Reads on: a pipelined request may be waiting, and the socket may have been paused for it. */
