@@ -138,6 +138,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
     const drop = (why: string) => {
       // Dropped already, and the node still needs what it holds: no more grace.
       if (dropped) {
+        if (socket.destroyed) return
         log(`cut WebSocket ${peer}: it still held ${ws.bufferedAmount} bytes when the node needed the room`)
         return ws.terminate()
       }
@@ -147,7 +148,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
       // Read again, for the client's answering close frame, which ends the connection.
       ws.resume()
       setTimeout(() => {
-        if (ws.readyState === WebSocket.CLOSED) return
+        if (socket.destroyed) return
         log(`cut WebSocket ${peer}: it did not read its close frame within ${closeGrace} ms`)
         ws.terminate()
       }, closeGrace).unref()
