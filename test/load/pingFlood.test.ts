@@ -72,7 +72,8 @@ describe('a ping flood with unread pongs', () => {
     expect(pongs).toBeGreaterThan(0)
     expect(pongs).toBeLessThan(sent / 100)
     expect(waits.length).toBeGreaterThan(0)
-    expect(Math.max(...waits)).toBeLessThan(1_000)
+    // A margin for a busy machine's pauses, far from the seconds a client waited before.
+    expect(Math.max(...waits)).toBeLessThan(2_000)
     flood.terminate()
   })
 })

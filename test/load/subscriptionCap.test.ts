@@ -97,6 +97,10 @@ describe('subscription caps', () => {
     // Each subscription got its logs meanwhile: the connections were kept busy.
     const notification = await full[0]!.next((message) => (message as { method?: string }).method === 'eth_subscription')
     expect(notification).toMatchObject({ params: { result: { address: EMITTER } } })
-    expect(Math.max(...waits)).toBeLessThan(1_000)
+    // Most within a second, and none past two: a margin for a busy machine's pauses, far from the seconds a client
+    // waited before the budgets.
+    const sorted = waits.toSorted((a, b) => a - b)
+    expect(sorted[Math.floor(0.95 * sorted.length)]).toBeLessThan(1_000)
+    expect(sorted.at(-1)).toBeLessThan(2_000)
   })
 })
