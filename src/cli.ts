@@ -48,6 +48,14 @@ const usage = `Usage: flashchain [options]
   --max-body-bytes <bytes>      largest request body (default 5242880)
   --max-batch-length <count>    longest batch (default 1000)
   --max-connections <count>     most connections open at once, HTTP and WebSocket together (default 1000)
+  --max-output-bytes <bytes>    bytes a WebSocket connection may have waiting to be sent when its next message is
+                                sent; beyond, it is closed with 1008 (default 8388608)
+  --max-total-output-bytes <bytes>
+                                bytes waiting to be sent across all connections; beyond, the one furthest behind is
+                                dropped first (default 67108864)
+  --max-subscriptions <count>   subscriptions per WebSocket connection (default 100; -32005 beyond)
+  --max-total-subscriptions <count>
+                                subscriptions across all connections (default 1000; -32005 beyond)
   --allowed-hosts <names>       comma-separated Host names to answer besides localhost, 127.0.0.1, [::1] and the
                                 bind address; * for any (others get HTTP 403, against DNS rebinding)
   --allowed-origins <origins>   comma-separated browser origins the wallet trusts besides pages on this machine
@@ -99,6 +107,10 @@ const parseOptions = {
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-output-bytes': { type: 'string' },
+  'max-total-output-bytes': { type: 'string' },
+  'max-subscriptions': { type: 'string' },
+  'max-total-subscriptions': { type: 'string' },
   'allowed-hosts': { type: 'string' },
   'allowed-origins': { type: 'string' },
   approval: { type: 'string' },
@@ -229,6 +241,10 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),
     maxConnections: integer('max-connections', parsed['max-connections'], { min: 1 }),
+    maxOutputBytes: integer('max-output-bytes', parsed['max-output-bytes'], { min: 1 }),
+    maxTotalOutputBytes: integer('max-total-output-bytes', parsed['max-total-output-bytes'], { min: 1 }),
+    maxSubscriptions: integer('max-subscriptions', parsed['max-subscriptions'], { min: 1 }),
+    maxTotalSubscriptions: integer('max-total-subscriptions', parsed['max-total-subscriptions'], { min: 1 }),
     allowedHosts: list(parsed['allowed-hosts']),
     allowedOrigins: list(parsed['allowed-origins']),
     approval: approval as ApprovalDecision | undefined,

@@ -37,6 +37,20 @@ export type FlashchainOptions = ChainOptions & {
   maxBufferedBytes?: number
   /** ms an answer may sit with none of it read before its connection is closed (default 30000). */
   writeTimeout?: number
+  /**
+   * Bytes one WebSocket connection may have waiting to be sent when its next message is sent (default 8 MiB): beyond,
+   * it is closed with 1008. A message that finds the connection within it is sent whole, however large.
+   */
+  maxOutputBytes?: number
+  /**
+   * Bytes of answers and notifications waiting to be sent across all connections (default 64 MiB): past it, the
+   * connection furthest behind is dropped first.
+   */
+  maxTotalOutputBytes?: number
+  /** Subscriptions one WebSocket connection may hold at once (default 100; -32005 beyond). */
+  maxSubscriptions?: number
+  /** Subscriptions all connections may hold together (default 1000; -32005 beyond). */
+  maxTotalSubscriptions?: number
   /** Host names a request's Host header may give besides the loopback names and the bind address; `*` for any. */
   allowedHosts?: string[]
   /** Browser origins the wallet trusts besides pages served from this machine; `*` for any (see WalletOptions). */
@@ -148,9 +162,15 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     maxConnections: options.maxConnections,
     maxBufferedBytes: options.maxBufferedBytes,
     writeTimeout: options.writeTimeout,
+    maxTotalOutputBytes: options.maxTotalOutputBytes,
     allowedHosts: options.allowedHosts,
     consolePage: loadConsolePage(),
-    websocket: { streams: { '/flashblocks': createFlashblocksStream(chain) } },
+    websocket: {
+      streams: { '/flashblocks': createFlashblocksStream(chain) },
+      maxOutputBytes: options.maxOutputBytes,
+      maxSubscriptions: options.maxSubscriptions,
+      maxTotalSubscriptions: options.maxTotalSubscriptions,
+    },
     log: options.log,
   })
   let id = 0

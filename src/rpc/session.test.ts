@@ -46,4 +46,21 @@ describe('createSession', () => {
     open('c')
     expect(stopped).toEqual(['a', 'b', 'c'])
   })
+
+  test('error: past its cap, or past the total across sessions, subscribe throws -32005; leaving gives places back', () => {
+    const total = { open: 0, max: 3 }
+    const first = createSession(() => true, { maxSubscriptions: 2, total })
+    const second = createSession(() => true, { maxSubscriptions: 2, total })
+    const open = (session: ReturnType<typeof createSession>) => session.subscribe(() => () => {})
+    const a = open(first)
+    open(first)
+    expect(() => open(first)).toThrow('too many subscriptions on this connection (at most 2); unsubscribe from one first')
+    open(second)
+    expect(total.open).toBe(3)
+    expect(() => open(second)).toThrow('too many subscriptions on this node (at most 3 across connections); try again later')
+    first.unsubscribe(a)
+    open(second)
+    first.close()
+    expect(total.open).toBe(2)
+  })
 })

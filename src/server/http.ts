@@ -3,6 +3,7 @@ import { encodeResponse } from '../rpc/dispatch.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'
 import type { ConsolePage } from './consolePage.ts'
+import { createOutputBudget } from './outputBudget.ts'
 import { createWebSocketHandler, type CreateWebSocketHandlerOptions } from './websocket.ts'
 
 export type CreateHttpServerOptions = {
@@ -19,6 +20,12 @@ export type CreateHttpServerOptions = {
   /** ms an answer may sit with none of it read before its connection is closed (default 30 s). */
   writeTimeout?: number | undefined
   /**
+   * Bytes of answers and notifications waiting to be sent, across every connection: past it, the connection
+   * furthest behind is dropped first (default 64 MiB). Each WebSocket connection also has its own budget
+   * (`websocket.maxOutputBytes`).
+   */
+  maxTotalOutputBytes?: number | undefined
+  /**
    * Host names (without the port) a request may name besides localhost, 127.0.0.1, [::1] and the bind address;
    * `*` allows any. Any other Host gets HTTP 403, as geth's --http.vhosts does, so that a web page whose name was
    * rebound to 127.0.0.1 (DNS rebinding) cannot act as the node's owner.
@@ -27,7 +34,7 @@ export type CreateHttpServerOptions = {
   /** The console page, served at GET / and /assets/…; without it, GET is refused like any method but POST. */
   consolePage?: ConsolePage | undefined
   /** What the WebSocket side needs beyond the dispatcher: subscriptions, streams, pings, its slow-reader limit. */
-  websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'log'> | undefined
+  websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'outputBudget' | 'log'> | undefined
   log?: ((line: string) => void) | undefined
 }
 
@@ -41,6 +48,7 @@ export type HttpServer = {
 
 const defaultMaxBodyBytes = 5 * 1024 * 1024
 const defaultMaxConnections = 1000
+export const defaultMaxTotalOutputBytes = 64 * 1024 * 1024
 
 const limits = {
   // node:http's defaults.
@@ -69,7 +77,8 @@ const anyOrigin = 'Access-Control-Allow-Origin: *\r\n'
  */
 export async function createHttpServer(options: CreateHttpServerOptions): Promise<HttpServer> {
   const { host, dispatch, maxBodyBytes = defaultMaxBodyBytes } = options
-  const websocket = createWebSocketHandler({ ...options.websocket, dispatch, maxMessageBytes: maxBodyBytes, log: options.log })
+  const outputBudget = createOutputBudget(options.maxTotalOutputBytes ?? defaultMaxTotalOutputBytes)
+  const websocket = createWebSocketHandler({ ...options.websocket, dispatch, maxMessageBytes: maxBodyBytes, outputBudget, log: options.log })
   const hostAllowed = createHostCheck(host, options.allowedHosts ?? [])
   const fromOwnPage = createOwnPageCheck(host, options.allowedHosts ?? [])
   const forbiddenHost = toErrorBody(new InvalidRequestError('invalid host specified'))
@@ -139,6 +148,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
         )
       },
       maxConnections: options.maxConnections ?? defaultMaxConnections,
+      outputBudget,
     })
   } catch (error) {
     websocket.close()

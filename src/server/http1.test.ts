@@ -1436,4 +1436,37 @@ describe('memory held for clients', () => {
     expect(await closed).toBe(true)
     expect(received).toBeLessThan(32 * 1024 * 1024)
   })
+
+  /** Sends `body` on a new connection that reads nothing until `resumeAfter` ms; how the connection ended for it. */
+  async function unread(port: number, body: string, resumeAfter: number): Promise<{ error: string | undefined; received: number }> {
+    const socket = connect({ host: '127.0.0.1', port })
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    socket.write(post(body))
+    let received = 0
+    let error: string | undefined
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.on('error', (cause: NodeJS.ErrnoException) => (error = cause.code))
+    await sleep(resumeAfter)
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    socket.resume()
+    await Promise.race([closed, sleep(5_000)])
+    socket.destroy()
+    return { error, received }
+  }
+
+  test('an answer nobody reads is reset at the write timeout, not ended: an end would wait behind the answer', async () => {
+    const { port } = await start({ writeTimeout: 300, maxBodyBytes: 64 })
+    const { error, received } = await unread(port, 'huge', 2_500)
+    expect(error).toBe('ECONNRESET')
+    expect(received).toBeLessThan(32 * 1024 * 1024)
+  })
+
+  test('an answer the kernel took whole and nobody read is reset, not ended, when the connection times out', async () => {
+    // 256 KiB: the sockets' buffers take all of it, so the server has nothing left to wait for.
+    const { port } = await start({ writeTimeout: 300, keepAliveTimeout: 300, maxBodyBytes: 64 })
+    expect(await unread(port, 'big:1', 2_500)).toMatchObject({ error: 'ECONNRESET' })
+    // A small answer's connection ends as an idle one does, with no reset.
+    expect(await unread(port, 'small', 2_500)).toMatchObject({ error: undefined })
+  })
 })

@@ -26,6 +26,7 @@ import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
 import { InvalidRequestError, LimitExceededError, type RpcError } from '../errors.ts'
+import type { OutputBudget } from './outputBudget.ts'
 
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */
 export type Http1Head = {
@@ -100,6 +101,11 @@ export type CreateHttp1ServerOptions = {
   upgrade?: ((request: Http1Upgrade, socket: Socket, head: Buffer) => void) | undefined
   /** Most connections open at once, upgraded ones included; default unlimited. */
   maxConnections?: number | undefined
+  /**
+   * What the node holds for its clients to read, across connections: an HTTP answer counts until the kernel takes it,
+   * and the connection furthest behind is reset when the total is passed.
+   */
+  outputBudget?: OutputBudget | undefined
 }
 
 export type Http1Server = {
@@ -124,6 +130,7 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
     socket.once('close', () => {
       connections.delete(connection)
       connection.release()
+      connection.leaveOutputBudget()
       if (!overCap) admitted--
     })
   })
@@ -167,6 +174,11 @@ const EMPTY = Buffer.alloc(0)
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
 /** How long a closing connection may stay open once its last response is out, in ms (at most keepAliveTimeout). */
 const closingGrace = 5_000
+/**
+ * An answer larger than this may still sit unread in the kernel's socket buffers once the server has handed all of it
+ * over; a connection closed after one is reset rather than ended.
+ */
+const kernelShare = 64 * 1024
 /** How many connections over the cap may wait for their 503 at once. */
 const refusedConnectionsSlack = 64
 /** A chunk-size line (hex size and extensions) longer than this is refused. */
@@ -222,9 +234,13 @@ class Connection {
   readonly #budget: BufferBudget
   /** This connection's share of the budget: its buffer and body as last counted. */
   #held = 0
+  /** The size of the last answer written, in characters. */
+  #lastAnswerBytes = 0
   /** The unsent bytes of the socket at the last check, and when that number last went down. */
   #unsent = 0
   #unsentSince = 0
+  /** Stops counting this connection's answers in the output budget. */
+  leaveOutputBudget: () => void
   readonly #onData = (chunk: Buffer) => this.#receive(chunk)
   readonly #onEnd = () => this.#onPeerEnd()
   // A reset or write error destroys the socket; 'close' follows. Nothing is left to answer.
@@ -237,6 +253,14 @@ class Connection {
     this.#limits = options.limits
     this.#overCap = overCap
     this.#closingGrace = Math.min(closingGrace, this.#limits.keepAliveTimeout)
+    // Reset, not ended: a FIN would wait behind the answer the client is not reading.
+    this.leaveOutputBudget =
+      options.outputBudget?.add({
+        waiting: () => socket.writableLength,
+        excused: () => 0,
+        dropped: () => socket.destroyed,
+        drop: () => socket.resetAndDestroy(),
+      }) ?? (() => {})
     this.#enter('idle')
     socket.on('data', this.#onData)
     socket.on('end', this.#onEnd)
@@ -293,14 +317,20 @@ class Connection {
             this.#unsent = unsent
             this.#unsentSince = now
           } else if (now - this.#unsentSince >= this.#limits.writeTimeout) {
-            this.socket.destroy()
+            // A reset: a FIN would wait behind the answer the client is not reading, and the client would never
+            // learn that the connection is gone, while the kernel kept the answer for it.
+            this.socket.resetAndDestroy()
             return
           }
           const wait = this.#phase === 'closing' ? this.#closingGrace : this.#limits.keepAliveTimeout
           this.#deadline = now + Math.min(wait, this.#limits.writeTimeout / 2)
           return
         }
-        this.socket.destroy()
+        // All of the last answer is with the kernel, but not necessarily with the client: the kernel's buffers take
+        // megabytes on loopback, so a client that reads none of a large answer leaves the server nothing to wait
+        // for. After such an answer, the connection is reset rather than ended, for the same reason as above.
+        if (this.#lastAnswerBytes > kernelShare) this.socket.resetAndDestroy()
+        else this.socket.destroy()
       }
     }
   }
@@ -528,6 +558,7 @@ class Connection {
     this.socket.off('data', this.#onData)
     this.socket.off('end', this.#onEnd)
     this.socket.off('error', this.#onError)
+    this.leaveOutputBudget()
     upgrade(request, this.socket, rest)
   }
 
@@ -583,13 +614,16 @@ class Connection {
     const body = response.status === 204 || head?.fields.method === 'HEAD' ? undefined : response.body
     if (typeof body !== 'object' && (response.headers === undefined || isAscii(response.headers))) {
       this.socket.write(body === undefined ? text : text + body)
-      return
+    } else {
+      // Header values are latin1 (as they were read); a text body is UTF-8.
+      this.socket.cork()
+      this.socket.write(text, 'latin1')
+      if (body !== undefined) this.socket.write(body)
+      this.socket.uncork()
     }
-    // Header values are latin1 (as they were read); a text body is UTF-8.
-    this.socket.cork()
-    this.socket.write(text, 'latin1')
-    if (body !== undefined) this.socket.write(body)
-    this.socket.uncork()
+    // Lengths in characters for a text body: the budget needs the size, not an exact count of UTF-8 bytes.
+    this.#lastAnswerBytes = text.length + (body?.length ?? 0)
+    this.#options.outputBudget?.wrote(this.#lastAnswerBytes)
   }
 
   /** Reads on: a pipelined request may be waiting, and the socket may have been paused for it. */

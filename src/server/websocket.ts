@@ -7,6 +7,7 @@ import { WebSocket, WebSocketServer } from 'ws'
 
 import { InternalError, ParseError, type RpcError } from '../errors.ts'
 import { createSession } from '../rpc/session.ts'
+import { createOutputBudget, type OutputBudget } from './outputBudget.ts'
 
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
@@ -37,10 +38,17 @@ export type CreateWebSocketHandlerOptions = {
   /** ms between pings; a peer that has not answered the last one by the next is dropped. Default 30 s. */
   pingInterval?: number | undefined
   /**
-   * Bytes a connection may have waiting to be sent: beyond, the reader is too slow, and it is closed with 1008.
-   * Default 16 MiB.
+   * Bytes a connection may have waiting to be sent when the next message is sent: beyond, the reader is too slow,
+   * and it is closed with 1008. A message that finds the connection within it is sent whole, however large.
+   * Default 8 MiB.
    */
-  maxBufferedBytes?: number | undefined
+  maxOutputBytes?: number | undefined
+  /** What every connection of the node holds for its clients together; without it, a budget of its own is made. */
+  outputBudget?: OutputBudget | undefined
+  /** Subscriptions one connection may hold (-32005 beyond). Default 100. */
+  maxSubscriptions?: number | undefined
+  /** Subscriptions all connections may hold together (-32005 beyond). Default 1000. */
+  maxTotalSubscriptions?: number | undefined
   log?: ((line: string) => void) | undefined
 }
 
@@ -53,9 +61,16 @@ export type WebSocketHandler = {
 }
 
 const defaultPingInterval = 30_000
-const defaultMaxBufferedBytes = 16 * 1024 * 1024
+export const defaultMaxOutputBytes = 8 * 1024 * 1024
+export const defaultMaxSubscriptions = 100
+export const defaultMaxTotalSubscriptions = 1000
 /** Requests of one connection being answered at once; beyond, its socket is not read until one is answered. */
 const maxInFlight = 64
+/**
+ * ms a connection closed for being too slow has to read what was already on its way and the close frame; then its
+ * socket is destroyed, and what it still held with it.
+ */
+const closeGrace = 5_000
 
 /** RFC 6455 §7.4.1 close codes. */
 const CLOSE_GOING_AWAY = 1001
@@ -64,14 +79,24 @@ const CLOSE_POLICY_VIOLATION = 1008
 export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): WebSocketHandler {
   const { dispatch, maxMessageBytes, streams = {} } = options
   const pingInterval = options.pingInterval ?? defaultPingInterval
-  const maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxBufferedBytes
+  const maxOutputBytes = options.maxOutputBytes ?? defaultMaxOutputBytes
+  const budget = options.outputBudget ?? createOutputBudget(Number.POSITIVE_INFINITY)
+  const subscriptions = { open: 0, max: options.maxTotalSubscriptions ?? defaultMaxTotalSubscriptions }
+  const maxSubscriptions = options.maxSubscriptions ?? defaultMaxSubscriptions
   const log = options.log ?? (() => {})
   const bodies = {
     parseError: toErrorBody(new ParseError()),
     internalError: toErrorBody(new InternalError()),
   }
   // No compression: JSON-RPC answers are small, and deflate would cost every message CPU and memory per connection.
-  const server = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes, perMessageDeflate: false, clientTracking: false })
+  // Pongs are sent here, not by `ws`: one at a time, so that a peer that pings and never reads cannot pile them up.
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    autoPong: false,
+  })
   const alive = new Map<WebSocket, boolean>()
 
   const pings = setInterval(() => {
@@ -86,38 +111,121 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
   }, pingInterval).unref()
 
   /**
-   * What sends to one connection: unless the peer is too slow to take more, in which case it is closed with 1008.
-   * The frames sent in one turn of the event loop leave in one write: a flashblock's notifications are many small
-   * frames to each subscriber (one per log for pendingLogs), and a write each cost more than building them.
+   * One connection's output and input. Output: each message is checked before it is sent against what already
+   * waits (see maxOutputBytes); a connection over it is closed with 1008 and sends nothing more. Input: the socket is
+   * not read while its output is behind (past the socket's high-water mark), while a pong waits to be taken, or
+   * while `maxInFlight` requests are being answered, so a peer that sends and does not read stops being read.
    */
-  function senderTo(ws: WebSocket, socket: Socket, peer: string, options: { binary: false } | undefined): (data: string | Buffer) => boolean {
+  function openConnection(ws: WebSocket, socket: Socket, peer: string) {
     let corked = false
+    /** The size of one message sent within the budget that took the connection over it, while it drains. */
+    let excused = 0
+    let inFlight = 0
+    let dropped = false
+    /** A pong written and not yet taken by the kernel, and the latest ping that came meanwhile (RFC 6455 §5.5.3). */
+    let pongWaiting = false
+    let nextPong: Buffer | undefined
     const flush = () => {
       corked = false
       socket.uncork()
     }
-    return (data) => {
-      if (ws.readyState !== WebSocket.OPEN) return false
-      if (ws.bufferedAmount > maxBufferedBytes) {
-        log(`closed WebSocket ${peer}: it fell ${ws.bufferedAmount} bytes behind (over ${maxBufferedBytes})`)
-        ws.close(CLOSE_POLICY_VIOLATION, 'too slow: the connection fell too far behind')
-        return false
+    const reads = () => inFlight < maxInFlight && !pongWaiting && !socket.writableNeedDrain
+    const gate = () => {
+      if (ws.readyState !== WebSocket.OPEN) return
+      if (reads()) {
+        if (ws.isPaused) ws.resume()
+      } else if (!ws.isPaused) ws.pause()
+    }
+    const drop = (why: string) => {
+      // Dropped already, and the node still needs what it holds: no more grace.
+      if (dropped) {
+        if (socket.destroyed) return
+        log(`cut WebSocket ${peer}: it still held ${ws.bufferedAmount} bytes when the node needed the room`)
+        return ws.terminate()
       }
-      if (!corked) {
-        corked = true
-        socket.cork()
-        process.nextTick(flush)
+      dropped = true
+      log(`closed WebSocket ${peer}: ${why}`)
+      ws.close(CLOSE_POLICY_VIOLATION, 'too slow: the connection fell too far behind')
+      // Read again, for the client's answering close frame, which ends the connection.
+      ws.resume()
+      setTimeout(() => {
+        if (socket.destroyed) return
+        log(`cut WebSocket ${peer}: it did not read its close frame within ${closeGrace} ms`)
+        ws.terminate()
+      }, closeGrace).unref()
+    }
+    const pong = (data: Buffer) => {
+      pongWaiting = true
+      ws.pong(data, false, () => {
+        pongWaiting = false
+        const next = nextPong
+        nextPong = undefined
+        if (next !== undefined && ws.readyState === WebSocket.OPEN) pong(next)
+        else gate()
+      })
+    }
+    const release = budget.add({
+      waiting: () => ws.bufferedAmount,
+      excused: () => excused,
+      dropped: () => dropped,
+      drop: () => drop(`the node holds over ${budget.maxTotalBytes} bytes for its clients, and it was the furthest behind`),
+    })
+    ws.on('ping', (data: Buffer) => {
+      if (pongWaiting) nextPong = data
+      else pong(data)
+      if (pongWaiting) gate()
+    })
+    // After `ws` has read a chunk: what it made the server write may be reason to stop reading.
+    socket.on('data', gate)
+    socket.on('drain', gate)
+    ws.once('close', release)
+
+    /**
+     * What sends to the connection. The frames sent in one turn of the event loop leave in one write: a flashblock's
+     * notifications are many small frames to each subscriber (one per log for pendingLogs), and a write each cost
+     * more than building them.
+     */
+    function sender(options: { binary: false } | undefined): (data: string | Buffer) => boolean {
+      return (data) => {
+        if (ws.readyState !== WebSocket.OPEN || dropped) return false
+        const waiting = ws.bufferedAmount
+        if (waiting > maxOutputBytes + excused) {
+          drop(`it fell ${waiting} bytes behind (over ${maxOutputBytes})`)
+          return false
+        }
+        const size = typeof data === 'string' ? Buffer.byteLength(data) : data.length
+        if (waiting <= maxOutputBytes) excused = waiting + size > maxOutputBytes ? size : 0
+        if (!corked) {
+          corked = true
+          socket.cork()
+          process.nextTick(flush)
+        }
+        if (options === undefined) ws.send(data)
+        else ws.send(data, options)
+        budget.wrote(size)
+        gate()
+        return true
       }
-      if (options === undefined) ws.send(data)
-      else ws.send(data, options)
-      return true
+    }
+
+    return {
+      sender,
+      /** A request began: past `maxInFlight` at once, the socket is not read until one is answered. */
+      began() {
+        inFlight++
+        gate()
+      },
+      ended() {
+        inFlight--
+        gate()
+      },
     }
   }
 
-  function serveJsonRpc(ws: WebSocket, request: Http1Upgrade, send: (json: string | Buffer) => boolean): void {
-    const session = createSession(send)
+  function serveJsonRpc(ws: WebSocket, request: Http1Upgrade, connection: ReturnType<typeof openConnection>): void {
+    const send = connection.sender({ binary: false })
+    const session = createSession(send, { maxSubscriptions, total: subscriptions })
     const context = { origin: request.origin, authorization: request.authorization, session }
-    let inFlight = 0
     ws.on('message', (data: Buffer) => {
       let body: unknown
       try {
@@ -126,7 +234,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
         send(bodies.parseError)
         return
       }
-      if (++inFlight === maxInFlight) ws.pause()
+      connection.began()
       dispatch(body, context)
         .then(
           (response) => {
@@ -138,9 +246,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
             send(bodies.internalError)
           },
         )
-        .finally(() => {
-          if (inFlight-- === maxInFlight) ws.resume()
-        })
+        .finally(() => connection.ended())
     })
     ws.once('close', () => session.close())
   }
@@ -154,14 +260,15 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
         ws.on('message', () => alive.set(ws, true))
         ws.on('error', () => {})
         ws.once('close', () => alive.delete(ws))
+        const connection = openConnection(ws, socket, peer)
 
         const target = new URL(request.target, 'http://localhost')
         const stream = streams[target.pathname]
         // JSON-RPC messages are text frames, given as a string or as UTF-8 bytes; a stream's bytes are binary frames.
-        if (stream === undefined) return serveJsonRpc(ws, request, senderTo(ws, socket, peer, { binary: false }))
+        if (stream === undefined) return serveJsonRpc(ws, request, connection)
         const stop = stream.open(
           {
-            send: senderTo(ws, socket, peer, undefined),
+            send: connection.sender(undefined),
             refuse: (reason) => ws.close(CLOSE_POLICY_VIOLATION, reason),
           },
           target.searchParams,

@@ -1,6 +1,6 @@
 /**
- * A subscriber that stops reading: the server closes it with 1008 once it falls 16 MiB behind and logs why, and
- * its memory stays flat while the chain goes on producing what that subscriber would have been sent.
+ * A subscriber that stops reading: the server closes it with 1008 once it falls past its budget (8 MiB by default)
+ * and logs why, and its memory stays flat while the chain goes on producing what that subscriber would have been sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -57,8 +57,8 @@ describe('a slow subscriber', () => {
       await new Promise((resolve) => setImmediate(resolve))
     }
     expect(disconnected()).toBe(true)
-    // 16 MiB of backlog, plus what the sockets' kernel buffers took, is reached in a bounded number of flashblocks.
-    expect(flashblocks * pendingSize).toBeGreaterThan(16 * MiB)
+    // 8 MiB of backlog, plus what the sockets' kernel buffers took, is reached in a bounded number of flashblocks.
+    expect(flashblocks * pendingSize).toBeGreaterThan(8 * MiB)
 
     // The chain goes on: as many flashblocks again as it took to fill the backlog, twice over. Were they kept for
     // the slow reader, the memory would grow by their size.
@@ -79,11 +79,16 @@ describe('a slow subscriber', () => {
     expect(more * pendingSize).toBeGreaterThanOrEqual(128 * MiB)
     expect(grown).toBeLessThan(48 * MiB)
 
-    // A reader that resumes gets what was already on its way, then the close frame: 1008.
+    // A reader that resumes gets what was already on its way, then the close frame: 1008. One that took longer than
+    // the grace to come back was cut, and the log says so.
     slow.ws.resume()
     const closed = await slow.closed
-    expect(closed.code).toBe(1008)
-    expect(closed.reason).toBe('too slow: the connection fell too far behind')
+    if (lines.some((line) => line.startsWith('cut WebSocket') && line.includes('did not read its close frame'))) {
+      expect(closed.code).toBe(1006)
+    } else {
+      expect(closed.code).toBe(1008)
+      expect(closed.reason).toBe('too slow: the connection fell too far behind')
+    }
     expect(slow.ws.readyState).toBe(WebSocket.CLOSED)
 
     // Other connections were not touched.

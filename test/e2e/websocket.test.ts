@@ -181,3 +181,32 @@ describe('connection cap', () => {
     }
   })
 })
+
+describe('output budget', () => {
+  it('an answer larger than the budget reaches a client that reads, and its subscriptions go on', async () => {
+    const small = await startChain({ maxOutputBytes: 1024 * 1024 })
+    try {
+      // Runtime code that returns 2 MiB of zeros: its eth_call answers 4 MiB of hex, four times the budget.
+      const large = `0x${'43'.repeat(20)}`
+      await small.rpc('anvil_setCode', [large, '0x622000005ff3'])
+      const client = await connect(wsUrl(small.url))
+      const subscription = await client.subscribe(['newFlashblocks'])
+      // Three such calls in one batch: 12 MiB, more than the sockets' buffers take while the client pauses.
+      const call = { jsonrpc: '2.0', method: 'eth_call', params: [{ to: large, gas: '0xf00000' }, 'latest'] }
+      client.send([0, 1, 2].map((id) => ({ ...call, id: `large-${id}` })))
+      const answer = client.next<{ result: string }[]>(Array.isArray, 20_000)
+      // The client reads nothing for a while, as a busy one might: a notification is sent while the answer waits.
+      client.ws.pause()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await small.rpc('eth_sendTransaction', [{ from: small.accounts[0]!.address, to: small.accounts[1]!.address, value: '0x1' }])
+      await small.preconfirm()
+      client.ws.resume()
+      expect((await answer).map(({ result }) => result.length)).toEqual(Array(3).fill(2 + 4 * 1024 * 1024))
+      expect(await client.notification(subscription)).toHaveProperty('transactions')
+      expect(await client.rpc('eth_chainId')).toBe('0x7a69')
+      await client.close()
+    } finally {
+      await small.close()
+    }
+  })
+})
