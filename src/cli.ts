@@ -127,6 +127,9 @@ const parseOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
+/** Every option the command line takes, by its long name (`--host` …): the help text names each. */
+export const optionNames: readonly string[] = Object.keys(parseOptions).map((name) => `--${name}`)
+
 const readArguments = (argv: string[]) => parseArgs({ args: argv, strict: true, options: parseOptions }).values
 
 function fail(message: string): never {
