@@ -257,9 +257,9 @@ export function createProducer(host: ProducerHost): Producer {
    * computes `diff.block_hash` before it sends a flashblock: a receipt is never visible without its block hash. A
    * flashblock that added nothing keeps the header of the one before.
    *
-   * Every flashblock published is streamed, here and nowhere else, so that no path (a rebuilt block after evm_revert,
-   * a listener that throws) pre-confirms transactions a stream reader never sees. `held`: the seal's own flashblock,
-   * which the seal streams with the sealed block's roots.
+   * Publishing streams the flashblock too, so that no path (the block rebuilt after evm_revert, a listener that
+   * throws) pre-confirms transactions a stream reader never sees. `held`: the seal's own flashblock, which the seal
+   * streams once the sealed block's roots are known.
    */
   async function publish(block: Building, held = false): Promise<PendingSnapshot> {
     // A seal that failed after its flashblock went out left it unstreamed: it goes first, with the roots it previewed.
