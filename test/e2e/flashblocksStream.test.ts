@@ -175,6 +175,30 @@ describe('the flashblocks stream', () => {
   })
 })
 
+describe('the flashblocks stream across evm_revert', () => {
+  it('streams the block rebuilt from a snapshot: its pre-confirmed transactions again, from index 0, without a gap', async () => {
+    const reader = await read('/flashblocks')
+    const kept = await setValue(1, 20n)
+    await t.preconfirm() // 0, then 1 with `kept`
+    const id = await t.rpc<Hex>('evm_snapshot')
+    await setValue(2, 21n)
+    await t.preconfirm() // 2, undone by the revert
+    expect(await t.rpc('evm_revert', [id])).toBe(true)
+    const added = await setValue(3, 22n)
+    const number = await t.mine()
+    await settle()
+
+    // A reader starts a block again at each index 0 (a Base node does): what follows the last one is the block.
+    const flashblocks = reader.flashblocks().filter((flashblock) => flashblock.metadata.block_number === Number(number))
+    const rebuilt = flashblocks.slice(flashblocks.findLastIndex((flashblock) => flashblock.index === 0))
+    expect(rebuilt.map((flashblock) => flashblock.index)).toEqual(rebuilt.map((_, i) => i))
+    const sealed = await t.rpc<Json>('eth_getBlockByHash', [rebuilt.at(-1)!.diff.block_hash, false])
+    expect(sealed.transactions).toEqual([kept, added])
+    expect(rebuilt.flatMap((flashblock) => flashblock.diff.transactions.map((raw) => keccak256(raw)))).toEqual([kept, added])
+    reader.close()
+  })
+})
+
 describe('the flashblocks stream on the interval clock', () => {
   it('rebuilds every block sealed while reading, transactions in order, as eth_getBlockByHash', async () => {
     const timed = await startChain({ mining: 'interval', blockTime: 200, flashblockInterval: 50 })

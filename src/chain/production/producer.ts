@@ -81,6 +81,8 @@ type Building = {
   preview: Preview | undefined
   /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
   byHash: Map<Hex, PendingSnapshot>
+  /** The newest flashblock is the seal's, held back from the stream until the sealed block's roots are known. */
+  held: boolean
 }
 
 type Preview = { header: Block['header']; hash: Hex }
@@ -260,10 +262,10 @@ export function createProducer(host: ProducerHost): Producer {
       newest: { first: 0, diff: createStateDiff() },
       preview: undefined,
       byHash: new Map(),
+      held: false,
     }
     if (!announce) return building
     await publish(building)
-    stream(building)
     return building
   }
 
@@ -271,8 +273,15 @@ export function createProducer(host: ProducerHost): Producer {
    * Publishes the block as it stands as the next flashblock. Its header is previewed first, as Base's builder
    * computes `diff.block_hash` before it sends a flashblock: a receipt is never visible without its block hash. A
    * flashblock that added nothing keeps the header of the one before.
+   *
+   * Publishing streams the flashblock too, so that no path (the block rebuilt after evm_revert, a listener that
+   * throws) pre-confirms transactions a stream reader never sees. `held`: the seal's own flashblock, which the seal
+   * streams once the sealed block's roots are known.
    */
-  async function publish(block: Building): Promise<PendingSnapshot> {
+  async function publish(block: Building, held = false): Promise<PendingSnapshot> {
+    // A seal that failed after its flashblock went out left it unstreamed: it goes first, with the roots it previewed.
+    if (block.held) stream(block)
+    block.held = held
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
     if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced) block.preview = await previewRoots(block)
@@ -289,6 +298,7 @@ export function createProducer(host: ProducerHost): Producer {
       state: stateManager.base,
     }
     block.byHash.set(published.hash, published)
+    if (!held) stream(block)
     const first = block.announced
     block.announced = block.transactions.length
     for (let i = first; i < block.entries.length; i++) pool.remove(block.entries[i]!.hash)
@@ -359,9 +369,7 @@ export function createProducer(host: ProducerHost): Producer {
     await includePooled(block)
     // The preview grows the tries with the flashblock, so the seal writes only what its last flashblock added (a
     // seal that writes them all holds the writer for as long again).
-    const snapshot = await publish(block)
-    if (!last) stream(block)
-    return snapshot
+    return publish(block, last)
   }
 
   /** Hands the newest flashblock to the stream, with the header it was published with. */
