@@ -8,7 +8,7 @@ import { brotliCompressSync, constants } from 'node:zlib'
 import { formatFlashblock } from '../rpc/flashblocks.ts'
 
 import type { Chain } from '../chain/chain.ts'
-import type { WebSocketStream } from './websocket.ts'
+import type { StreamSocket, WebSocketStream } from './websocket.ts'
 
 const encodings = ['brotli', 'json'] as const
 
@@ -16,23 +16,25 @@ const encodings = ['brotli', 'json'] as const
 const BROTLI_QUALITY = 4
 
 export function createFlashblocksStream(chain: Pick<Chain, 'subscribeFlashblocks'>): WebSocketStream {
-  type Reader = { send(data: string | Buffer): boolean; encoding: (typeof encodings)[number] }
+  type Reader = { send: StreamSocket['send']; encoding: (typeof encodings)[number] }
   const readers = new Set<Reader>()
   let stop: (() => void) | undefined
 
   function listen() {
     stop = chain.subscribeFlashblocks((flashblock) => {
-      const text = JSON.stringify(formatFlashblock(flashblock))
+      // One buffer of each encoding, made when a reader first needs it and shared by all: a reader that falls behind
+      // holds references to it, not copies.
+      const json = Buffer.from(JSON.stringify(formatFlashblock(flashblock)))
       let compressed: Buffer | undefined
       for (const reader of readers) {
         if (reader.encoding === 'json') {
-          reader.send(text)
+          reader.send(json, 'text')
           continue
         }
-        compressed ??= brotliCompressSync(text, {
-          params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+        compressed ??= brotliCompressSync(json, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
         })
-        reader.send(compressed)
+        reader.send(compressed, 'binary')
       }
     })
   }

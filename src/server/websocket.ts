@@ -23,8 +23,11 @@ export type WebSocketStream = {
 
 /** What a stream may do with its connection. */
 export type StreamSocket = {
-  /** Sends one frame, as text or binary; false once the connection is gone or was closed for being too slow. */
-  send(data: string | Buffer): boolean
+  /**
+   * Sends one frame of bytes, as text (UTF-8) or binary; false once the connection is gone or was closed for being
+   * too slow. The bytes are not copied: one buffer may go to every reader.
+   */
+  send(data: Buffer, frame: 'text' | 'binary'): boolean
   /** Closes with 1008 and this reason, e.g. for a query it does not understand. */
   refuse(reason: string): void
 }
@@ -185,7 +188,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
      * notifications are many small frames to each subscriber (one per log for pendingLogs), and a write each cost
      * more than building them.
      */
-    function sender(options: { binary: false } | undefined): (data: string | Buffer) => boolean {
+    function sender(options: { binary: boolean }): (data: string | Buffer) => boolean {
       return (data) => {
         if (ws.readyState !== WebSocket.OPEN || dropped) return false
         const waiting = ws.bufferedAmount
@@ -200,8 +203,7 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
           socket.cork()
           process.nextTick(flush)
         }
-        if (options === undefined) ws.send(data)
-        else ws.send(data, options)
+        ws.send(data, options)
         budget.wrote(size)
         gate()
         return true
@@ -264,11 +266,12 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
 
         const target = new URL(request.target, 'http://localhost')
         const stream = streams[target.pathname]
-        // JSON-RPC messages are text frames, given as a string or as UTF-8 bytes; a stream's bytes are binary frames.
+        // JSON-RPC messages are text frames, given as a string or as UTF-8 bytes; a stream says which its frames are.
         if (stream === undefined) return serveJsonRpc(ws, request, connection)
+        const frames = { text: connection.sender({ binary: false }), binary: connection.sender({ binary: true }) }
         const stop = stream.open(
           {
-            send: connection.sender(undefined),
+            send: (data, frame) => frames[frame](data),
             refuse: (reason) => ws.close(CLOSE_POLICY_VIOLATION, reason),
           },
           target.searchParams,
