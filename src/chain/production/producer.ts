@@ -165,6 +165,8 @@ export function createProducer(host: ProducerHost): Producer {
   let sealing = false
   let queue: Promise<unknown> = Promise.resolve()
   let timer: NodeJS.Timeout | undefined
+  /** Stops the flashblock clock start() set going, if any. */
+  let stopClock = () => {}
   const waiters = new Map<Hex, Set<() => void>>()
   let storageRoots = new Map<Hex, Uint8Array>()
 
@@ -577,30 +579,49 @@ export function createProducer(host: ProducerHost): Producer {
     start({ blockTime, flashblockInterval }) {
       const perBlock = Math.max(1, Math.round(blockTime / flashblockInterval))
       const lead = Math.min(maxLead, Math.floor(flashblockInterval / 4))
-      let tick = 0
+      // Turn k starts at origin + k × interval, a fixed schedule: a turn of the event loop that comes late delays
+      // one flashblock, not every one after it, and blocks keep their time.
+      stopClock()
+      const origin = performance.now()
+      const clock = { stopped: false }
+      let done = 0
+      stopClock = () => {
+        clock.stopped = true
+        clearTimeout(timer)
+        timer = undefined
+      }
       // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
       void serially(async () => building ?? (await startBlock()))
-      // Each timer fires `lead` ms before its flashblock is due. What the pool holds then is executed at once, and
+      // Each turn starts `lead` ms before its flashblock is due. What the pool holds then is executed at once, and
       // only what arrives in the last `lead` ms is left for the deadline: a flashblock goes out on time, rather than
-      // after executing everything that came in since the last one.
-      timer = setInterval(() => {
-        const due = performance.now() + lead
-        tick++
-        const last = tick >= perBlock
-        if (last) tick = 0
+      // after executing everything that came in since the last one. The next turn is timed once this one is done,
+      // so turns never queue up behind a slow one.
+      const next = () => {
+        if (clock.stopped) return
+        timer = setTimeout(turn, Math.max(0, origin + (done + 1) * flashblockInterval - performance.now()))
+      }
+      const turn = () => {
+        // The newest flashblock whose turn has come: those the loop was too busy to start go out as this one, and a
+        // seal passed over is made now.
+        const k = Math.max(done + 1, Math.floor((performance.now() - origin) / flashblockInterval))
+        const last = Math.floor(k / perBlock) > Math.floor(done / perBlock)
+        done = k
+        const due = origin + k * flashblockInterval + lead
         void serially(async () => {
           await includePooled(building ?? (await startBlock()))
           await sleep(due - performance.now())
-          if (!last) return preconfirm()
+          if (!last) return void (await preconfirm())
           await seal()
           await startBlock()
-        }).catch((error) => host.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
-      }, flashblockInterval)
+        })
+          .catch((error) => host.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
+          .finally(next)
+      }
+      next()
     },
 
     async stop() {
-      if (timer !== undefined) clearInterval(timer)
-      timer = undefined
+      stopClock()
       await queue
     },
 
