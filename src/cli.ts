@@ -36,15 +36,17 @@ const usage = `Usage: flashchain [options]
   --import <file>               import back-to-back RLP blocks at start
   --revert-code <code>          error code of "execution reverted" (default -32000; 3 gives geth's)
   --block-gas-limit <gas>       gas limit of dev blocks (default 30000000)
-  --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use (default 50000000)
+  --rpc-gas-cap <gas>           most gas eth_call and eth_estimateGas may use, and a whole eth_simulateV1 (default
+                                50000000)
   --rpc-evm-timeout <ms>        how long eth_call and eth_estimateGas may run before geth's "execution aborted" (default
                                 5000; 0 for none); eth_createAccessList and eth_simulateV1 too
   --trace-max-bytes <bytes>     most bytes a debug_trace* answer may take before it fails (default 33554432)
   --code-size-limit <bytes>     most bytes of code a contract creation may deploy (default 24576, EIP-170); initcode
                                 may be twice it (EIP-3860), as in anvil
   --disable-code-size-limit     no limit on deployed code or initcode size, as anvil's
-  --workers <count>             threads answering eth_call and eth_estimateGas beside the main one
-                                (default: cores - 1, at most 3; 0 runs them all on the main thread)
+  --workers <count>             threads answering eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 and
+                                debug_trace* beside the main one (default: cores - 1, at most 3; 0 runs them all on
+                                the main thread, where only a trace's own timeout stops a long run)
   --max-body-bytes <bytes>      largest request body (default 5242880)
   --max-batch-length <count>    longest batch (default 1000)
   --max-connections <count>     most connections open at once, HTTP and WebSocket together (default 1000)

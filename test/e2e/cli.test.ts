@@ -286,6 +286,12 @@ describe.concurrent('flashchain CLI', () => {
     expect(help.stderr()).toBe('')
   })
 
+  it('the README documents every option in its table', ({ expect }) => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+    const documented = new Set([...readme.matchAll(/^\| `(--[a-z-]+)/gm)].map((match) => match[1]))
+    expect(optionNames.filter((option) => option !== '--help' && !documented.has(option))).toEqual([])
+  })
+
   it('-h is --help', async ({ expect }) => {
     const help = run(['-h'])
     expect((await help.exited).code).toBe(0)
