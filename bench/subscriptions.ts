@@ -33,6 +33,8 @@ async function startFlashchain(): Promise<{ port: number; pid: number; stop(): P
   const args = flags.map((part) => (part.startsWith('-') ? part : `${ROOT}${part}`))
   args.push('--host', '127.0.0.1', '--port', String(port), '--ephemeral', '--quiet', '--mining', 'interval')
   args.push('--flashblock-interval', String(INTERVAL), '--max-connections', String(FANOUT + SUBSCRIBERS + 100))
+  // Past the default total of 1000 subscriptions when both phases' subscribers overlap.
+  args.push('--max-total-subscriptions', String(FANOUT + SUBSCRIBERS))
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
   const connection = openConnection(port)
   for (let attempt = 0; attempt < 400; attempt++) {
