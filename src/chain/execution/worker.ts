@@ -7,6 +7,7 @@ import { workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 
 import { RpcError, toPortable } from '../../errors.ts'
+import { hexJson, LARGE_ANSWER_BYTES } from '../../runtime/encodedJson.ts'
 import { startWorkerMemoryTrim } from '../../runtime/memoryTrim.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
@@ -26,14 +27,18 @@ const port = init.port
 const post = (message: FromWorker) => port.postMessage(message)
 
 /** Answers from this size on are moved to the main thread rather than copied, when they own their memory. */
-const MOVE_FROM_BYTES = 64 * 1024
-
-/** Posts an answer; large bytes (return data, a trace's JSON) that own their whole buffer go without a copy. */
-function answer(id: number, value: unknown, runs: number) {
-  const movable =
-    value instanceof Uint8Array && value.byteLength >= MOVE_FROM_BYTES && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
-  if (movable && value.buffer instanceof ArrayBuffer) port.postMessage([id, value, runs] satisfies FromWorker, [value.buffer])
-  else post([id, value, runs])
+/**
+ * Posts an answer. Large bytes (return data, a trace's JSON) that own their whole buffer go without a copy, and large
+ * return data goes with its JSON hex string made here (hexJson), so that the main thread only copies it into the
+ * response.
+ */
+function answer(id: number, value: unknown, runs: number, encode = false) {
+  if (!(value instanceof Uint8Array) || value.byteLength < LARGE_ANSWER_BYTES) return post([id, value, runs])
+  // A view of a larger buffer (the EVM's memory) is copied out first: posting it would copy the whole buffer.
+  const bytes = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice()
+  const json = encode ? hexJson(bytes) : undefined
+  const moved = [bytes.buffer, json?.buffer].filter((buffer) => buffer instanceof ArrayBuffer)
+  port.postMessage([id, bytes, runs, json] satisfies FromWorker, moved)
 }
 
 const { common } = createChainSpec(parseGenesisJsonText(init.genesis), { codeSizeLimit: init.codeSizeLimit })
@@ -75,7 +80,7 @@ async function run(message: RunMessage) {
     const view = { env, state: stateOf(stateRefOf(message)) }
     const request = requestOf(message)
     if (method === 'eth_call') {
-      answer(id, await runner.call(request, view), runs)
+      answer(id, await runner.call(request, view), runs, true)
     } else {
       const estimate = await runner.estimate(request, view)
       runs = estimate.runs

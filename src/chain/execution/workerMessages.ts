@@ -75,7 +75,8 @@ export type FromWorker =
   | { kind: 'failure'; id: number; message: string }
 
 /** `value`: a call's return data, an estimate's gas, or a job's answer (JobAnswer). */
-export type ResultMessage = [id: number, value: unknown, runs: number]
+/** `json`: a large eth_call's return data already encoded as its JSON hex string (hexJson), made on the worker. */
+export type ResultMessage = [id: number, value: unknown, runs: number, json?: Uint8Array]
 
 export function runMessage(id: number, method: CallMethod, state: StateRef, env: number, request: CallRequest): RunMessage {
   const message: RunMessage = [id, method, 'block' in state ? state.block : state.id, env]

@@ -3,6 +3,7 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 
 import { ExecutionTimeoutError, fromPortable } from '../../errors.ts'
+import { rememberHexJson } from '../../runtime/encodedJson.ts'
 import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from '../types.ts'
@@ -133,7 +134,8 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     }
     port.on('message', (message: FromWorker) => {
       if (Array.isArray(message)) {
-        const [id, value, runsMade] = message
+        const [id, value, runsMade, json] = message
+        if (json !== undefined && value instanceof Uint8Array) rememberHexJson(value, json)
         const pending = member.inFlight.get(id)
         if (pending === undefined) return
         member.inFlight.delete(id)
