@@ -62,7 +62,7 @@ const RETURNER = assemble('0x00 CALLDATALOAD 0x00 RETURN')
 /** Sleeps until `ms` pass or the scenario is aborted. */
 async function hold(ms: number, signal: AbortSignal): Promise<void> {
   const deadline = performance.now() + ms
-  while (!signal.aborted && performance.now() < deadline) await sleep(Math.min(200, deadline - performance.now()))
+  while (!signal.aborted && performance.now() < deadline) await sleep(Math.max(0, Math.min(200, deadline - performance.now())))
 }
 
 type Peer = { ws: WebSocket; localPort: number; closed?: { code: number; reason: string } }
