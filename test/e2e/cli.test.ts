@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, keccak256, toHex } from 'viem'
 import { afterAll, describe, it } from 'vitest'
 
-import { PATCHED_PACKAGES } from '../../src/chain/execution/patches.ts'
+import { PATCHED_PACKAGES } from '../../src/chain/ethereumjs/patches.ts'
 import { optionNames } from '../../src/cli.ts'
 import { ETHEREUMJS_BUILD } from '../support/ethereumjsBuild.ts'
 import { Reverter, Store } from './fixtures/contracts.ts'

@@ -13,7 +13,7 @@ import { createVM, runTx } from '@ethereumjs/vm'
 
 import { keccak256 } from '../../src/chain/crypto/keccak.ts'
 import { createBlockchain, createEnvBlock } from '../../src/chain/execution/executor.ts'
-import { cacheJumpAnalysis } from '../../src/chain/execution/jumpAnalysis.ts'
+import { cacheJumpAnalysis } from '../../src/chain/ethereumjs/jumpAnalysis.ts'
 import { createChainSpec } from '../../src/chain/spec/chainSpec.ts'
 import { devGenesis } from '../../src/chain/spec/devGenesis.ts'
 import { createGenesis } from '../../src/chain/state/genesis.ts'

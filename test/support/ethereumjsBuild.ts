@@ -1,4 +1,4 @@
-import { PATCHED_PACKAGES, unpatchedPackages } from '../../src/chain/execution/patches.ts'
+import { PATCHED_PACKAGES, unpatchedPackages } from '../../src/chain/ethereumjs/patches.ts'
 
 export const ETHEREUMJS_BUILD = 'FLASHCHAIN_ETHEREUMJS_BUILD'
 

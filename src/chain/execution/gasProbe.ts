@@ -1,5 +1,7 @@
-import type { Common } from '@ethereumjs/common'
+import { replaceOpcodeEntries } from '../ethereumjs/opcodeTable.ts'
+
 import type { EVMInterface } from '@ethereumjs/evm'
+import type { OpcodeEntry, OpcodeHandler as Handler } from '../ethereumjs/opcodeTable.ts'
 
 /**
  * Opcodes through which a run can see how much gas it was given, so that a smaller gas limit could take another
@@ -24,19 +26,6 @@ const GAS_READING_OPCODES = new Set([
 /** A priced run pays gas limit × price up front, so the sender's balance that these read moves with the limit. */
 const BALANCE_OPCODES = new Set(['BALANCE', 'SELFBALANCE'])
 
-type RunState = { interpreter: { getGasLeft(): bigint } }
-/** An opcode's handler (runState, common) or its charge (runState, gas, common); neither uses `this`. */
-type Handler = (runState: RunState, second: unknown, third?: unknown) => unknown
-type OpcodeEntry = {
-  opcodeInfo: { name: string }
-  opHandler: Handler
-  gasHandler?: Handler
-  /** The patched EVM's entry for SLOAD and SSTORE on a state that never waits (see stateManager.ts). */
-  withSynchronousState?: OpcodeEntry
-}
-/** The interpreter's table of opcode handlers, internal to @ethereumjs/evm and rebuilt on every hardfork change. */
-type ProbedEVM = { _opcodeMap: OpcodeEntry[]; common: Common }
-
 /**
  * Watches the runs of one EVM for whatever could make them depend on their gas limit, so that one successful run
  * of an estimate can prove its own minimum. A run that read no gas, made no call and no create (and, priced, read
@@ -55,7 +44,6 @@ export type GasProbe = {
 }
 
 export function attachGasProbe(evm: EVMInterface): GasProbe {
-  const probed = evm as unknown as ProbedEVM
   let priced = false
   let readsGas = false
   /** The least gas left at any SSTORE of the run: where the EIP-2200 stipend check came closest to failing. */
@@ -94,19 +82,13 @@ export function attachGasProbe(evm: EVMInterface): GasProbe {
     }
   }
 
-  function wrapTable() {
-    // The table holds one entry object per opcode (invalid ones share one), so entries are replaced, never mutated.
-    probed._opcodeMap = probed._opcodeMap.map((entry) => {
-      const { name } = entry.opcodeInfo
-      if (GAS_READING_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readGas)
-      if (BALANCE_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readBalance)
-      if (name === 'SSTORE') return wrapEntry(entry, 'gasHandler', chargeSstore)
-      return entry
-    })
-  }
-  wrapTable()
-  // The EVM rebuilds its table when the fork changes; its listener was registered first, so this one sees the new one.
-  probed.common.events.on('hardforkChanged', wrapTable)
+  replaceOpcodeEntries(evm, (entry) => {
+    const { name } = entry.opcodeInfo
+    if (GAS_READING_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readGas)
+    if (BALANCE_OPCODES.has(name)) return wrapEntry(entry, 'opHandler', readBalance)
+    if (name === 'SSTORE') return wrapEntry(entry, 'gasHandler', chargeSstore)
+    return entry
+  })
 
   return {
     start(isPriced) {
@@ -117,9 +99,9 @@ export function attachGasProbe(evm: EVMInterface): GasProbe {
     sufficientGas(gasLimit, gasConsumed) {
       if (readsGas) return undefined
       // EIP-2200's stipend check came with Istanbul (ethereumjs ties it to the fork, not to an EIP number).
-      if (leastLeftAtSstore === undefined || !probed.common.gteHardfork('istanbul')) return gasConsumed
+      if (leastLeftAtSstore === undefined || !evm.common.gteHardfork('istanbul')) return gasConsumed
       // No call was made, so every SSTORE ran in the outermost frame, where gas used so far = limit − gas left.
-      const stipend = probed.common.param('sstoreSentryEIP2200Gas')
+      const stipend = evm.common.param('sstoreSentryEIP2200Gas')
       const forSstores = gasLimit - leastLeftAtSstore + stipend + 1n
       return forSstores > gasConsumed ? forSstores : gasConsumed
     },

@@ -8,7 +8,8 @@ import { ExecutionError, InvalidParamsError, type RpcError, simulationErrors } f
 import { sealedBlockOf } from '../blocks/views.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { haltReason } from '../gethErrors.ts'
-import { builderInternals, startBuilder } from '../production/builderInternals.ts'
+import { builderRecord, setBuilderCommon } from '../ethereumjs/blockBuilder.ts'
+import { startBuilder } from '../production/startBuilder.ts'
 import { toReceipt } from '../production/receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { buildStateTrie } from '../state/proof.ts'
@@ -206,9 +207,9 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
     const txCommon = vm.common.copy()
     if (host.txGasCap(env) !== undefined) txCommon.setHardfork('prague')
     const builder = await startBuilder(vm, parent, env)
-    const sealed = builderInternals(builder)
+    const sealed = builderRecord(builder)
     // The block is assembled again from its transactions under the same rules they were built with (see txCommon).
-    Object.assign((builder as unknown as { blockOpts: object }).blockOpts, { common: txCommon })
+    setBuilderCommon(builder, txCommon)
     // An overridden blob base fee is what calls pay and BLOBBASEFEE reads; the header keeps the excess blob gas.
     const { blobBaseFee } = overrides
     const envBlock = createEnvBlock(env, vm.common, env.baseFeePerGas, blobBaseFee)
@@ -227,8 +228,8 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
       const nonce = call.nonce ?? stateNonce
       // geth checks EIP-2681's bound with the nonce, so only with validation: without, the call runs.
       if (request.validation && nonce === MAX_NONCE) throw simulationErrors.nonceMax(from, nonce)
-      const wanted = call.gas ?? env.gasLimit - sealed.gasUsed
-      if (sealed.gasUsed + wanted > env.gasLimit) throw simulationErrors.blockGasLimitReached(sealed.gasUsed, env.gasLimit)
+      const wanted = call.gas ?? env.gasLimit - builder.gasUsed
+      if (builder.gasUsed + wanted > env.gasLimit) throw simulationErrors.blockGasLimitReached(builder.gasUsed, env.gasLimit)
       // As geth's gas pool: the RPC gas cap bounds the whole simulation, each call given at most what is left of it.
       const gas = wanted < gasPool ? wanted : gasPool
       let tx: ReturnType<typeof createCallTransaction>
@@ -275,7 +276,7 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
           skipNonce: !request.validation,
           skipHardForkValidation: true,
           skipBlockGasLimitValidation: true,
-          blockGasUsed: sealed.gasUsed,
+          blockGasUsed: builder.gasUsed,
         })
       } catch (error) {
         throw validationError(error instanceof Error ? error.message : String(error), from)
@@ -291,11 +292,7 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
       }
       callLogs.push(collector.logs())
       transactions.push(tx)
-      sealed.transactions.push(builderTransaction(tx))
-      sealed.transactionResults.push(result)
-      sealed.gasUsed += result.blockGasSpent
-      sealed.blobGasUsed += result.blobGasUsed ?? 0n
-      sealed._minerValue += result.minerValue
+      sealed.add(builderTransaction(tx), result, result.blobGasUsed ?? 0n)
       gasPool -= result.totalGasSpent
       senders.push(from)
       const { execResult } = result
@@ -331,7 +328,7 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
       : built
     const hash = bytesToHex(block.hash()) as Hex
     simulatedHashes.set(number, block.hash())
-    const receipts = sealed.transactionResults.map((result, i) => toReceipt(result, transactions[i]!, env))
+    const receipts = sealed.results.map((result, i) => toReceipt(result, transactions[i]!, env))
     for (const [i, logs] of callLogs.entries()) {
       calls[i]!.logs = logs.map(({ index, ...entry }) => ({
         ...entry,

@@ -15,7 +15,7 @@ import { createStateHistory } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createCallRunner } from './callRunner.ts'
 import { createJobRunner } from './jobs.ts'
-import { cacheJumpAnalysis } from './jumpAnalysis.ts'
+import { cacheJumpAnalysis } from '../ethereumjs/jumpAnalysis.ts'
 import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
 import type { StateReader } from '../state/types.ts'

@@ -9,7 +9,7 @@ import { createBlockchain, setHardforkFor } from '../execution/executor.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { buildStateTrie } from '../state/proof.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
-import { builderInternals, envHeaderData } from './builderInternals.ts'
+import { envHeaderData } from './startBuilder.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
@@ -122,7 +122,7 @@ export async function buildPayload(host: PayloadHost, request: PayloadRequest): 
     }
   }
 
-  const blockValue = builderInternals(builder)._minerValue
+  const blockValue = builder.minerValue
   const { block, requests } = await builder.build()
   return {
     block,

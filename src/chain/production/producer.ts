@@ -8,7 +8,8 @@ import { headerEnv, nextEnv } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { builderInternals, envHeaderData, startBuilder } from './builderInternals.ts'
+import { builderHeaderData, builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
+import { envHeaderData, startBuilder } from './startBuilder.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -19,7 +20,7 @@ import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
-import type { BuilderInternals } from './builderInternals.ts'
+import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
 import type { BlockPlan } from './plan.ts'
@@ -62,7 +63,7 @@ export type ProducerHost = {
 type Building = {
   builder: BlockBuilder
   /** The builder's own lists, which build() turns into the roots, bloom and requests of the sealed block. */
-  sealed: BuilderInternals
+  sealed: BuilderRecord
   /** The header-only block that carries the environment into runTx. */
   envBlock: Block
   env: BlockEnv
@@ -243,11 +244,13 @@ export function createProducer(host: ProducerHost): Producer {
     const builder = await startBuilder(vm, head.block, env)
     // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
     // seal's write only what was added since the last one.
-    const sealed = builderInternals(builder)
+    const sealed = builderRecord(builder)
     const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
-    const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.transactionResults[i]!.receipt, sealed.transactions[i]!.type), vm.common)
-    builder.transactionsTrie = () => transactionsTrie.rootOf(sealed.transactions.length)
-    builder.receiptTrie = () => receiptTrie.rootOf(sealed.transactionResults.length)
+    const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+    replaceRootTries(builder, {
+      transactionsTrie: () => transactionsTrie.rootOf(sealed.transactions.length),
+      receiptTrie: () => receiptTrie.rootOf(sealed.results.length),
+    })
     // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
     building = {
       builder,
@@ -317,26 +320,22 @@ export function createProducer(host: ProducerHost): Producer {
 
   /** Runs one pool transaction on the block being built, with the checks BlockBuilder.addTransaction makes. */
   async function execute(block: Building, tx: TypedTransaction, impersonating?: Hex): Promise<RunTxResult> {
-    const { sealed } = block
-    if (tx.gasLimit > block.env.gasLimit - sealed.gasUsed) throw new Error('tx has a higher gas limit than the remaining gas in the block')
+    const { sealed, builder } = block
+    if (tx.gasLimit > block.env.gasLimit - builder.gasUsed) throw new Error('tx has a higher gas limit than the remaining gas in the block')
     let blobGas = 0n
     if (tx instanceof Blob4844Tx) {
       blobGas = BigInt(tx.blobVersionedHashes.length) * vm.common.param('blobGasPerBlob')
-      if (sealed.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
+      if (builder.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
     }
     stateManager.codeHiddenFor = impersonating
     let result: RunTxResult
     try {
-      result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: sealed.gasUsed, skipHardForkValidation: true })
+      result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
     } finally {
       stateManager.codeHiddenFor = undefined
     }
     // Blocks carry blob transactions without their blobs (EIP-4844).
-    sealed.transactions.push(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx)
-    sealed.transactionResults.push(result)
-    sealed.gasUsed += result.blockGasSpent
-    sealed.blobGasUsed += blobGas
-    sealed._minerValue += result.minerValue
+    sealed.add(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx, result, blobGas)
     return result
   }
 
@@ -386,7 +385,7 @@ export function createProducer(host: ProducerHost): Producer {
    * requests nor change state, and the preview is what the seal gives.
    */
   async function previewRoots(block: Building): Promise<Preview> {
-    const { sealed, builder } = block
+    const { builder } = block
     const diff = createStateDiff()
     for (const segment of block.segments) mergeDiff(diff, segment)
     const stateRoot = (await trie.preview(diff, stateManager.base)).root
@@ -398,14 +397,14 @@ export function createProducer(host: ProducerHost): Producer {
     }
     const common = vm.common
     const headerData: HeaderData = {
-      ...(builder as unknown as { headerData: HeaderData }).headerData,
+      ...builderHeaderData(builder),
       stateRoot,
       transactionsTrie: await builder.transactionsTrie(),
       receiptTrie: receiptsRoot,
       logsBloom,
-      gasUsed: sealed.gasUsed,
+      gasUsed: builder.gasUsed,
       withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-      blobGasUsed: common.isActivatedEIP(4844) ? sealed.blobGasUsed : undefined,
+      blobGasUsed: common.isActivatedEIP(4844) ? builder.blobGasUsed : undefined,
       requestsHash: common.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
     }
     const header = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
@@ -414,14 +413,13 @@ export function createProducer(host: ProducerHost): Producer {
 
   function flashblockOf(block: Building, roots: FlashblockRoots): Flashblock {
     const { first, diff } = block.newest
-    const extraData = (builder: BlockBuilder) => (builder as unknown as { headerData: HeaderData }).headerData.extraData
     const transactions: Flashblock['transactions'] = []
     for (let i = first; i < block.transactions.length; i++) {
       // The block's own encoding: a blob transaction without its blobs (EIP-4844).
       const tx = block.sealed.transactions[i]!
       transactions.push({ raw: bytesToHex(tx.serialize()) as Hex, hash: bytesToHex(tx.hash()) as Hex, type: tx.type, receipt: block.receipts[i]! })
     }
-    const given = extraData(block.builder)
+    const given = builderHeaderData(block.builder).extraData
     return {
       number: block.env.number,
       index: block.flashblockIndex,

@@ -1,7 +1,8 @@
 import { createLazyKZG } from '../crypto/kzg.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { nativeEcrecover } from '../crypto/secp256k1.ts'
-import { mergeParamsOnce, withCodeSizeLimit } from './forks.ts'
+import { mergeParamsOnce } from '../ethereumjs/paramsCache.ts'
+import { withCodeSizeLimit } from './forks.ts'
 import { parseGethGenesis } from './genesis.ts'
 
 import type { CodeSizeLimit } from './forks.ts'

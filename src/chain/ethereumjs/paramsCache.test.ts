@@ -3,7 +3,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createTx, paramsTx } from '@ethereumjs/tx'
 import { describe, expect, test } from 'vitest'
 
-import { mergeParamsOnce } from './forks.ts'
+import { mergeParamsOnce } from './paramsCache.ts'
 
 const cacheOf = (common: Common) => (common as unknown as { _paramsCache: object })._paramsCache
 

@@ -4,8 +4,15 @@
  * opcode table, and the interpreter only reads it, so it is kept per (opcode table, code array). The state hands
  * out one array per stored code, so every call into the same contract finds the analysis of the first.
  *
- * The interpreter is internal to @ethereumjs/evm (not in its exports), so it is reached through its file beside the
- * package entry. If a version of the package no longer has this shape, nothing is changed and calls analyse as before.
+ * Reaches past @ethereumjs/evm's exports (the package does not export the interpreter, so its file is imported from
+ * beside the package entry):
+ * - `dist/esm/interpreter.js:420`, `Interpreter.prototype._getValidJumpDestinations(code)`, swapped for a caching
+ *   one; `run` calls it (lines 149 and 165) and only reads the `{ jumps, pushes, opcodesCached }` it returns;
+ * - `dist/esm/evm.js:294`, `this._opcodeMap`, the opcode table `getActiveOpcodes` builds anew on each fork change,
+ *   read as `this._evm._opcodeMap`: the key that keeps one fork's analysis from another's.
+ * If the file, the class or the method is gone, nothing is changed and calls analyse as before (slower). If the
+ * analysis came to depend on more than the code and the table, or were written to by the interpreter, cached
+ * answers would be wrong: the state tests would fail (docs/patches.md#reaches-into-ethereumjs).
  */
 type Analysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
 type InterpreterPrototype = { _getValidJumpDestinations(code: Uint8Array): Analysis }
