@@ -83,6 +83,9 @@ async function compareReads() {
       await readsBalance(address, tag)
     }
     await readsStoreValue(tag)
+    // Overridden state is sent to a worker per request, as a diff over the block's state.
+    const overridden = await compare('eth_call', [{ to: probe, data: word(hexToBigInt(store)) }, tag, { [store]: { balance: '0x5' } }])
+    if (overridden.error === undefined) expect((overridden.result as string).slice(0, 66)).toBe(word(5n))
     await compare('eth_estimateGas', [{ from: dev, to: store, data: setValue(77n) }, tag])
     await compare('eth_createAccessList', [{ from: dev, to: store, data: setValue(5n) }, tag])
     await compare('eth_simulateV1', [
