@@ -300,8 +300,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     blockGasLimit,
     head: () => blocks.head(),
     commitBlock(sealed, diff) {
-      history.commit(sealed.number, diff)
-      calls.commitBlock(sealed.number, sealed.block.hash(), diff)
+      // The workers' replicas and the answer cache follow the history (execution/calls.ts).
+      history.apply({ kind: 'block', number: sealed.number, hash: sealed.block.hash(), diff })
       store.writeBlock(
         {
           number: sealed.number,
@@ -334,7 +334,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     history,
     trie,
     blocks,
-    calls,
     producer,
     pool,
     clock,

@@ -7,13 +7,11 @@ import { createOverlay } from './state/overlay.ts'
 import { withStorageRoots } from './state/trie.ts'
 
 import type { SealedBlocks } from './blocks/sealedBlocks.ts'
-import type { Calls } from './execution/calls.ts'
-import type { UndoneEdit } from './execution/workerMessages.ts'
 import type { ChainClock, ClockSettings } from './production/clock.ts'
 import type { Producer } from './production/producer.ts'
 import type { Pool, PoolTransaction } from './production/txpool.ts'
 import type { StateEdit } from './state/edits.ts'
-import type { StateHistory, TouchedKeys } from './state/history.ts'
+import type { StateHistory, TouchedKeys, UndoneEdit } from './state/history.ts'
 import type { StateTrie } from './state/trie.ts'
 import type { StateDiff } from './state/types.ts'
 import type { Hex } from '../hex.ts'
@@ -40,7 +38,6 @@ export type TestControlParts = {
   history: StateHistory
   trie: StateTrie
   blocks: SealedBlocks
-  calls: Calls
   producer: Producer
   pool: Pool
   clock: ChainClock
@@ -74,7 +71,7 @@ export type TestControl = {
 }
 
 export function createTestControl(parts: TestControlParts): TestControl {
-  const { store, history, trie, blocks, calls, producer, pool, clock } = parts
+  const { store, history, trie, blocks, producer, pool, clock } = parts
   const snapshots = new Map<bigint, Snapshot>()
   let nextId = 1n
   /** Every edit since the oldest live snapshot, oldest first: what a revert takes back. */
@@ -83,16 +80,13 @@ export function createTestControl(parts: TestControlParts): TestControl {
   let instanceId = newInstanceId()
 
   /**
-   * Memory follows the store: the history, the blocks, the workers' replicas and the pool. Returns the keys that
-   * changed, for the trie to move back by those alone.
+   * Memory follows the store: the history (and with it the workers' replicas and the answer cache), the blocks and
+   * the pool. Returns the keys that changed, for the trie to move back by those alone.
    */
   function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]): TouchedKeys {
     const touched = createTouchedKeys()
-    // Blocks first: an edit of the snapshot's head is then the newest version of what it wrote, for undo to find.
-    history.rewind(number, touched)
-    for (const { number: at, undo } of undone) history.undo(at, undo, touched)
+    history.apply({ kind: 'rewind', number, undo: undone }, touched)
     blocks.truncate(number < 0n ? 0n : number)
-    calls.rewind(number, undone)
     for (const entry of [...pool.all()]) pool.remove(entry.hash)
     for (const entry of entries) pool.add(entry)
     return touched
@@ -112,9 +106,8 @@ export function createTestControl(parts: TestControlParts): TestControl {
         const after = createOverlay(diff, before)
         withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
         store.writeEdit(number, diff)
-        const undo = history.edit(number, diff)
+        const undo = history.apply({ kind: 'edit', number, diff })!
         if (snapshots.size > 0) edits.push({ number, undo })
-        calls.editBlock(number, diff)
         editPending()
       }),
 
@@ -161,8 +154,7 @@ export function createTestControl(parts: TestControlParts): TestControl {
         edits.length = 0
         store.rewind(0n, { genesis: genesis.diff }, [], within)
         rewindTo(-1n, [], [])
-        history.commit(0n, genesis.diff)
-        calls.commitBlock(0n, blocks.head().block.hash(), genesis.diff)
+        history.apply({ kind: 'block', number: 0n, hash: blocks.head().block.hash(), diff: genesis.diff })
         await trie.rebuild(history.entries())
         if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
         await producer.restart()

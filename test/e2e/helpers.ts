@@ -62,8 +62,14 @@ export type TestChain = {
 
 let requestId = 0
 
+/**
+ * FLASHCHAIN_TEST_WORKERS, when set, is the `workers` of every chain a suite starts without its own: with 0, the
+ * suites run every call on the main thread, and what they assert of the workers' answers is asserted of its.
+ */
+const testWorkers = process.env.FLASHCHAIN_TEST_WORKERS === undefined ? {} : { workers: Number(process.env.FLASHCHAIN_TEST_WORKERS) }
+
 export async function startChain(options: FlashchainOptions = {}): Promise<TestChain> {
-  const flashchain = await createFlashchain({ host: '127.0.0.1', port: 0, mining: 'manual', ...options })
+  const flashchain = await createFlashchain({ host: '127.0.0.1', port: 0, mining: 'manual', ...testWorkers, ...options })
   const url = flashchain.url
   const chain = flashchainChain(url)
   // No retries: every request is answered once, and an error is the server's own.

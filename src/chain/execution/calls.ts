@@ -12,14 +12,14 @@ import type { Common } from '@ethereumjs/common'
 import type { ResolvedBlock } from '../blocks/tags.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { StateHistory } from '../state/history.ts'
-import type { StateDiff, StateReader } from '../state/types.ts'
+import type { StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { AccessListResult, BlockEnv, SequencePlan } from '../types.ts'
 import type { Job, JobAnswer } from './jobs.ts'
 import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
-import type { CallMethod, UndoneEdit, WorkerInit } from './workerMessages.ts'
+import type { CallMethod, WorkerInit } from './workerMessages.ts'
 import type { ExecutionPool } from './workerPool.ts'
 
 /** Times a run is sent to another worker after its own exited under it, before the failure is the answer. */
@@ -60,17 +60,14 @@ export type Calls = {
    * timeout or `timeoutMs`; on this thread only when there are no workers (`workers: 0`), and then without a timeout.
    */
   job(job: Job, view: ExecutionView, timeoutMs?: number): Promise<JobAnswer>
-  /** Starts `size` worker threads, each from what `init` gives it then. */
-  /** `timeoutMs`: a run on a worker not answered by then is aborted (ExecutionPoolOptions.timeoutMs). */
+  /**
+   * Starts `size` worker threads, each from what `init` gives it then (a snapshot of the history), and each sent
+   * every change the history applies after. `timeoutMs`: a run on a worker not answered by then is aborted
+   * (ExecutionPoolOptions.timeoutMs).
+   */
   startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void, timeoutMs?: number): void
-  /** Replicates a sealed block to the workers; call it before anything can read the block. */
-  commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
   /** The storage slots a call reads, in the order it first reads them, by account (on this thread). */
   storageReads(request: CallRequest, block: ResolvedBlock): Promise<{ address: Hex; slot: Hex }[]>
-  /** Replicates a test-control edit of block `number`'s state, and forgets the answers it made stale. */
-  editBlock(number: bigint, diff: StateDiff): void
-  /** Replicates a revert (see StateHistory.undo and rewind), and forgets every answer. */
-  rewind(number: bigint, undone: UndoneEdit[]): void
   /** EVM runs made by calls and estimates so far (a debug figure). */
   readonly runs: number
   close(): Promise<void>
@@ -82,6 +79,24 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
   const { executor } = runner
   const answers = createAnswerCache()
   let workers: ExecutionPool | undefined
+
+  // Every change the history applies, in the one place the workers and the answer cache learn of it: the workers'
+  // replicas apply it too, and answers on a snapshot it changed in place are forgotten.
+  const unfollow = history.follow((change) => {
+    workers?.apply(change)
+    switch (change.kind) {
+      // A new block is a new snapshot: answers on the older ones stay true.
+      case 'block':
+        break
+      // An edit or a revert changes a snapshot's state in place (see AnswerCache.clear).
+      case 'edit':
+      case 'rewind':
+        answers.clear()
+        break
+      default:
+        change satisfies never
+    }
+  })
 
   // One environment object per sealed block, so the executor's per-environment caches hit across requests.
   const envs = new WeakMap<SealedBlock, BlockEnv>()
@@ -181,10 +196,6 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       if (size > 0) workers = createExecutionPool({ size, init, log, timeoutMs })
     },
 
-    commitBlock(number, hash, diff) {
-      workers?.commitBlock(number, hash, diff)
-    },
-
     async storageReads(request, resolved) {
       const view = viewOf(resolved)
       const reads = new Map<string, { address: Hex; slot: Hex }>()
@@ -202,21 +213,12 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       return [...reads.values()]
     },
 
-    editBlock(number, diff) {
-      workers?.broadcast({ kind: 'edit', number, diff })
-      answers.clear()
-    },
-
-    rewind(number, undone) {
-      workers?.broadcast({ kind: 'rewind', number, undo: undone })
-      answers.clear()
-    },
-
     get runs() {
       return executor.runs + (workers?.runs ?? 0)
     },
 
     async close() {
+      unfollow()
       await workers?.close()
     },
   }

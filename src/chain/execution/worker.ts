@@ -1,7 +1,8 @@
 // A worker thread that answers eth_call and eth_estimateGas, and runs simulations, traces and access lists (jobs.ts),
-// from a replica of the chain's state, so that EVM work can use a second core and never holds the main thread. The main thread (workerPool.ts) starts it with a snapshot of the state history, then
-// sends every sealed block, and each pending state and block environment the first time a request needs it
-// (workerMessages.ts).
+// from a replica of the chain's state, so that EVM work can use a second core and never holds the main thread. The
+// main thread (workerPool.ts) starts it with a snapshot of the state history, then sends every change its history
+// applies (a block, an edit, a revert), and each pending state and block environment the first time a request needs
+// it (workerMessages.ts).
 import { workerData } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
@@ -18,6 +19,7 @@ import { createJobRunner } from './jobs.ts'
 import { cacheJumpAnalysis } from '../ethereumjs/jumpAnalysis.ts'
 import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
+import type { HistoryChange } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
 import type { BlockEnv } from '../types.ts'
 import type { FromWorker, JobMessage, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
@@ -107,23 +109,32 @@ function reply(id: number, error: unknown, runs: number) {
   else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
 }
 
+/** Applies a change as the main thread's history applied it; the block hashes follow the blocks. */
+function follow(change: HistoryChange) {
+  history.apply(change)
+  switch (change.kind) {
+    case 'block':
+      blockHashes[Number(change.number)] = change.hash
+      break
+    case 'rewind':
+      blockHashes.length = Number(change.number) + 1
+      break
+    case 'edit':
+      break
+    default:
+      // A new kind of change fails to compile here until it says what it does to the block hashes.
+      change satisfies never
+  }
+}
+
 port.on('message', (message: ToWorker) => {
   if (Array.isArray(message)) return void run(message)
   switch (message.kind) {
     case 'job':
       void job(message)
       break
-    case 'block':
-      history.commit(message.number, message.diff)
-      blockHashes[Number(message.number)] = message.hash
-      break
-    case 'edit':
-      history.edit(message.number, message.diff)
-      break
-    case 'rewind':
-      history.rewind(message.number)
-      for (const { number, undo } of message.undo) history.undo(number, undo)
-      blockHashes.length = Number(message.number) + 1
+    case 'change':
+      follow(message.change)
       break
     case 'state':
       states.set(message.id, createOverlay(message.diff, stateOf(message.parent)))

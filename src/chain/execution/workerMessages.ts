@@ -1,5 +1,11 @@
 // What the main thread (workerPool.ts) and an execution worker (worker.ts) send each other. One port
 // carries it all in order, so a run never arrives before the state it reads.
+//
+// Two kinds of state reach a worker. The chain's history reaches it as one kind of message, `change`: every change
+// the main thread's StateHistory applies (a block's writes, an edit's, a revert's), forwarded as it was applied, so
+// the replica cannot miss a kind of change the history has. Pending states and block environments (`state`, `env`,
+// `forget`) are not history: they belong to requests, are sent the first time a run needs them, and are forgotten
+// when the worker has kept too many.
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
 import type { PortableRpcError } from '../../errors.ts'
@@ -7,10 +13,8 @@ import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
 import type { Job } from './jobs.ts'
-import type { EditUndo, HistorySnapshot } from '../state/history.ts'
+import type { HistoryChange, HistorySnapshot } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
-
-export type UndoneEdit = { number: bigint; undo: EditUndo }
 
 /** What a worker starts from: a snapshot of the chain as it is when the worker starts. */
 export type WorkerInit = {
@@ -39,11 +43,9 @@ export type StateRef = { block: bigint } | { id: number }
 export type CallMethod = 'eth_call' | 'eth_estimateGas'
 
 export type ToWorker =
-  | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
-  /** A test-control method changed block `number`'s state in place (StateHistory.edit). */
-  | { kind: 'edit'; number: bigint; diff: StateDiff }
-  /** A revert: the blocks after `number` to forget, then the edits to take back, newest first. */
-  | { kind: 'rewind'; number: bigint; undo: UndoneEdit[] }
+  /** A change the main thread's history applied, for the replica to apply in the same order (StateHistory.apply). */
+  | { kind: 'change'; change: HistoryChange }
+  /** A pending or overridden state a run reads: `diff` over `parent`. Request-scoped, not history. */
   | { kind: 'state'; id: number; parent: StateRef; diff: StateDiff }
   | { kind: 'env'; id: number; env: BlockEnv }
   | { kind: 'forget'; id: number }

@@ -145,11 +145,31 @@ describe('createExecutionPool', () => {
     expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: states[3]! })).value as Uint8Array)).toBe(word(3))
   })
 
-  test('a block sealed after the worker started is readable once committed', async () => {
-    history.commit(1n, slotDiff(9))
-    pool.commitBlock(1n, new Uint8Array(32).fill(1), slotDiff(9))
-    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(1n) })).value as Uint8Array)).toBe(word(9))
-    expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })).value as Uint8Array)).toBe(word(1))
+  /** What the worker answers for slot 0 at `block` of its replica. */
+  const slot0At = async (block: bigint) =>
+    bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(block) })).value as Uint8Array)
+
+  test('a block sealed after the worker started is readable once applied', async () => {
+    const unfollow = history.follow((change) => pool.apply(change))
+    history.apply({ kind: 'block', number: 1n, hash: new Uint8Array(32).fill(1), diff: slotDiff(9) })
+    unfollow()
+    expect(await slot0At(1n)).toBe(word(9))
+    expect(await slot0At(0n)).toBe(word(1))
+  })
+
+  test('an edit, and a revert that forgets a block and takes the edit back, reach the worker as the history applied them', async () => {
+    const unfollow = history.follow((change) => pool.apply(change))
+    const undo = history.apply({ kind: 'edit', number: 1n, diff: slotDiff(11) })!
+    expect(await slot0At(1n)).toBe(word(11))
+    history.apply({ kind: 'block', number: 2n, hash: new Uint8Array(32).fill(2), diff: slotDiff(12) })
+    expect(await slot0At(2n)).toBe(word(12))
+    history.apply({ kind: 'rewind', number: 1n, undo: [{ number: 1n, undo }] })
+    // Block 2 is forgotten there as here: a read past the head sees block 1's state, without the edit.
+    expect(await slot0At(2n)).toBe(word(9))
+    expect(await slot0At(1n)).toBe(word(9))
+    history.apply({ kind: 'block', number: 2n, hash: new Uint8Array(32).fill(3), diff: slotDiff(13) })
+    expect(await slot0At(2n)).toBe(word(13))
+    unfollow()
   })
 
   test('error: a revert arrives as the same class, code and data', async () => {

@@ -10,7 +10,8 @@ import type { BlockEnv } from '../types.ts'
 import type { CallRequest, ExecutionView } from './executor.ts'
 import type { Job } from './jobs.ts'
 import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
-import type { StateDiff, StateReader } from '../state/types.ts'
+import type { HistoryChange } from '../state/history.ts'
+import type { StateReader } from '../state/types.ts'
 
 export type ExecutionPoolOptions = {
   /** Worker threads to start. */
@@ -72,10 +73,12 @@ export type ExecutionPool = {
    * replaces the pool's timeout for this job (a trace has its own).
    */
   job(job: Job, view: ExecutionView, timeoutMs?: number): Promise<RemoteAnswer> | undefined
-  /** Replicates a sealed block. Call it before anything can read the block. */
-  commitBlock(number: bigint, hash: Uint8Array, diff: StateDiff): void
-  /** Sends every worker the same change to its history (an edit, a rewind). */
-  broadcast(message: ToWorker): void
+  /**
+   * Sends every worker a change the main thread's history applied (StateHistory.apply), for its replica to apply in
+   * the same order; a worker started later starts from a snapshot that holds it. Call it before anything can read
+   * the state the change makes.
+   */
+  apply(change: HistoryChange): void
   /** EVM runs the workers made, answered or failed. */
   readonly runs: number
   /** Worker threads running now, ready or starting, and not told to exit. */
@@ -300,12 +303,8 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
 
     job: (job, view, timeoutMs = options.timeoutMs) => dispatch(view, timeoutMs, (id, state, env) => ({ kind: 'job', id, job, state, env })),
 
-    commitBlock(number, hash, diff) {
-      for (const member of members) post(member, { kind: 'block', number, hash, diff })
-    },
-
-    broadcast(message) {
-      for (const member of members) post(member, message)
+    apply(change) {
+      for (const member of members) post(member, { kind: 'change', change })
     },
 
     get runs() {

@@ -99,7 +99,7 @@ describe('state history', () => {
     expect([...history.entries()]).toEqual([[alice, account(1n), new Map([[slot, Uint8Array.of(1)]])]])
   })
 
-  test('an edit writes into its block, and undo takes back exactly what it wrote', () => {
+  test('an edit writes into its block, and a rewind with its undo takes back exactly what it wrote', () => {
     const history = createStateHistory()
     const bob = '0x0000000000000000000000000000000000000b0b' as Hex
     history.commit(
@@ -113,22 +113,24 @@ describe('state history', () => {
         d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(7)]]) })
       }),
     )
-    const undo = history.edit(
-      1n,
-      diffWith((d) => {
+    const undo = history.apply({
+      kind: 'edit',
+      number: 1n,
+      diff: diffWith((d) => {
         d.accounts.set(alice, account(50n))
         d.accounts.set(bob, account(60n))
         d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(8)]]) })
         d.storage.set(bob, { cleared: false, slots: new Map([[slot, Uint8Array.of(9)]]) })
       }),
-    )
+    })!
     expect(history.at(1n).account(alice)?.balance).toBe(50n)
     expect(history.at(1n).account(bob)?.balance).toBe(60n)
     expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(8))
     expect(history.at(0n).account(alice)?.balance).toBe(1n)
     expect(history.at(0n).account(bob)).toBeUndefined()
 
-    history.undo(1n, undo)
+    // A revert to the edited block itself forgets no block, and takes the edit back.
+    history.apply({ kind: 'rewind', number: 1n, undo: [{ number: 1n, undo }] })
     expect(history.at(1n).account(alice)?.balance).toBe(2n)
     expect(history.at(1n).account(bob)).toBeUndefined()
     expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(7))
@@ -153,7 +155,7 @@ describe('state history', () => {
       2n,
       diffWith((d) => d.accounts.set(alice, account(3n))),
     )
-    history.rewind(0n)
+    history.apply({ kind: 'rewind', number: 0n, undo: [] })
     expect(history.at(5n).account(alice)?.balance).toBe(1n)
     expect(history.at(5n).storage(alice, slot)).toEqual(new Uint8Array())
     history.commit(
@@ -162,8 +164,64 @@ describe('state history', () => {
     )
     expect(history.at(0n).account(alice)?.balance).toBe(1n)
     expect(history.at(1n).account(alice)?.balance).toBe(4n)
-    history.rewind(-1n)
+    history.apply({ kind: 'rewind', number: -1n, undo: [] })
     expect(history.at(1n).account(alice)).toBeUndefined()
     expect([...history.entries()]).toEqual([])
+  })
+
+  test('a follower gets every change once it is applied, in order; a replica applying them holds the same state', () => {
+    const history = createStateHistory()
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    // A replica starts from a copy of the snapshot and applies copies of the changes, as a worker thread does.
+    const replica = createStateHistory(structuredClone(history.snapshot()))
+    const seen: string[] = []
+    const unfollow = history.follow((change) => {
+      seen.push(`${change.kind} ${change.number} ${history.at(change.number < 0n ? 0n : change.number).account(alice)?.balance}`)
+      replica.apply(structuredClone(change))
+    })
+    const same = () => expect([...replica.entries()]).toEqual([...history.entries()])
+
+    history.apply({
+      kind: 'block',
+      number: 1n,
+      hash: new Uint8Array(32),
+      diff: diffWith((d) => {
+        d.accounts.set(alice, account(2n))
+        d.storage.set(alice, { cleared: true, slots: new Map([[slot, Uint8Array.of(7)]]) })
+      }),
+    })
+    same()
+    const undo = history.apply({ kind: 'edit', number: 1n, diff: diffWith((d) => d.accounts.set(alice, account(5n))) })!
+    same()
+    history.apply({ kind: 'block', number: 2n, hash: new Uint8Array(32), diff: diffWith((d) => d.accounts.set(alice, account(3n))) })
+    same()
+    history.apply({ kind: 'rewind', number: 1n, undo: [{ number: 1n, undo }] })
+    same()
+    expect(replica.at(1n).account(alice)?.balance).toBe(2n)
+    expect(replica.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(7))
+    expect(seen).toEqual(['block 1 2', 'edit 1 5', 'block 2 3', 'rewind 1 2'])
+
+    unfollow()
+    history.apply({ kind: 'rewind', number: -1n, undo: [] })
+    expect(seen).toHaveLength(4)
+    expect(replica.at(1n).account(alice)?.balance).toBe(2n)
+  })
+
+  test('error: commit, which announces nothing, throws while the history is followed', () => {
+    const history = createStateHistory()
+    const unfollow = history.follow(() => {})
+    expect(() => history.commit(0n, createStateDiff())).toThrow(
+      'a block committed to a followed history would reach no follower: apply it as a change',
+    )
+    expect([...history.entries()]).toEqual([])
+    unfollow()
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    expect(history.at(0n).account(alice)?.balance).toBe(1n)
   })
 })

@@ -91,26 +91,48 @@ function touchSlot(touched: TouchedKeys | undefined, address: Hex, slot: Hex) {
   slots.add(slot)
 }
 
+/** An edit made at block `number`, and what takes it back: what a revert undoes. */
+export type UndoneEdit = { number: bigint; undo: EditUndo }
+
+/**
+ * One change to a live chain's history: the writes of a sealed block, of a test-control edit, or of a revert. Every
+ * change goes through `apply`, which hands it to the history's followers: the execution workers' replicas apply the
+ * same change, and the answer cache forgets what it made stale (execution/calls.ts). So a kind of change added
+ * here reaches every replica or fails to compile where they switch on it.
+ */
+export type HistoryChange =
+  /** Block `number` was sealed with these writes (blocks come in ascending order); `hash` is for BLOCKHASH on a replica. */
+  | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
+  /** A test-control method changed block `number`'s state in place, as if that block had written `diff`. */
+  | { kind: 'edit'; number: bigint; diff: StateDiff }
+  /**
+   * A revert: the blocks after `number` are forgotten (-1: all of them), then the edits in `undo` are taken back,
+   * newest first. Edits of the block reverted to are the newest versions of what they wrote once the later blocks
+   * are gone, which is why the blocks go first.
+   */
+  | { kind: 'rewind'; number: bigint; undo: UndoneEdit[] }
+
+export type HistoryFollower = (change: HistoryChange) => void
+
 export type StateHistory = {
   /** The state at the end of block `number`. */
   at(number: bigint): StateReader
-  /** Records the writes of block `number`. Blocks are committed in ascending order. */
+  /**
+   * Applies one change, then hands it to every follower, in the order the changes were applied. An edit answers
+   * what takes it back (give it to a later rewind's `undo`); a rewind puts the keys it changed into `touched`.
+   */
+  apply(change: HistoryChange, touched?: TouchedKeys): EditUndo | undefined
+  /**
+   * Calls `follower` with every change applied from now on; returns what stops it. A follower that started from
+   * `snapshot()` and applies each change to its own history holds the same state as this one.
+   */
+  follow(follower: HistoryFollower): () => void
+  /**
+   * Records the writes of block `number` while the history is loaded (from the store, or block 0 of a new chain),
+   * in ascending order. It announces nothing, so it throws once something follows the history: a live chain's
+   * blocks are applied as changes.
+   */
   commit(number: bigint, diff: StateDiff): void
-  /**
-   * Writes `diff` into block `number`'s own writes, as if that block had made them: the test-control methods change
-   * the head's state in place. Returns what to give `undo` to take the edit back. The diff clears no storage.
-   */
-  edit(number: bigint, diff: StateDiff): EditUndo
-  /**
-   * Takes an edit of block `number` back, if what it wrote is still that block's newest write. Edits are undone
-   * newest first, after a rewind to their block.
-   */
-  undo(number: bigint, undo: EditUndo, touched?: TouchedKeys): void
-  /**
-   * Forgets every write of the blocks after `number` (-1: all of them), as if they had never been committed; the
-   * keys it changed go into `touched`.
-   */
-  rewind(number: bigint, touched?: TouchedKeys): void
   /** The writes that take a state with `touched` changed back to the state at the end of block `number`. */
   restore(number: bigint, touched: TouchedKeys): StateDiff
   /**
@@ -118,7 +140,7 @@ export type StateHistory = {
    * trie of that block is built from.
    */
   entries(number?: bigint): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
-  /** The maps themselves, not a copy: post them (which copies) before the next commit. */
+  /** The maps themselves, not a copy: post them (which copies) before the next change. */
   snapshot(): HistorySnapshot
 }
 
@@ -147,6 +169,121 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
     return versions.values[index]!
   }
 
+  function commit(number: bigint, diff: StateDiff) {
+    const block = Number(number)
+    journal.push(writtenBy(block, diff))
+    for (const [hash, code] of diff.code) codes.set(hash, code)
+    for (const [address, account] of diff.accounts) {
+      accounts.set(address, record(accounts.get(address), block, account))
+    }
+    for (const [address, written] of diff.storage) {
+      let account = storage.get(address)
+      if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
+      if (written.cleared && account.clears.at(-1) !== block) account.clears.push(block)
+      for (const [slot, value] of written.slots) {
+        account.slots.set(slot, record(account.slots.get(slot), block, value))
+      }
+    }
+  }
+
+  /** Writes `diff` into block `number`'s own writes, as if that block had made them. The diff clears no storage. */
+  function edit(number: bigint, diff: StateDiff): EditUndo {
+    const block = Number(number)
+    journal.push(writtenBy(block, diff))
+    const undo: EditUndo = { accounts: [], slots: [] }
+    for (const [hash, code] of diff.code) codes.set(hash, code)
+    for (const [address, account] of diff.accounts) {
+      const versions = accounts.get(address)
+      const had = versions?.blocks.at(-1) === block
+      undo.accounts.push({ address, had, value: had ? versions!.values.at(-1)! : null })
+      accounts.set(address, record(versions, block, account))
+    }
+    for (const [address, written] of diff.storage) {
+      let account = storage.get(address)
+      if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
+      for (const [slot, value] of written.slots) {
+        const versions = account.slots.get(slot)
+        const had = versions?.blocks.at(-1) === block
+        undo.slots.push({ address, slot, had, value: had ? versions!.values.at(-1)! : EMPTY })
+        account.slots.set(slot, record(versions, block, value))
+      }
+    }
+    return undo
+  }
+
+  /** Takes an edit of block `number` back, if what it wrote is still that block's newest write. */
+  function takeBack(number: bigint, undo: EditUndo, touched?: TouchedKeys) {
+    const block = Number(number)
+    // Newest first within the edit too, so a key it wrote twice ends with what it had before.
+    for (const { address, slot, had, value } of undo.slots.toReversed()) {
+      const slots = storage.get(address)?.slots
+      const versions = slots?.get(slot)
+      if (slots === undefined || versions === undefined || versions.blocks.at(-1) !== block) continue
+      touchSlot(touched, address, slot)
+      if (had) versions.values[versions.values.length - 1] = value
+      else if (dropLast(versions)) slots.delete(slot)
+    }
+    for (const { address, had, value } of undo.accounts.toReversed()) {
+      const versions = accounts.get(address)
+      if (versions === undefined || versions.blocks.at(-1) !== block) continue
+      touched?.accounts.add(address)
+      if (had) versions.values[versions.values.length - 1] = value
+      else if (dropLast(versions)) accounts.delete(address)
+    }
+  }
+
+  /** Forgets every write of the blocks after `number`; the keys it changed go into `touched`. */
+  function rewind(number: bigint, touched?: TouchedKeys) {
+    const block = Number(number)
+    // Only the keys the later blocks wrote can have versions to forget.
+    while (journal.length > 0 && journal.at(-1)!.block > block) {
+      const written = journal.pop()!
+      for (const address of written.accounts) {
+        const versions = accounts.get(address)
+        if (versions === undefined || versions.blocks.at(-1)! <= block) continue
+        touched?.accounts.add(address)
+        if (dropAfter(versions, block)) accounts.delete(address)
+      }
+      for (const [address, slot] of written.slots) {
+        const account = storage.get(address)
+        const versions = account?.slots.get(slot)
+        if (versions === undefined || versions.blocks.at(-1)! <= block) continue
+        touchSlot(touched, address, slot)
+        if (dropAfter(versions, block)) account!.slots.delete(slot)
+      }
+      for (const address of written.clears) {
+        const account = storage.get(address)
+        if (account === undefined || account.clears.length === 0 || account.clears.at(-1)! <= block) continue
+        touched?.cleared.add(address)
+        while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
+      }
+      for (const address of new Set([...written.clears, ...written.slots.map(([address]) => address)])) {
+        const account = storage.get(address)
+        if (account !== undefined && account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
+      }
+    }
+  }
+
+  const followers = new Set<HistoryFollower>()
+
+  function apply(change: HistoryChange, touched?: TouchedKeys): EditUndo | undefined {
+    let answer: EditUndo | undefined
+    switch (change.kind) {
+      case 'block':
+        commit(change.number, change.diff)
+        break
+      case 'edit':
+        answer = edit(change.number, change.diff)
+        break
+      case 'rewind':
+        rewind(change.number, touched)
+        for (const { number, undo } of change.undo) takeBack(number, undo, touched)
+        break
+    }
+    for (const follower of followers) follower(change)
+    return answer
+  }
+
   return {
     at(number) {
       const block = Number(number)
@@ -163,96 +300,16 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
       }
     },
 
+    apply,
+
+    follow(follower) {
+      followers.add(follower)
+      return () => followers.delete(follower)
+    },
+
     commit(number, diff) {
-      const block = Number(number)
-      journal.push(writtenBy(block, diff))
-      for (const [hash, code] of diff.code) codes.set(hash, code)
-      for (const [address, account] of diff.accounts) {
-        accounts.set(address, record(accounts.get(address), block, account))
-      }
-      for (const [address, written] of diff.storage) {
-        let account = storage.get(address)
-        if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
-        if (written.cleared && account.clears.at(-1) !== block) account.clears.push(block)
-        for (const [slot, value] of written.slots) {
-          account.slots.set(slot, record(account.slots.get(slot), block, value))
-        }
-      }
-    },
-
-    edit(number, diff) {
-      const block = Number(number)
-      journal.push(writtenBy(block, diff))
-      const undo: EditUndo = { accounts: [], slots: [] }
-      for (const [hash, code] of diff.code) codes.set(hash, code)
-      for (const [address, account] of diff.accounts) {
-        const versions = accounts.get(address)
-        const had = versions?.blocks.at(-1) === block
-        undo.accounts.push({ address, had, value: had ? versions!.values.at(-1)! : null })
-        accounts.set(address, record(versions, block, account))
-      }
-      for (const [address, written] of diff.storage) {
-        let account = storage.get(address)
-        if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
-        for (const [slot, value] of written.slots) {
-          const versions = account.slots.get(slot)
-          const had = versions?.blocks.at(-1) === block
-          undo.slots.push({ address, slot, had, value: had ? versions!.values.at(-1)! : EMPTY })
-          account.slots.set(slot, record(versions, block, value))
-        }
-      }
-      return undo
-    },
-
-    undo(number, undo, touched) {
-      const block = Number(number)
-      // Newest first within the edit too, so a key it wrote twice ends with what it had before.
-      for (const { address, slot, had, value } of undo.slots.toReversed()) {
-        const slots = storage.get(address)?.slots
-        const versions = slots?.get(slot)
-        if (slots === undefined || versions === undefined || versions.blocks.at(-1) !== block) continue
-        touchSlot(touched, address, slot)
-        if (had) versions.values[versions.values.length - 1] = value
-        else if (dropLast(versions)) slots.delete(slot)
-      }
-      for (const { address, had, value } of undo.accounts.toReversed()) {
-        const versions = accounts.get(address)
-        if (versions === undefined || versions.blocks.at(-1) !== block) continue
-        touched?.accounts.add(address)
-        if (had) versions.values[versions.values.length - 1] = value
-        else if (dropLast(versions)) accounts.delete(address)
-      }
-    },
-
-    rewind(number, touched) {
-      const block = Number(number)
-      // Only the keys the later blocks wrote can have versions to forget.
-      while (journal.length > 0 && journal.at(-1)!.block > block) {
-        const written = journal.pop()!
-        for (const address of written.accounts) {
-          const versions = accounts.get(address)
-          if (versions === undefined || versions.blocks.at(-1)! <= block) continue
-          touched?.accounts.add(address)
-          if (dropAfter(versions, block)) accounts.delete(address)
-        }
-        for (const [address, slot] of written.slots) {
-          const account = storage.get(address)
-          const versions = account?.slots.get(slot)
-          if (versions === undefined || versions.blocks.at(-1)! <= block) continue
-          touchSlot(touched, address, slot)
-          if (dropAfter(versions, block)) account!.slots.delete(slot)
-        }
-        for (const address of written.clears) {
-          const account = storage.get(address)
-          if (account === undefined || account.clears.length === 0 || account.clears.at(-1)! <= block) continue
-          touched?.cleared.add(address)
-          while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
-        }
-        for (const address of new Set([...written.clears, ...written.slots.map(([address]) => address)])) {
-          const account = storage.get(address)
-          if (account !== undefined && account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
-        }
-      }
+      if (followers.size > 0) throw new Error('a block committed to a followed history would reach no follower: apply it as a change')
+      commit(number, diff)
     },
 
     restore(number, touched) {

@@ -95,7 +95,7 @@ describe('state trie', () => {
     const edit = createStateDiff()
     edit.accounts.set(b, record(9n))
     edit.storage.set(a, { cleared: false, slots: new Map([[other, Uint8Array.of(8)]]) })
-    const undo = history.edit(0n, edit)
+    const undo = history.apply({ kind: 'edit', number: 0n, diff: edit })!
     await trie.apply(edit, history.at(0n))
     await commit(1n, (d) => {
       d.accounts.set(a, record(2n))
@@ -104,8 +104,7 @@ describe('state trie', () => {
     await commit(2n, (d) => d.accounts.set(a, null))
 
     const touched = createTouchedKeys()
-    history.rewind(0n, touched)
-    history.undo(0n, undo, touched)
+    history.apply({ kind: 'rewind', number: 0n, undo: [{ number: 0n, undo }] }, touched)
     await trie.apply(history.restore(0n, touched), history.at(0n))
     expect(trie.root()).toEqual(atZero)
     expect(trie.root()).toEqual(await rootFromScratch([...history.entries()]))

@@ -38,7 +38,7 @@ export type ChainStore = {
   /** Replays every stored state write, oldest block first. */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
-  /** Writes a test-control edit of block `number`'s state, after what that block wrote (see StateHistory.edit). */
+  /** Writes a test-control edit of block `number`'s state, after what that block wrote (an `edit` HistoryChange). */
   writeEdit(number: bigint, diff: StateDiff): void
   /** Where the state writes end now: a rewind to this mark forgets every write made after it. */
   mark(): StoreMark
