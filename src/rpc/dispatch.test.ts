@@ -14,11 +14,13 @@ function setup(options: { maxBatchLength?: number } = {}) {
   const methods = [
     defineMethod({
       name: 'echo',
+      access: 'public',
       params: z.tuple([z.string(), z.number().optional()]),
       handler: ([text, times]) => text.repeat(times ?? 1),
     }),
     defineMethod({
       name: 'record',
+      access: 'public',
       params: z.tuple([z.string()]),
       handler: async ([entry]) => {
         // Yield first, so a dispatcher that ran batch elements concurrently would reorder the log.
@@ -29,21 +31,25 @@ function setup(options: { maxBatchLength?: number } = {}) {
     }),
     defineMethod({
       name: 'nothing',
+      access: 'public',
       params: z.tuple([]),
       handler: () => undefined,
     }),
     defineMethod({
       name: 'sendCalls',
+      access: 'public',
       params: z.tuple([z.object({ calls: z.array(z.object({ to: z.string() })) })]),
       handler: ([{ calls }]) => calls.length,
     }),
     defineMethod({
       name: 'watchAsset',
+      access: 'public',
       params: z.object({ type: z.literal('ERC20'), options: z.object({ address: z.string() }) }),
       handler: ({ options }) => options.address,
     }),
     defineMethod({
       name: 'rejects',
+      access: 'public',
       params: z.tuple([]),
       handler: () => {
         throw new RpcError('execution reverted', { code: 3, data: '0xdeadbeef' })
@@ -51,6 +57,7 @@ function setup(options: { maxBatchLength?: number } = {}) {
     }),
     defineMethod({
       name: 'crashes',
+      access: 'public',
       params: z.tuple([]),
       handler: () => {
         throw new Error('secret internal detail')
@@ -321,7 +328,7 @@ describe('batches', () => {
 test('builds the method context once per body from the request', async () => {
   const context = vi.fn((request: RequestContext) => ({ request }) as MethodContext)
   const dispatch = createDispatcher({
-    methods: [defineMethod({ name: 'origin', params: z.tuple([]), handler: (_, { request }) => request.origin })],
+    methods: [defineMethod({ name: 'origin', access: 'public', params: z.tuple([]), handler: (_, { request }) => request.origin })],
     context,
     maxBatchLength: 10,
   })

@@ -60,10 +60,12 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     const method = methods.get(name)
     if (method === undefined) return isNotification ? undefined : failure(replyId, new MethodNotFoundError(name))
 
-    const unfit = unfitParams(params)
-    if (unfit !== undefined) return isNotification ? undefined : failure(replyId, unfit)
-
     try {
+      // Before the params are read, so that a caller refused is refused the same whatever it sends. A `grant` method's
+      // handler hands the caller to the wallet, which decides per account (method.ts, Access).
+      if (method.access === 'owner') context.wallet.requireOwner(context.request)
+      const unfit = unfitParams(params)
+      if (unfit !== undefined) return isNotification ? undefined : failure(replyId, unfit)
       const parsed = method.params.safeParse(params)
       if (!parsed.success) {
         return isNotification ? undefined : failure(replyId, toInvalidParamsError(parsed.error.issues[0]!, params))

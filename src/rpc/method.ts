@@ -46,12 +46,27 @@ export type MethodContext = {
 }
 
 /**
- * One JSON-RPC method: its wire name, the schema that turns wire params into typed values, and the handler, which
- * receives only valid input and declares the result it answers with. A schema failure becomes -32602 naming the
- * bad argument. A handler maps JSON to the chain or the wallet and back; the logic lives there.
+ * Who may call a method (docs/architecture.md, "Who may call what"):
+ * - `public`: anyone, from any origin. It reads the chain, or changes it only as anyone may (a signed transaction).
+ * - `grant`: the wallet's accounts, for the owner and for the origins granted them (EIP-1102, EIP-2255). Dispatch
+ *   hands the caller to the wallet, which decides per account: an origin without a grant is refused with 4100, or
+ *   answered with none of the accounts (eth_accounts), or asked for a grant (eth_requestAccounts).
+ * - `owner`: the node's owner alone (no Origin, and the wallet token where one is needed). Dispatch refuses anyone
+ *   else with 4100 before it reads the params.
+ */
+export type Access = (typeof ACCESS)[number]
+export const ACCESS = ['public', 'grant', 'owner'] as const
+
+/**
+ * One JSON-RPC method: its wire name, who may call it, the schema that turns wire params into typed values, and the
+ * handler, which receives only valid input from a caller its access admits and declares the result it answers with.
+ * A schema failure becomes -32602 naming the bad argument. A handler maps JSON to the chain or the wallet and back;
+ * the logic lives there.
  */
 export type Method<Name extends string = string, Params extends z.ZodType = z.ZodType, Result = unknown> = {
   name: Name
+  /** Required, with no default: a method that does not say who may call it does not compile. */
+  access: Access
   params: Params
   handler: (params: z.output<Params>, context: MethodContext) => Result | Promise<Result>
 }
@@ -67,6 +82,8 @@ export function createRegistry(list: readonly Method[]): Map<string, Method> {
   const registry = new Map<string, Method>()
   for (const method of list) {
     if (registry.has(method.name)) throw new Error(`${method.name} is defined twice`)
+    // The type requires it; this holds for a method built where the type was not checked.
+    if (!ACCESS.includes(method.access)) throw new Error(`${method.name} does not declare who may call it (access)`)
     registry.set(method.name, method)
   }
   return registry

@@ -1,17 +1,22 @@
-// Who may change the chain beyond sending a transaction, on a non-loopback bind: the owner, with the wallet token.
-// Tests bind only to 127.0.0.1, so the methods are dispatched here with the wallet told it is not on a loopback bind.
+// Who may call what. Every method of the registry declares its access (public, grant or owner) and dispatch enforces
+// it; the registry is walked here: each owner method refuses a foreign origin and changes nothing, each grant method
+// gives an origin without a grant nothing of the wallet's, each public method answers it. On a non-loopback bind, the
+// owner also needs the wallet token: tests bind only to 127.0.0.1, so the methods are dispatched here with the wallet
+// told it is not on a loopback bind.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { z } from 'zod'
 
 import { createChain } from '../chain/chain.ts'
 import { openDatabase } from '../chain/storage/database.ts'
 import { createWallet } from '../wallet/wallet.ts'
 import { createDispatcher } from './dispatch.ts'
 import { createFilters } from './filters.ts'
+import { ACCESS, createRegistry } from './method.ts'
 import { methods } from './methods.ts'
 
 import type { Chain } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
-import type { RequestContext } from './method.ts'
+import type { Access, Method, RequestContext } from './method.ts'
 
 const TOKEN = 'a-wallet-token'
 let chain: Chain
@@ -140,13 +145,15 @@ describe('testing_buildBlockV1 on a non-loopback bind', () => {
 const account = `0x${'11'.repeat(20)}`
 const slot = `0x${'00'.repeat(32)}`
 const aSecondInMs = '0x3e8'
+const callToAccount = { to: account }
+const EVIL = 'http://evil.example'
+const ADMIN_ONLY = 'The requested account and/or method has not been authorized by the user: admin methods are for the owner only'
 
 /**
- * Every test-control method (anvil_*, hardhat_*, evm_*), with params its schema accepts, so that only the owner rule
- * can refuse it. A method added without an entry here fails the first test: deciding who may call it is part of
- * adding it.
+ * Params the schema of every owner method accepts, so that only its access refuses it. A method declared the
+ * owner's without an entry here fails, as does an entry for a method that is not the owner's.
  */
-const testControl: Record<string, unknown[]> = {
+const ownerParams: Record<string, unknown> = {
   evm_mine: [],
   evm_increaseTime: ['0x1'],
   evm_setNextBlockTimestamp: ['0xffffffff'],
@@ -208,16 +215,159 @@ const testControl: Record<string, unknown[]> = {
   anvil_dropTransaction: [slot],
   hardhat_dropTransaction: [slot],
   anvil_dropAllTransactions: [],
+  eth_sendUnsignedTransaction: [{ from: account, to: account }],
+  testing_buildBlockV1: [slot, { timestamp: '0x1', prevRandao: slot, suggestedFeeRecipient: account, withdrawals: [] }, []],
+  flashchain_preconfirm: [],
+  flashchain_getApprovalPolicy: [],
+  flashchain_setApprovalPolicy: [{ default: 'reject' }],
+  flashchain_getPendingApprovals: [],
+  flashchain_resolveApproval: ['an-approval-id', 'approve'],
+  flashchain_getBatches: [{ limit: 5 }],
+  flashchain_getGrants: [],
+  flashchain_revokeGrant: ['https://dapp.example'],
+  flashchain_getWatchedAssets: [],
+  flashchain_setAtomicStatus: [account, 'unsupported'],
+  flashchain_getAbi: [],
 }
 
-/** The one public test-control method, as on anvil: it tells nothing eth_ methods do not. */
-const PUBLIC_TEST_CONTROL = ['anvil_nodeInfo']
+/** The methods that change or read the node itself (README, "Test control"), which are the owner's but for these. */
+const OWNER_NAMESPACE = /^(anvil|hardhat|evm|flashchain|testing)_/
+/** Public as on anvil: it tells nothing eth_ methods do not. */
+const PUBLIC_IN_OWNER_NAMESPACE = ['anvil_nodeInfo']
 
-describe('test-control methods from a browser origin, on a loopback bind', () => {
+/** Params for the public methods that need some; the others are called with none. */
+const publicParams: Record<string, unknown> = {
+  txpool_contentFrom: [account],
+  debug_traceTransaction: [slot],
+  debug_getRawTransaction: [slot],
+  debug_getRawBlock: ['latest'],
+  debug_traceBlockByNumber: ['latest'],
+  debug_getRawReceipts: ['latest'],
+  debug_getRawHeader: ['latest'],
+  debug_traceCall: [callToAccount],
+  debug_traceBlockByHash: [slot],
+  eth_createAccessList: [callToAccount],
+  eth_simulateV1: [{ blockStateCalls: [] }],
+  eth_estimateGas: [callToAccount],
+  eth_sendRawTransactionSync: ['0x00'],
+  eth_getTransactionByBlockHashAndIndex: [slot, '0x0'],
+  eth_call: [callToAccount],
+  eth_getTransactionCount: [account],
+  eth_getFilterChanges: ['0x01'],
+  eth_uninstallFilter: ['0x01'],
+  eth_getLogs: [{}],
+  eth_unsubscribe: ['0x1'],
+  eth_getStorageAt: [account, slot],
+  eth_getTransactionReceipt: [slot],
+  eth_subscribe: ['newHeads'],
+  eth_getBlockByHash: [slot],
+  eth_getStorageValues: [{ [account]: [slot] }],
+  eth_newFilter: [{}],
+  eth_getBlockByNumber: ['latest'],
+  eth_getProof: [account, [], 'earliest'],
+  eth_getCode: [account],
+  eth_feeHistory: ['0x1', 'latest'],
+  eth_getTransactionByBlockNumberAndIndex: ['latest', '0x0'],
+  eth_getBalance: [account],
+  eth_getBlockTransactionCountByNumber: ['latest'],
+  eth_getFilterLogs: ['0x01'],
+  eth_getBlockReceipts: ['latest'],
+  eth_getBlockTransactionCountByHash: [slot],
+  eth_sendRawTransaction: ['0x00'],
+  eth_getTransactionByHash: [slot],
+  wallet_switchEthereumChain: [{ chainId: '0x7a69' }],
+  wallet_addEthereumChain: [{ chainId: '0x7a69' }],
+  base_transactionStatus: [slot],
+}
+
+const notGranted = (address: string) => ({
+  code: 4100,
+  message: `The requested account and/or method has not been authorized by the user: ${EVIL} has not been granted ${address}; call eth_requestAccounts first`,
+})
+const rejected = { code: 4001, message: 'User rejected the request' }
+const unknownBundle = { code: 5730, message: 'This bundle id is unknown / has not been submitted' }
+
+/**
+ * Every method that needs a grant, with params that name the wallet's first account (or the owner's batch), and what
+ * it answers an origin that has none: a refusal, or none of the wallet's accounts. Every entry is exact, and a method
+ * declared `grant` without one fails, as does an entry for a method that is not declared so.
+ */
+function grantCases(dev: string, batchId: string): Record<string, { params: unknown; answer: { result: unknown } | { error: object } }> {
+  const refused = { error: notGranted(dev) }
+  return {
+    eth_accounts: { params: [], answer: { result: [] } },
+    // The policy rejects a grant, as the user would: asking is what eth_requestAccounts does for a new origin.
+    eth_requestAccounts: { params: [], answer: { error: rejected } },
+    wallet_requestPermissions: { params: [{ eth_accounts: {} }], answer: { error: rejected } },
+    wallet_getPermissions: { params: [], answer: { result: [] } },
+    wallet_revokePermissions: { params: [{ eth_accounts: {} }], answer: { result: null } },
+    eth_sendTransaction: { params: [{ from: dev, to: account }], answer: refused },
+    eth_signTransaction: { params: [{ from: dev, to: account }], answer: refused },
+    eth_sign: { params: [dev, slot], answer: refused },
+    eth_signTypedData_v4: { params: [dev, '{}'], answer: refused },
+    personal_sign: { params: ['0x68656c6c6f', dev], answer: refused },
+    wallet_getCapabilities: { params: [dev], answer: refused },
+    wallet_sendCalls: {
+      params: [{ version: '2.0.0', from: dev, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account }] }],
+      answer: refused,
+    },
+    // The owner's batch is unknown to an origin without its account, as a batch never sent.
+    wallet_getCallsStatus: { params: [batchId], answer: { error: unknownBundle } },
+    wallet_showCallsStatus: { params: [batchId], answer: { error: unknownBundle } },
+    wallet_watchAsset: {
+      params: { type: 'ERC20', options: { address: account, symbol: 'TKN', decimals: 18 } },
+      answer: { error: { code: 4100, message: 'The requested account and/or method has not been authorized by the user' } },
+    },
+  }
+}
+
+const declared = (access: Access) => methods.filter((method) => method.access === access).map((method) => method.name as string)
+const registry = createRegistry(methods)
+
+describe('every method declares who may call it', () => {
+  test('public, grant or owner, each method of the registry', () => {
+    expect(methods.filter((method) => !ACCESS.includes(method.access)).map((method) => method.name)).toEqual([])
+  })
+
+  test('the registry refuses a method that declares none', () => {
+    const undeclared = { name: 'flashchain_undeclared', params: z.tuple([]), handler: () => null } as unknown as Method
+    expect(() => createRegistry([undeclared])).toThrow('flashchain_undeclared does not declare who may call it (access)')
+  })
+
+  test('test control and the wallet’s admin methods are the owner’s, but for anvil_nodeInfo', () => {
+    const names = methods.map((method) => method.name as string).filter((name) => OWNER_NAMESPACE.test(name))
+    expect(names.filter((name) => !PUBLIC_IN_OWNER_NAMESPACE.includes(name) && registry.get(name)?.access !== 'owner')).toEqual([])
+    expect(PUBLIC_IN_OWNER_NAMESPACE.map((name) => registry.get(name)?.access)).toEqual(['public'])
+  })
+
+  test('the owner’s methods are those listed here with params, and the grant methods those with their answers', () => {
+    expect(declared('owner').sort()).toEqual(Object.keys(ownerParams).sort())
+    expect(declared('grant').sort()).toEqual(Object.keys(grantCases(account, '0x')).sort())
+  })
+
+  test('the params listed are ones each method’s schema accepts, so only access can refuse them', () => {
+    const cases = {
+      ...ownerParams,
+      ...publicParams,
+      ...Object.fromEntries(Object.entries(grantCases(account, '0x')).map(([name, { params }]) => [name, params])),
+    }
+    const refused = methods.filter((method) => !method.params.safeParse(cases[method.name] ?? []).success).map((method) => method.name)
+    expect(refused).toEqual([])
+  })
+})
+
+describe('each method from a browser origin, on a loopback bind', () => {
   let local: Wallet
   let dispatchLocal: ReturnType<typeof createDispatcher>
+  let batchId: string
 
-  beforeAll(() => {
+  const callFrom = async (origin: string | undefined, method: string, params: unknown) =>
+    (await dispatchLocal({ jsonrpc: '2.0', id: 1, method, params }, { origin, authorization: undefined })) as {
+      result?: unknown
+      error?: { code: number; message: string }
+    }
+
+  beforeAll(async () => {
     local = createWallet({
       chain,
       database: openDatabase({}),
@@ -227,8 +377,10 @@ describe('test-control methods from a browser origin, on a loopback bind', () =>
       walletToken: undefined,
       loopback: true,
       maxBatchSize: 10,
+      enableEthSign: true,
       log: () => {},
     })
+    local.approvals.setPolicy({ default: 'approve', methods: { eth_requestAccounts: 'reject' } })
     dispatchLocal = createDispatcher({
       methods,
       context: (request) => ({
@@ -240,32 +392,63 @@ describe('test-control methods from a browser origin, on a loopback bind', () =>
       }),
       maxBatchLength: 10,
     })
+    const sent = await callFrom(undefined, 'wallet_sendCalls', [
+      { version: '2.0.0', from: chain.accounts[0]!.address, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account, value: '0x1' }] },
+    ])
+    batchId = (sent.result as { id: string }).id
   })
 
   afterAll(() => local?.close())
 
-  const callFrom = async (origin: string | undefined, method: string, params: unknown[]) =>
-    (await dispatchLocal({ jsonrpc: '2.0', id: 1, method, params }, { origin, authorization: undefined })) as {
-      result?: unknown
-      error?: { code: number; message: string }
-    }
+  /** What a refused call must leave as it was: the chain, its pool and mining, and the wallet's grants and impersonations. */
+  const fingerprint = () =>
+    JSON.stringify(
+      {
+        head: chain.head().hash,
+        state: chain.dumpState(),
+        pool: chain.pool(),
+        mining: chain.mining,
+        snapshots: chain.snapshots(),
+        grants: local.grants(),
+        impersonation: local.impersonation.save(),
+        policy: local.approvals.policy(),
+      },
+      (_, value) => (typeof value === 'bigint' ? `0x${value.toString(16)}` : value),
+    )
 
-  test('every test-control method is listed, as public or owner-only', () => {
-    const names = methods.map((method) => method.name as string).filter((name) => /^(anvil|hardhat|evm)_/.test(name))
-    expect(names.filter((name) => !(name in testControl) && !PUBLIC_TEST_CONTROL.includes(name))).toEqual([])
+  test.each(Object.keys(ownerParams))('%s (owner): 4100 for a foreign origin, with the chain and the wallet unchanged', async (method) => {
+    const before = fingerprint()
+    const response = await callFrom(EVIL, method, ownerParams[method])
+    expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: 4100, message: ADMIN_ONLY } })
+    expect(fingerprint()).toBe(before)
   })
 
-  test.each(Object.entries(testControl))('%s: 4100 for a foreign origin, and the chain unchanged', async (method, params) => {
-    const head = chain.head().hash
-    const response = await callFrom('http://evil.example', method, params)
-    expect(response).toMatchObject({ error: { code: 4100, message: expect.stringContaining('admin methods are for the owner only') } })
-    expect(response.result).toBeUndefined()
-    expect(chain.head().hash).toBe(head)
+  test('an owner method is refused before its params are read: 4100 for bad params, where the owner gets -32602', async () => {
+    const params = ['not an address', '0x1']
+    expect((await callFrom(EVIL, 'anvil_setBalance', params)).error).toEqual({ code: 4100, message: ADMIN_ONLY })
+    expect((await callFrom(undefined, 'anvil_setBalance', params)).error?.code).toBe(-32602)
+  })
+
+  test('grant: the owner’s batch was sent, so its id is one a foreign origin must not see', () => {
+    expect(batchId).toMatch(/^0x[0-9a-f]+$/)
+  })
+
+  test.each(Object.keys(grantCases(account, '0x')))('%s (grant): what an origin without a grant gets, and no grant given', async (method) => {
+    const { params, answer } = grantCases(chain.accounts[0]!.address.toLowerCase(), batchId)[method]!
+    const before = fingerprint()
+    expect(await callFrom(EVIL, method, params)).toEqual({ jsonrpc: '2.0', id: 1, ...answer })
+    expect(fingerprint()).toBe(before)
+  })
+
+  test.each(declared('public'))('%s (public): answers a foreign origin', async (method) => {
+    const response = await callFrom(EVIL, method, publicParams[method] ?? [])
+    expect(response.error?.code).not.toBe(4100)
+    expect(response.result !== undefined || response.error !== undefined).toBe(true)
   })
 
   test('anvil_nodeInfo answers a foreign origin what the owner gets, with no instance or snapshot id', async () => {
     await callFrom(undefined, 'evm_snapshot', [])
-    const foreign = await callFrom('http://evil.example', 'anvil_nodeInfo', [])
+    const foreign = await callFrom(EVIL, 'anvil_nodeInfo', [])
     expect(foreign.result).toEqual((await callFrom(undefined, 'anvil_nodeInfo', [])).result)
     const text = JSON.stringify(foreign.result)
     expect(text).not.toContain(chain.instanceId.slice(2))
@@ -278,6 +461,6 @@ describe('test-control methods from a browser origin, on a loopback bind', () =>
       'hardFork',
       'transactionOrder',
     ])
-    expect((await callFrom('http://evil.example', 'web3_clientVersion', [])).result).toMatch(/flashchain\//)
+    expect((await callFrom(EVIL, 'web3_clientVersion', [])).result).toMatch(/flashchain\//)
   })
 })

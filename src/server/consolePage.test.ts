@@ -22,7 +22,9 @@ let server: HttpServer
 let wildcard: HttpServer
 
 const dispatch = createDispatcher({
-  methods: [defineMethod({ name: 'whoami', params: z.tuple([]), handler: (_, { request }) => ({ origin: request.origin ?? null }) })],
+  methods: [
+    defineMethod({ name: 'whoami', access: 'public', params: z.tuple([]), handler: (_, { request }) => ({ origin: request.origin ?? null }) }),
+  ],
   context: (request) => ({ request }) as MethodContext,
   maxBatchLength: 10,
 })

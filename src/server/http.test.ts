@@ -14,8 +14,8 @@ let server: HttpServer
 beforeAll(async () => {
   const dispatch = createDispatcher({
     methods: [
-      defineMethod({ name: 'echo', params: z.tuple([z.string()]), handler: ([text]) => text }),
-      defineMethod({ name: 'whoami', params: z.tuple([]), handler: (_, { request }) => request }),
+      defineMethod({ name: 'echo', access: 'public', params: z.tuple([z.string()]), handler: ([text]) => text }),
+      defineMethod({ name: 'whoami', access: 'public', params: z.tuple([]), handler: (_, { request }) => request }),
     ],
     context: (request) => ({ request }) as MethodContext,
     maxBatchLength: 10,

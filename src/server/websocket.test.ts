@@ -15,6 +15,7 @@ import type { MethodContext } from '../rpc/method.ts'
 /** Answers what the transport said about the caller, so a test sees the headers each message is judged by. */
 const whoami = defineMethod({
   name: 'test_whoami',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { request }) => ({
     origin: request.origin ?? null,

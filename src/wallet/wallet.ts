@@ -45,7 +45,10 @@ export type Wallet = Permissions &
     watchAsset(caller: Caller, asset: AssetRequest): Promise<true>
     watchedAssets(caller: Caller, account: Hex | undefined): WatchedAsset[]
     approvals: Approvals
-    /** Admin methods are for the owner only: no Origin, and the token where one is needed. */
+    /**
+     * 4100 for anyone but the owner: no Origin, and the token where one is needed. The RPC layer calls it for every
+     * method declared the owner's, before reading the method's params.
+     */
     requireOwner(caller: Caller): void
     /** Accounts the owner sends from without their keys (anvil_impersonateAccount). */
     impersonation: Impersonation

@@ -32,8 +32,7 @@ export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTim
 )
 
 /** Back to the clock; true when there was an interval to remove, as anvil answers. */
-async function removeInterval(_: unknown, { chain, wallet, request }: MethodContext): Promise<boolean> {
-  wallet.requireOwner(request)
+async function removeInterval(_: unknown, { chain }: MethodContext): Promise<boolean> {
   let removed = false
   await chain.planBlocks((plan) => {
     removed = plan.timestampInterval !== undefined
@@ -44,11 +43,13 @@ async function removeInterval(_: unknown, { chain, wallet, request }: MethodCont
 
 export const anvilRemoveBlockTimestampInterval = defineMethod({
   name: 'anvil_removeBlockTimestampInterval',
+  access: 'owner',
   params: z.tuple([]),
   handler: removeInterval,
 })
 export const hardhatRemoveBlockTimestampInterval = defineMethod({
   name: 'hardhat_removeBlockTimestampInterval',
+  access: 'owner',
   params: z.tuple([]),
   handler: removeInterval,
 })

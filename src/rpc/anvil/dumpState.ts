@@ -16,8 +16,7 @@ import type { MethodContext } from '../method.ts'
  * The latest state as anvil writes it: gzip-compressed JSON of every account (nonce, balance, code, storage), as
  * hex. viem's dumpState hands it back to anvil_loadState as it is.
  */
-function dump(_: unknown, { chain, wallet, request }: MethodContext): Hex {
-  wallet.requireOwner(request)
+function dump(_: unknown, { chain }: MethodContext): Hex {
   const accounts: Record<Hex, unknown> = {}
   for (const [account, dumped] of Object.entries(chain.dumpState().accounts)) {
     accounts[account as Hex] = { nonce: Number(dumped.nonce), balance: toQuantity(dumped.balance), code: dumped.code, storage: dumped.storage }
@@ -25,9 +24,9 @@ function dump(_: unknown, { chain, wallet, request }: MethodContext): Hex {
   return bytesToHex(gzipSync(JSON.stringify({ accounts })))
 }
 
-export const anvilDumpState = defineMethod({ name: 'anvil_dumpState', params: z.tuple([]), handler: dump })
+export const anvilDumpState = defineMethod({ name: 'anvil_dumpState', access: 'owner', params: z.tuple([]), handler: dump })
 /** viem's test client calls it under its mode's prefix, so the Hardhat mode finds it too. */
-export const hardhatDumpState = defineMethod({ name: 'hardhat_dumpState', params: z.tuple([]), handler: dump })
+export const hardhatDumpState = defineMethod({ name: 'hardhat_dumpState', access: 'owner', params: z.tuple([]), handler: dump })
 
 const dumpedAccount = z.object({
   nonce: quantity,
@@ -91,11 +90,10 @@ async function parseDump(hex: Hex): Promise<StateDump> {
 }
 
 /** Loads a dump over the state: listed accounts take its values; answers true, as anvil does. */
-async function load([hex]: [Hex], { chain, wallet, request }: MethodContext): Promise<true> {
-  wallet.requireOwner(request)
+async function load([hex]: [Hex], { chain }: MethodContext): Promise<true> {
   await chain.loadState(await parseDump(hex))
   return true
 }
 
-export const anvilLoadState = defineMethod({ name: 'anvil_loadState', params: z.tuple([data]), handler: load })
-export const hardhatLoadState = defineMethod({ name: 'hardhat_loadState', params: z.tuple([data]), handler: load })
+export const anvilLoadState = defineMethod({ name: 'anvil_loadState', access: 'owner', params: z.tuple([data]), handler: load })
+export const hardhatLoadState = defineMethod({ name: 'hardhat_loadState', access: 'owner', params: z.tuple([data]), handler: load })

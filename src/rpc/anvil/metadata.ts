@@ -19,8 +19,7 @@ export type Metadata = {
  * For the owner only: the instance id tells one run of the node from another, and anvil's snapshot ids are what
  * evm_revert takes, which are no page's business (README, "Test control").
  */
-function metadataOf({ chain, wallet, request }: MethodContext): Metadata {
-  wallet.requireOwner(request)
+function metadataOf({ chain }: MethodContext): Metadata {
   const head = chain.head()
   return {
     clientVersion: clientVersionString,
@@ -31,11 +30,17 @@ function metadataOf({ chain, wallet, request }: MethodContext): Metadata {
   }
 }
 
-export const hardhatMetadata = defineMethod({ name: 'hardhat_metadata', params: z.tuple([]), handler: (_, context): Metadata => metadataOf(context) })
+export const hardhatMetadata = defineMethod({
+  name: 'hardhat_metadata',
+  access: 'owner',
+  params: z.tuple([]),
+  handler: (_, context): Metadata => metadataOf(context),
+})
 
 /** anvil's adds each live snapshot: its id, with the number and hash of the block it was taken at. */
 export const anvilMetadata = defineMethod({
   name: 'anvil_metadata',
+  access: 'owner',
   params: z.tuple([]),
   handler: (_, context): Metadata & { forkedNetwork: null; snapshots: Record<Hex, [number, Hex]> } => {
     const metadata = metadataOf(context)

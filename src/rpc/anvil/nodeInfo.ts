@@ -23,6 +23,7 @@ export type NodeInfo = {
  */
 export const nodeInfo = defineMethod({
   name: 'anvil_nodeInfo',
+  access: 'public',
   params: z.tuple([]),
   handler: (_, { chain }): NodeInfo => {
     const head = chain.head()

@@ -12,6 +12,7 @@ export type TransactionStatusJSON = { status: 'Known' | 'Unknown' }
  */
 export const transactionStatus = defineMethod({
   name: 'base_transactionStatus',
+  access: 'public',
   params: z.tuple([hash]),
   handler: ([txHash], { chain }): TransactionStatusJSON => {
     const kind = chain.transaction(txHash)?.kind

@@ -13,6 +13,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const getRawBlock = defineMethod({
   name: 'debug_getRawBlock',
+  access: 'public',
   params: z.tuple([block]),
   handler: ([at], { chain }): Hex | null => {
     const raw = chain.rawBlock(at)

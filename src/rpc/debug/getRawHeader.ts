@@ -13,6 +13,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const getRawHeader = defineMethod({
   name: 'debug_getRawHeader',
+  access: 'public',
   params: z.tuple([block]),
   handler: ([at], { chain }): Hex | null => {
     const raw = chain.rawHeader(at)

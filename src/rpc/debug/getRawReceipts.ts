@@ -12,6 +12,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
+  access: 'public',
   params: z.tuple([block]),
   handler: ([at], { chain }): Hex[] | null => {
     const receipts = chain.rawReceipts(at)

@@ -9,6 +9,7 @@ import type { Hex } from '../../hex.ts'
 /** `(hash)`: a sealed, pre-confirmed or pooled transaction's canonical encoding (EIP-2718); null for an unknown hash. */
 export const getRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
+  access: 'public',
   params: z.tuple([hash]),
   handler: ([txHash], { chain }): Hex | null => {
     const raw = chain.rawTransaction(txHash)

@@ -9,6 +9,7 @@ import type { EncodedJson } from '../../runtime/encodedJson.ts'
 /** `(blockHash, config?)`: every transaction of a sealed block as `[{ txHash, result }]`; -32000 for an unknown hash. */
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
+  access: 'public',
   params: z.tuple([hash, traceConfig.optional()]),
   handler: ([blockHash, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock({ blockHash }, options),
 })

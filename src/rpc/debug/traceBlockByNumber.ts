@@ -9,6 +9,7 @@ import type { EncodedJson } from '../../runtime/encodedJson.ts'
 /** `(block, config?)`: every transaction of a block (`pending` too) as `[{ txHash, result }]`; genesis is -32000. */
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
+  access: 'public',
   params: z.tuple([block, traceConfig.optional()]),
   handler: ([at, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock(at, options),
 })

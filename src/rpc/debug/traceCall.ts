@@ -10,6 +10,7 @@ import { traceCallConfig } from './schemas.ts'
  */
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
+  access: 'public',
   params: z.tuple([callRequest, block.optional(), traceCallConfig.optional()]),
   handler: ([request, given, config], { chain, node }): Promise<unknown> =>
     chain.traceCall(request, given ?? node.defaultBlock, config?.options ?? {}, config?.overrides ?? {}),

@@ -11,6 +11,7 @@ import { traceConfig } from './schemas.ts'
  */
 export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
+  access: 'public',
   params: z.tuple([hash, traceConfig.optional()]),
   handler: ([txHash, options = {}], { chain }): Promise<unknown> => chain.traceTransaction(txHash, options),
 })

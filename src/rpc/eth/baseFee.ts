@@ -12,6 +12,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const baseFee = defineMethod({
   name: 'eth_baseFee',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Hex | null => {
     const { baseFeePerGas } = (chain.block('pending') as PendingBlock).env

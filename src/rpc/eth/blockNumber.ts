@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 /** The newest sealed block's number; the pending block is one past it. */
 export const blockNumber = defineMethod({
   name: 'eth_blockNumber',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Hex => toQuantity(chain.head().header.number),
 })

@@ -10,6 +10,7 @@ import type { Hex } from '../../hex.ts'
 /** `(tx, block = latest, stateOverrides?, blockOverrides?)`, as geth: the call's return data. */
 export const call = defineMethod({
   name: 'eth_call',
+  access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
   handler: async ([request, given, state, env], { chain, node }): Promise<Hex | EncodedJson> => {
     const data = await chain.call(request, given ?? node.defaultBlock, { state, block: env })

@@ -25,6 +25,7 @@ export type Capabilities = {
  */
 export const capabilities = defineMethod({
   name: 'eth_capabilities',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Capabilities => {
     const head = chain.head()

@@ -7,6 +7,7 @@ import type { Hex } from '../../hex.ts'
 
 export const chainId = defineMethod({
   name: 'eth_chainId',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Hex => toQuantity(chain.chainId),
 })

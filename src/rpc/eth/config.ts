@@ -31,6 +31,7 @@ function formatForkConfig(fork: ForkConfig | null): ForkConfigJSON | null {
 /** EIP-7910: the fork in force at the head, the next scheduled one and the last one (null when none is scheduled). */
 export const config = defineMethod({
   name: 'eth_config',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): { current: ForkConfigJSON | null; next: ForkConfigJSON | null; last: ForkConfigJSON | null } => {
     const { current, next, last } = chain.config()

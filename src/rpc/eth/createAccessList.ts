@@ -15,6 +15,7 @@ export type AccessListResultJSON = { accessList: AccessListEntry[]; error?: stri
  */
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
+  access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional()]),
   handler: async ([request, given, state], { chain, node }): Promise<AccessListResultJSON> => {
     const result = await chain.createAccessList(request, given ?? node.defaultBlock, { state })

@@ -12,6 +12,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
+  access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
   handler: async ([request, given, state, env], { chain, node }): Promise<Hex> =>
     toQuantity(await chain.estimateGas(request, given ?? node.defaultBlock, { state, block: env })),

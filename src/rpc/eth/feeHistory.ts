@@ -12,6 +12,7 @@ const blockCount = quantity
 /** `(blockCount, newestBlock, rewardPercentiles?)` (EIP-1559, EIP-4844 blob fees). */
 export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
+  access: 'public',
   params: z.tuple([blockCount, block, z.array(z.number().min(0).max(100)).optional()]),
   handler: ([count, newest, percentiles], { chain }): FeeHistoryJSON => {
     if (percentiles?.some((value, i) => i > 0 && value < percentiles[i - 1]!)) {

@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 /** The pending block's base fee and the suggested tip. */
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Hex => toQuantity(chain.suggestedFees().gasPrice),
 })

@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
+  access: 'public',
   params: z.tuple([address, block.optional()]),
   handler: ([account, given], { chain, node }): Hex => toQuantity(chain.stateAt(given ?? node.defaultBlock).account(account)?.balance ?? 0n),
 })

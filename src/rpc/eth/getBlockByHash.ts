@@ -9,6 +9,7 @@ import type { BlockJSON } from '../format.ts'
 /** `(hash, fullTransactions = false)`; null for an unknown block, as geth. */
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
+  access: 'public',
   params: z.tuple([hash, z.boolean().optional()]),
   handler: ([blockHash, full = false], { chain }): BlockJSON | null => {
     const found = chain.block({ blockHash })

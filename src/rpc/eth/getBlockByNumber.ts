@@ -9,6 +9,7 @@ import type { BlockJSON } from '../format.ts'
 /** `(block, fullTransactions = false)`; an unknown block is a null result, as in geth (only state reads answer -32001). */
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
+  access: 'public',
   params: z.tuple([blockByNumber, z.boolean().optional()]),
   handler: ([at, full = false], { chain }): BlockJSON | null => {
     const found = chain.block(at)

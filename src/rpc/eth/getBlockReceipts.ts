@@ -9,6 +9,7 @@ import type { ReceiptJSON } from '../format.ts'
 /** `(block)`: every receipt of a block, `pending` included (its pre-confirmed transactions); null for an unknown block, as geth. */
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
+  access: 'public',
   params: z.tuple([block]),
   handler: ([at], { chain }): ReceiptJSON[] | null => {
     const found = chain.block(at)

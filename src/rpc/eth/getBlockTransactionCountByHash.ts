@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 
 export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
+  access: 'public',
   params: z.tuple([hash]),
   handler: ([blockHash], { chain }): Hex | null => {
     const found = chain.block({ blockHash })

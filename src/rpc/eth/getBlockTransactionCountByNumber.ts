@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
+  access: 'public',
   params: z.tuple([blockByNumber]),
   handler: ([at], { chain }): Hex | null => {
     const found = chain.block(at)

@@ -12,6 +12,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const getCode = defineMethod({
   name: 'eth_getCode',
+  access: 'public',
   params: z.tuple([address, block.optional()]),
   handler: ([account, given], { chain, node }): Hex => chain.code(account, given ?? node.defaultBlock),
 })

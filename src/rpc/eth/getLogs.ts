@@ -17,6 +17,7 @@ export const MAX_LOGS_PER_RESPONSE = 20_000
  */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
+  access: 'public',
   params: z.tuple([logFilter]),
   handler: ([query], { chain }): LogJSON[] => {
     // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.

@@ -43,6 +43,7 @@ export type ProofJSON = {
  */
 export const getProof = defineMethod({
   name: 'eth_getProof',
+  access: 'public',
   params: z.tuple([address, z.array(proofKey), block]),
   handler: async ([account, keys, at], { chain }): Promise<ProofJSON> => {
     const proof = await chain.proof(

@@ -9,6 +9,7 @@ import type { Hex } from '../../hex.ts'
 /** `(address, slot, block = latest)`: the slot's value as a 32-byte word. */
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
+  access: 'public',
   params: z.tuple([address, storageSlot, block.optional()]),
   handler: ([account, slot, given], { chain, node }): Hex => formatStorageWord(chain.stateAt(given ?? node.defaultBlock).storage(account, slot)),
 })

@@ -16,6 +16,7 @@ const MAX_SLOTS = 1024
  */
 export const getStorageValues = defineMethod({
   name: 'eth_getStorageValues',
+  access: 'public',
   params: z.tuple([z.record(address, z.array(hash)), block.optional()]),
   handler: ([requests, given], { chain, node }): Record<Hex, Hex[]> => {
     const entries = Object.entries(requests) as [Hex, Hex[]][]

@@ -9,6 +9,7 @@ import type { TransactionJSON } from '../format.ts'
 /** `(blockHash, index)`; null for an unknown block or an index past its last transaction, as geth. */
 export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
+  access: 'public',
   params: z.tuple([hash, uint64]),
   handler: ([blockHash, index], { chain }): TransactionJSON | null => {
     const found = chain.block({ blockHash })

@@ -9,6 +9,7 @@ import type { TransactionJSON } from '../format.ts'
 /** `(block, index)`, `pending` included; null for an unknown block or an index past its last transaction, as geth. */
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
+  access: 'public',
   params: z.tuple([block, uint64]),
   handler: ([at, index], { chain }): TransactionJSON | null => {
     const found = chain.block(at)

@@ -9,6 +9,7 @@ import type { TransactionJSON } from '../format.ts'
 /** A sealed, pre-confirmed or pooled transaction; null for an unknown hash. */
 export const getTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
+  access: 'public',
   params: z.tuple([hash]),
   handler: ([txHash], { chain }): TransactionJSON | null => {
     const location = chain.transaction(txHash)

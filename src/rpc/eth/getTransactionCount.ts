@@ -14,6 +14,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
+  access: 'public',
   params: z.tuple([address, block.optional()]),
   handler: ([account, given], { chain, node }): Hex => {
     const at = given ?? node.defaultBlock

@@ -9,6 +9,7 @@ import type { ReceiptJSON } from '../format.ts'
 /** Pre-confirmed transactions have receipts before their block seals (with blockHash null until then). */
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
+  access: 'public',
   params: z.tuple([hash]),
   handler: ([txHash], { chain }): ReceiptJSON | null => {
     const location = chain.transaction(txHash)

@@ -7,6 +7,7 @@ import type { Hex } from '../../hex.ts'
 
 export const maxPriorityFeePerGas = defineMethod({
   name: 'eth_maxPriorityFeePerGas',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): Hex => toQuantity(chain.suggestedFees().maxPriorityFeePerGas),
 })

@@ -11,6 +11,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const newFilter = defineMethod({
   name: 'eth_newFilter',
+  access: 'public',
   params: z.tuple([logFilter]),
   handler: ([query], { filters, request }): Hex => filters.newLogFilter(query, request.origin),
 })

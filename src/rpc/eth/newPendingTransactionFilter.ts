@@ -10,6 +10,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const newPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
+  access: 'public',
   params: z.tuple([z.boolean().optional()]),
   handler: ([full = false], { filters, request }): Hex => filters.newPendingTransactionFilter(full, request.origin),
 })

@@ -9,6 +9,7 @@ import type { Hex } from '../../hex.ts'
 /** Checks a signed transaction against the pending state and pools it; its hash once it is durable. */
 export const sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
+  access: 'public',
   params: z.tuple([data]),
   handler: ([raw], { chain }): Promise<Hex> => chain.sendRawTransaction(hexToBytes(raw)),
 })

@@ -23,6 +23,7 @@ const timeoutMs = quantity
  */
 export const sendRawTransactionSync = defineMethod({
   name: 'eth_sendRawTransactionSync',
+  access: 'public',
   params: z.tuple([data, timeoutMs.optional()]),
   handler: async ([raw, timeout = DEFAULT_TIMEOUT], { chain }): Promise<ReceiptJSON> => {
     const hash = await chain.sendRawTransaction(hexToBytes(raw))

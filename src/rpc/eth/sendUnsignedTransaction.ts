@@ -12,9 +12,10 @@ import type { Hex } from '../../hex.ts'
  */
 export const sendUnsignedTransaction = defineMethod({
   name: 'eth_sendUnsignedTransaction',
+  access: 'owner',
   params: z.tuple([callRequest.refine((request) => request.from !== undefined, { message: 'missing "from"', path: ['from'] })]),
   handler: ([request], { wallet, request: caller }): Promise<Hex> => {
-    wallet.requireOwner(caller)
+    // More than the owner's access asks: the account must also be one the owner impersonates.
     if (!wallet.impersonation.has(request.from!))
       throw new UnauthorizedError(`${request.from} is not impersonated; call anvil_impersonateAccount first`)
     return wallet.sendTransaction(caller, { ...request, from: request.from! })

@@ -38,6 +38,7 @@ const simulation = z.object({
  */
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
+  access: 'public',
   params: z.tuple([simulation, block.optional()]),
   handler: async ([options, given], { chain, node }): Promise<(BlockJSON & { calls: CallResultJSON[] })[]> => {
     const blocks = await chain.simulate(

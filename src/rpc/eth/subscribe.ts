@@ -12,6 +12,7 @@ import type { Hex } from '../../hex.ts'
  */
 export const subscribe = defineMethod({
   name: 'eth_subscribe',
+  access: 'public',
   params: z.tuple([z.string(), z.unknown().optional()]),
   handler: ([kind, options], { chain, request: caller }): Hex => {
     if (caller.session === undefined) throw new NotificationsUnsupportedError()

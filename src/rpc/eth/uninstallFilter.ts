@@ -6,6 +6,7 @@ import { data } from '../schemas.ts'
 /** `(id)`: removes a filter; false when there was none by that id. */
 export const uninstallFilter = defineMethod({
   name: 'eth_uninstallFilter',
+  access: 'public',
   params: z.tuple([data]),
   handler: ([id], { filters }): boolean => filters.uninstall(id),
 })

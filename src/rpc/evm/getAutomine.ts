@@ -7,10 +7,9 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([])
 
 /** Whether each transaction is sealed as it arrives (`--mining auto` or evm_setAutomine). For the owner, as every test-control method. */
-function isAutomine(_params: unknown, { chain, wallet, request }: MethodContext): boolean {
-  wallet.requireOwner(request)
+function isAutomine(_params: unknown, { chain }: MethodContext): boolean {
   return chain.mining === 'auto'
 }
 
-export const hardhatGetAutomine = defineMethod({ name: 'hardhat_getAutomine', params, handler: isAutomine })
-export const anvilGetAutomine = defineMethod({ name: 'anvil_getAutomine', params, handler: isAutomine })
+export const hardhatGetAutomine = defineMethod({ name: 'hardhat_getAutomine', access: 'owner', params, handler: isAutomine })
+export const anvilGetAutomine = defineMethod({ name: 'anvil_getAutomine', access: 'owner', params, handler: isAutomine })

@@ -6,9 +6,9 @@ import { quantity } from '../schemas.ts'
 /** Moves the chain's clock forward by `seconds` (a number or a hex quantity); answers how far it is now ahead, s. */
 export const increaseTime = defineMethod({
   name: 'evm_increaseTime',
+  access: 'owner',
   params: z.tuple([quantity]),
-  handler: ([seconds], { chain, wallet, request }): number => {
-    wallet.requireOwner(request)
+  handler: ([seconds], { chain }): number => {
     return Number(chain.increaseTime(seconds))
   },
 })

@@ -9,9 +9,9 @@ import { quantity } from '../schemas.ts'
  */
 export const mine = defineMethod({
   name: 'evm_mine',
+  access: 'owner',
   params: z.tuple([quantity.optional()]),
-  handler: async ([timestamp], { chain, wallet, request }): Promise<'0x0'> => {
-    wallet.requireOwner(request)
+  handler: async ([timestamp], { chain }): Promise<'0x0'> => {
     await chain.mine({ timestamp })
     return '0x0'
   },

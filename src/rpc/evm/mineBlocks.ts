@@ -31,8 +31,7 @@ type Stamping = 'anvil' | 'hardhat'
  * built (interval mining) keeps the timestamp it started with.
  */
 async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.output<typeof params>, context: MethodContext): Promise<void> {
-  const { chain, wallet, request } = context
-  wallet.requireOwner(request)
+  const { chain } = context
   const previous = stamping === 'anvil' ? chain.now() : chain.head().header.timestamp
   const last = previous + interval * count
   if (interval > 0n && last > MAX_TIMESTAMP) {
@@ -45,6 +44,7 @@ async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.out
 /** Answers null, as anvil does. */
 export const anvilMine = defineMethod({
   name: 'anvil_mine',
+  access: 'owner',
   params,
   handler: (args, context): Promise<null> => mineBlocks('anvil', args, context).then((): null => null),
 })
@@ -52,6 +52,7 @@ export const anvilMine = defineMethod({
 /** Answers true, as Hardhat does. */
 export const hardhatMine = defineMethod({
   name: 'hardhat_mine',
+  access: 'owner',
   params,
   handler: (args, context): Promise<true> => mineBlocks('hardhat', args, context).then((): true => true),
 })

@@ -7,14 +7,14 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([z.boolean()])
 
 /** Seals each transaction as it arrives (true), or goes back to the interval clock or manual mining (false). */
-function setAutomineOf([enabled]: z.output<typeof params>, { chain, wallet, request }: MethodContext): Promise<void> {
-  wallet.requireOwner(request)
+function setAutomineOf([enabled]: z.output<typeof params>, { chain }: MethodContext): Promise<void> {
   return chain.setAutomine(enabled)
 }
 
 /** Answers true, as Hardhat does. */
 export const setAutomine = defineMethod({
   name: 'evm_setAutomine',
+  access: 'owner',
   params,
   handler: (args, context): Promise<true> => setAutomineOf(args, context).then((): true => true),
 })
@@ -22,6 +22,7 @@ export const setAutomine = defineMethod({
 /** Answers null, as anvil does. */
 export const anvilSetAutomine = defineMethod({
   name: 'anvil_setAutomine',
+  access: 'owner',
   params,
   handler: (args, context): Promise<null> => setAutomineOf(args, context).then((): null => null),
 })

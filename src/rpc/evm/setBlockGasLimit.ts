@@ -6,9 +6,9 @@ import { uint64 } from '../schemas.ts'
 /** The gas limit of every block from the next one on; answers true, as anvil and Hardhat do. */
 export const setBlockGasLimit = defineMethod({
   name: 'evm_setBlockGasLimit',
+  access: 'owner',
   params: z.tuple([uint64.refine((gas) => gas > 0n, 'the block gas limit must be above 0')]),
-  handler: async ([gasLimit], { chain, wallet, request }): Promise<true> => {
-    wallet.requireOwner(request)
+  handler: async ([gasLimit], { chain }): Promise<true> => {
     await chain.planBlocks((plan) => {
       plan.gasLimit = gasLimit
     })

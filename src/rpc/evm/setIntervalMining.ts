@@ -6,8 +6,7 @@ import type { MethodContext } from '../method.ts'
 
 const interval = z.number().int().nonnegative()
 
-async function setInterval(blockTime: number, { chain, wallet, request }: MethodContext): Promise<void> {
-  wallet.requireOwner(request)
+async function setInterval(blockTime: number, { chain }: MethodContext): Promise<void> {
   await chain.setIntervalMining(blockTime)
 }
 
@@ -18,6 +17,7 @@ async function setInterval(blockTime: number, { chain, wallet, request }: Method
  */
 export const setIntervalMining = defineMethod({
   name: 'evm_setIntervalMining',
+  access: 'owner',
   params: z.tuple([interval]),
   handler: ([value], context): Promise<true> =>
     setInterval(value < context.chain.flashblockInterval ? value * 1000 : value, context).then((): true => true),
@@ -26,6 +26,7 @@ export const setIntervalMining = defineMethod({
 /** anvil's method, in seconds. 0 stops interval mining. Answers null. */
 export const anvilSetIntervalMining = defineMethod({
   name: 'anvil_setIntervalMining',
+  access: 'owner',
   params: z.tuple([interval]),
   handler: ([seconds], context): Promise<null> => setInterval(seconds * 1000, context).then((): null => null),
 })

@@ -11,11 +11,10 @@ const params = z.tuple([quantity])
  * The timestamp the next block to start takes; the blocks after it go on from there. It must be after the latest
  * block's. With interval mining, a block is always being built, so it applies to the block after that one.
  */
-function setNext([timestamp]: z.output<typeof params>, { chain, wallet, request }: MethodContext): null {
-  wallet.requireOwner(request)
+function setNext([timestamp]: z.output<typeof params>, { chain }: MethodContext): null {
   chain.setNextBlockTimestamp(timestamp)
   return null
 }
 
-export const setNextBlockTimestamp = defineMethod({ name: 'evm_setNextBlockTimestamp', params, handler: setNext })
-export const anvilSetNextBlockTimestamp = defineMethod({ name: 'anvil_setNextBlockTimestamp', params, handler: setNext })
+export const setNextBlockTimestamp = defineMethod({ name: 'evm_setNextBlockTimestamp', access: 'owner', params, handler: setNext })
+export const anvilSetNextBlockTimestamp = defineMethod({ name: 'anvil_setNextBlockTimestamp', access: 'owner', params, handler: setNext })

@@ -7,9 +7,9 @@ import type { AbiItem } from '../method.ts'
 /** The events, functions and errors of the developer's contracts (`--abi`), each once; the console decodes with them. */
 export const getAbi = defineMethod({
   name: 'flashchain_getAbi',
+  access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { wallet, node, request: caller }): readonly AbiItem[] => {
-    wallet.requireOwner(caller)
+  handler: (_params, { node }): readonly AbiItem[] => {
     return node.projectAbis
   },
 })

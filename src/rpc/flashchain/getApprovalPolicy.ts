@@ -6,9 +6,9 @@ import type { ApprovalPolicy } from '../../wallet/approvals.ts'
 
 export const getApprovalPolicy = defineMethod({
   name: 'flashchain_getApprovalPolicy',
+  access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { wallet, request: caller }): ApprovalPolicy => {
-    wallet.requireOwner(caller)
+  handler: (_params, { wallet }): ApprovalPolicy => {
     return wallet.approvals.policy()
   },
 })

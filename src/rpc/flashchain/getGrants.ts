@@ -6,9 +6,9 @@ import type { Grant } from '../../wallet/permissions.ts'
 
 export const getGrants = defineMethod({
   name: 'flashchain_getGrants',
+  access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { wallet, request: caller }): Grant[] => {
-    wallet.requireOwner(caller)
+  handler: (_params, { wallet }): Grant[] => {
     return wallet.grants()
   },
 })

@@ -6,9 +6,9 @@ import type { PendingApproval } from '../../wallet/approvals.ts'
 
 export const getPendingApprovals = defineMethod({
   name: 'flashchain_getPendingApprovals',
+  access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { wallet, request: caller }): PendingApproval[] => {
-    wallet.requireOwner(caller)
+  handler: (_params, { wallet }): PendingApproval[] => {
     return wallet.approvals.pending()
   },
 })

@@ -7,9 +7,9 @@ import type { WatchedAsset } from '../../wallet/store.ts'
 
 export const getWatchedAssets = defineMethod({
   name: 'flashchain_getWatchedAssets',
+  access: 'owner',
   params: z.tuple([address.optional()]),
   handler: ([account], { wallet, request: caller }): WatchedAsset[] => {
-    wallet.requireOwner(caller)
     return wallet.watchedAssets(caller, account)
   },
 })

@@ -10,9 +10,9 @@ export type PreconfirmResult = { blockNumber: Hex; flashblockIndex: number; tran
 /** Publishes one flashblock now: executes the pool's executable transactions on the pending block. For the owner. */
 export const preconfirm = defineMethod({
   name: 'flashchain_preconfirm',
+  access: 'owner',
   params: z.tuple([]),
-  handler: async (_params, { chain, wallet, request }): Promise<PreconfirmResult> => {
-    wallet.requireOwner(request)
+  handler: async (_params, { chain }): Promise<PreconfirmResult> => {
     const pending = await chain.preconfirm()
     return {
       blockNumber: toQuantity(pending.env.number),

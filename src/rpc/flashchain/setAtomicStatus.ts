@@ -10,9 +10,9 @@ import { address } from '../schemas.ts'
  */
 export const setAtomicStatus = defineMethod({
   name: 'flashchain_setAtomicStatus',
+  access: 'owner',
   params: z.tuple([address, z.enum(['supported', 'ready', 'unsupported']).nullable()]),
-  handler: ([account, status], { wallet, request: caller }): true => {
-    wallet.requireOwner(caller)
+  handler: ([account, status], { wallet }): true => {
     wallet.setAtomicStatus(account, status ?? undefined)
     return true
   },

@@ -45,9 +45,9 @@ export type BuiltPayloadJSON = {
  */
 export const buildBlockV1 = defineMethod({
   name: 'testing_buildBlockV1',
+  access: 'owner',
   params,
-  handler: async ([parentHash, attributes, transactions, extraData], { chain, wallet, request }): Promise<BuiltPayloadJSON> => {
-    wallet.requireOwner(request)
+  handler: async ([parentHash, attributes, transactions, extraData], { chain }): Promise<BuiltPayloadJSON> => {
     const built = await chain.buildPayload({
       parentHash,
       attributes: {

@@ -9,6 +9,7 @@ import type { BySender } from './group.ts'
 /** Every pool transaction, by sender and nonce, as eth_getTransactionByHash shows one not yet in a block. */
 export const content = defineMethod({
   name: 'txpool_content',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): { pending: BySender<TransactionJSON>; queued: BySender<TransactionJSON> } => {
     const { pending, queued } = chain.pool()

@@ -10,6 +10,7 @@ import type { ByNonce } from './group.ts'
 /** txpool_content for one sender: its transactions by nonce. */
 export const contentFrom = defineMethod({
   name: 'txpool_contentFrom',
+  access: 'public',
   params: z.tuple([address]),
   handler: ([sender], { chain }): { pending: ByNonce<TransactionJSON>; queued: ByNonce<TransactionJSON> } => {
     const { pending, queued } = chain.pool()

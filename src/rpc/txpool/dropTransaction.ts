@@ -10,9 +10,9 @@ const params = z.tuple([hash])
 /** Takes one transaction out of the pool; answers its hash, or null when the pool does not hold it. */
 export const anvilDropTransaction = defineMethod({
   name: 'anvil_dropTransaction',
+  access: 'owner',
   params,
-  handler: ([txHash], { chain, wallet, request }): Hex | null => {
-    wallet.requireOwner(request)
+  handler: ([txHash], { chain }): Hex | null => {
     return chain.dropTransactions([txHash])[0] ?? null
   },
 })
@@ -20,9 +20,9 @@ export const anvilDropTransaction = defineMethod({
 /** The same under Hardhat's name, which answers whether it was dropped. */
 export const hardhatDropTransaction = defineMethod({
   name: 'hardhat_dropTransaction',
+  access: 'owner',
   params,
-  handler: ([txHash], { chain, wallet, request }): boolean => {
-    wallet.requireOwner(request)
+  handler: ([txHash], { chain }): boolean => {
     return chain.dropTransactions([txHash]).length > 0
   },
 })
@@ -30,9 +30,9 @@ export const hardhatDropTransaction = defineMethod({
 /** Empties the pool. Pre-confirmed transactions are in the pending block already, and stay. */
 export const anvilDropAllTransactions = defineMethod({
   name: 'anvil_dropAllTransactions',
+  access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { chain, wallet, request }): null => {
-    wallet.requireOwner(request)
+  handler: (_params, { chain }): null => {
     chain.dropTransactions()
     return null
   },

@@ -10,6 +10,7 @@ import type { BySender } from './group.ts'
 /** Every pool transaction in one line, as geth writes it: `<to>: <value> wei + <gas> gas × <fee cap> wei`. */
 export const inspect = defineMethod({
   name: 'txpool_inspect',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): { pending: BySender<string>; queued: BySender<string> } => {
     const { pending, queued } = chain.pool()

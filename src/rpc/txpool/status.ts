@@ -8,6 +8,7 @@ import type { Hex } from '../../hex.ts'
 /** How many pool transactions the next flashblock can take (`pending`) and how many wait behind a nonce gap. */
 export const status = defineMethod({
   name: 'txpool_status',
+  access: 'public',
   params: z.tuple([]),
   handler: (_params, { chain }): { pending: Hex; queued: Hex } => {
     const { pending, queued } = chain.pool()

@@ -7,6 +7,7 @@ import { chainIdParam } from './schemas.ts'
 /** EIP-3085: the wallet serves one chain. Adding it again is a no-op, as MetaMask answers for a known chain. */
 export const addEthereumChain = defineMethod({
   name: 'wallet_addEthereumChain',
+  access: 'public',
   params: z.tuple([z.object({ chainId: chainIdParam }).catchall(z.unknown())]),
   handler: ([{ chainId }], { chain }): null => {
     if (chainId === chain.chainId) return null

@@ -8,6 +8,7 @@ import type { Capabilities } from '../../wallet/wallet.ts'
 
 export const getCapabilities = defineMethod({
   name: 'wallet_getCapabilities',
+  access: 'grant',
   params: z.tuple([
     address,
     z

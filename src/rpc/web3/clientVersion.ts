@@ -15,6 +15,7 @@ export const clientVersionString = `anvil/flashchain/v${packageJson.version}/nod
 
 export const clientVersion = defineMethod({
   name: 'web3_clientVersion',
+  access: 'public',
   params: z.tuple([]),
   handler: (): string => clientVersionString,
 })
