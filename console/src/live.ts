@@ -6,7 +6,7 @@
 import { rpc } from './rpc.ts'
 import { createStore } from './store.ts'
 
-import type { Hex } from 'viem'
+import type { Hex, RpcBlock } from 'viem'
 
 export type Head = { number: bigint; hash: Hex | null; transactions: number; gasUsed: bigint; timestamp: string }
 
@@ -36,9 +36,12 @@ const ARRIVAL_MEMORY_MS = 60_000
 
 export const live = createStore<Live>({ connected: false, blocks: [] })
 
-type BlockJson = { number: Hex; hash: Hex | null; gasUsed: Hex; timestamp: Hex; transactions: (Hex | { hash: Hex; from: Hex; to: Hex | null })[] }
+// Blocks as the node sends them, read through viem's wire types: the node declares its blocks only as JSON objects
+// (src/rpc/format.ts). A flashblock's pending block carries its transactions; a header (newHeads) has none.
+type FullBlock = RpcBlock<'latest', true>
+type Header = RpcBlock<'latest', false>
 
-const headOf = (block: BlockJson, transactions = block.transactions.length): Head => ({
+const headOf = (block: FullBlock | Header, transactions = block.transactions.length): Head => ({
   number: BigInt(block.number),
   hash: block.hash,
   transactions,
@@ -55,7 +58,7 @@ function update(change: (state: Live) => Live): void {
   live.set(change(live.get()))
 }
 
-function onFlashblock(block: BlockJson): void {
+function onFlashblock(block: FullBlock): void {
   const now = performance.now()
   const number = BigInt(block.number)
   update((state) => {
@@ -67,8 +70,7 @@ function onFlashblock(block: BlockJson): void {
       blocks = [current, ...blocks].slice(0, KEPT_BLOCKS)
     }
     const known = current.flashblocks.reduce((count, flashblock) => count + flashblock.transactions.length, 0)
-    const fresh = block.transactions.slice(known).map((entry): FlashTransaction => {
-      const tx = entry as { hash: Hex; from: Hex; to: Hex | null }
+    const fresh = block.transactions.slice(known).map((tx): FlashTransaction => {
       const arrived = arrivals.get(tx.hash)
       arrivals.delete(tx.hash)
       return { hash: tx.hash, from: tx.from, to: tx.to, ...(arrived === undefined ? {} : { preconfirmMs: now - arrived }) }
@@ -80,7 +82,7 @@ function onFlashblock(block: BlockJson): void {
   })
 }
 
-function onHead(header: BlockJson & { hash: Hex }): void {
+function onHead(header: Header): void {
   const number = BigInt(header.number)
   sealedSeen = number
   // A header has no transaction list: the count comes from the flashblocks, or from the node for a block the page
@@ -99,8 +101,8 @@ function onHead(header: BlockJson & { hash: Hex }): void {
   }
   if (count !== undefined) seal(count)
   else
-    rpc<Hex>('eth_getBlockTransactionCountByHash', [header.hash]).then(
-      (hex) => seal(Number(hex)),
+    rpc('eth_getBlockTransactionCountByHash', [header.hash]).then(
+      (hex) => seal(Number(hex ?? 0)),
       () => seal(0),
     )
 }
@@ -123,10 +125,10 @@ const handlers: Record<string, (result: never) => void> = {
 
 /** Both heads as they are now, for a page that has just opened (or reconnected). */
 async function loadHeads(): Promise<void> {
-  const [latest, pending] = await Promise.all([
-    rpc<BlockJson>('eth_getBlockByNumber', ['latest', false]),
-    rpc<BlockJson>('eth_getBlockByNumber', ['pending', false]),
-  ])
+  const [latest, pending] = (await Promise.all([
+    rpc('eth_getBlockByNumber', ['latest', false]),
+    rpc('eth_getBlockByNumber', ['pending', false]),
+  ])) as [Header, Header]
   update((state) => ({ ...state, latest: state.latest ?? headOf(latest), pending: state.pending ?? headOf(pending) }))
 }
 

@@ -10,9 +10,10 @@ import { EthSign, PersonalSign, SignTypedData } from './Signing.tsx'
 import { approvalDecisions, approvalKeys } from '../../../src/wallet/approvalKeys.ts'
 
 import type { Hex } from 'viem'
-import type { ApprovalDecision, ApprovalKey, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
+import type { ApprovalDecision, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
+import type { ResultOf } from '../rpc.ts'
 
-type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
+type PendingApproval = ResultOf<'flashchain_getPendingApprovals'>[number]
 
 type Call = { to?: Hex; value?: Hex; data?: Hex }
 type BatchRequest = { from: Hex; atomicRequired: boolean; calls: Call[] }
@@ -88,7 +89,7 @@ function Summary({ approval }: { approval: PendingApproval }) {
 
 /** The prompts waiting for the user, polled while on screen so that a request shows within a fraction of a second. */
 export function ApprovalQueue() {
-  const queue = useQuery(() => rpc<PendingApproval[]>('flashchain_getPendingApprovals'), [], 300)
+  const queue = useQuery(() => rpc('flashchain_getPendingApprovals'), [], 300)
   const [error, setError] = useState<string>()
   const resolve = async (id: string, decision: 'approve' | 'reject') => {
     try {
@@ -127,7 +128,7 @@ export function ApprovalQueue() {
 }
 
 export function PolicyEditor() {
-  const policy = useQuery(() => rpc<ApprovalPolicy>('flashchain_getApprovalPolicy'), [])
+  const policy = useQuery(() => rpc('flashchain_getApprovalPolicy'), [])
   const [error, setError] = useState<string>()
   const save = async (next: ApprovalPolicy) => {
     try {
