@@ -1,12 +1,14 @@
 /**
  * The chain as it happens, from the node's public subscriptions on one WebSocket: newPendingTransactions (when a
  * transaction arrives), newFlashblocks (the pending block after each flashblock) and newHeads (each sealed block).
- * It keeps the block being built and the last few sealed ones, flashblock by flashblock.
+ * It keeps the block being built and the last few sealed ones, flashblock by flashblock. On the same socket, the
+ * owner's flashchain_pendingApprovals: the wallet's waiting prompts, sent again each time they change.
  */
 import { rpc } from './rpc.ts'
 import { createStore } from './store.ts'
 
 import type { Hex, RpcBlock } from 'viem'
+import type { ResultOf } from './rpc.ts'
 
 export type Head = { number: bigint; hash: Hex | null; transactions: number; gasUsed: bigint; timestamp: string }
 
@@ -29,12 +31,23 @@ export type TimelineBlock = { number: bigint; flashblocks: Flashblock[]; sealed?
 
 export type Live = { connected: boolean; pending?: Head; latest?: Head; blocks: TimelineBlock[] }
 
+export type PendingApprovals = ResultOf<'flashchain_getPendingApprovals'>
+
+/**
+ * Where the waiting prompts come from. `subscribed`: the subscription's latest list. `connecting`: the page has just
+ * opened its socket and asked. `unsubscribed`: the socket is down, or the node refused the subscription (it is the
+ * owner's, and a browser's WebSocket cannot carry the wallet token a non-loopback bind wants), so views ask the node
+ * themselves.
+ */
+export type ApprovalFeed = { state: 'connecting' } | { state: 'subscribed'; approvals: PendingApprovals } | { state: 'unsubscribed' }
+
 /** The block being built and this many sealed blocks before it. */
 const KEPT_BLOCKS = 6
 /** Pool arrivals older than this are forgotten, as a transaction that waits that long is stuck, not slow. */
 const ARRIVAL_MEMORY_MS = 60_000
 
 export const live = createStore<Live>({ connected: false, blocks: [] })
+export const approvalFeed = createStore<ApprovalFeed>({ state: 'connecting' })
 
 // Blocks as the node sends them, read through viem's wire types: the node declares its blocks only as JSON objects
 // (src/rpc/format.ts). A flashblock's pending block carries its transactions; a header (newHeads) has none.
@@ -117,10 +130,15 @@ function onPendingTransaction(hash: Hex): void {
   }
 }
 
+function onApprovals(approvals: PendingApprovals): void {
+  approvalFeed.set({ state: 'subscribed', approvals })
+}
+
 const handlers: Record<string, (result: never) => void> = {
   newPendingTransactions: onPendingTransaction,
   newFlashblocks: onFlashblock,
   newHeads: onHead,
+  flashchain_pendingApprovals: onApprovals,
 }
 
 /** Both heads as they are now, for a page that has just opened (or reconnected). */
@@ -132,7 +150,7 @@ async function loadHeads(): Promise<void> {
   update((state) => ({ ...state, latest: state.latest ?? headOf(latest), pending: state.pending ?? headOf(pending) }))
 }
 
-/** Connects, subscribes, and reconnects a second after the socket closes. */
+/** Connects, subscribes, and reconnects a second after the socket closes. A refused subscription is left alone. */
 export function connectLive(): void {
   const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`)
   const kinds = new Map<number, string>()
@@ -148,11 +166,14 @@ export function connectLive(): void {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data as string) as { id?: number; result?: string; params?: { subscription: string; result: never } }
     if (message.id !== undefined && typeof message.result === 'string') subscriptions.set(message.result, kinds.get(message.id)!)
+    // An answer without a subscription id is a refusal: the owner's kind, to a page without the wallet token.
+    else if (message.id !== undefined && kinds.get(message.id) === 'flashchain_pendingApprovals') approvalFeed.set({ state: 'unsubscribed' })
     else if (message.params !== undefined) handlers[subscriptions.get(message.params.subscription) ?? '']?.(message.params.result)
   }
   socket.onclose = () => {
     sealedSeen = undefined
     update((state) => ({ ...state, connected: false }))
+    approvalFeed.set({ state: 'unsubscribed' })
     setTimeout(connectLive, 1000)
   }
 }
