@@ -97,7 +97,9 @@ describe('flashchain_pendingApprovals', () => {
 
   it('takes no options, and over HTTP is not supported', async () => {
     const owner = await open()
-    expect(await owner.request('eth_subscribe', ['flashchain_pendingApprovals', {}])).toMatchObject({ error: { code: -32602 } })
+    expect(await owner.request('eth_subscribe', ['flashchain_pendingApprovals', {}])).toMatchObject({
+      error: { code: -32602, message: 'invalid argument 1: Invalid input: expected undefined, received object' },
+    })
     expect((await t.send('eth_subscribe', ['flashchain_pendingApprovals'])).error).toMatchObject({
       code: -32601,
       message: 'notifications not supported',
