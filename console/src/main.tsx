@@ -129,8 +129,12 @@ function App() {
 connectLive()
 // The developer's ABIs, read at load and again once a token is given. Being an owner-only read, it also tells at
 // once whether the node wants the wallet token from this page (eth_accounts answers such a caller with no accounts
-// rather than an error).
-const loadProjectAbi = () => rpc<Abi>('flashchain_getAbi').then(setProjectAbi, () => {})
+// rather than an error). The node's ABI items are solc's JSON, which viem's Abi types item by item.
+const loadProjectAbi = () =>
+  rpc('flashchain_getAbi').then(
+    (abi) => setProjectAbi(abi as Abi),
+    () => {},
+  )
 loadProjectAbi()
 authEpoch.subscribe(loadProjectAbi)
 render(<App />, document.getElementById('app')!)

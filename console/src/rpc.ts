@@ -2,8 +2,20 @@
  * JSON-RPC to the node that serves the page: POST to `/`, same origin. Calls made in the same turn go out as one
  * batch. The node answers its own origin as the owner; on a non-loopback bind it also wants the wallet token, which
  * the user gives once per session (see token.tsx).
+ *
+ * Each call is typed by the node's own method definitions: the params its schema takes and the result its handler
+ * declares. The import is of types only, which the bundler erases: no server code reaches the page.
  */
 import { createStore } from './store.ts'
+
+import type { RpcSchema } from '../../src/rpc/methods.ts'
+
+/** A method the node answers, by its wire name. */
+export type MethodName = keyof RpcSchema
+/** What a method answers, as the node declares it. */
+export type ResultOf<M extends MethodName> = RpcSchema[M]['result']
+/** The params, which a method whose params are all optional may leave out. */
+type ParamsArgument<M extends MethodName> = [] extends RpcSchema[M]['params'] ? [params?: RpcSchema[M]['params']] : [params: RpcSchema[M]['params']]
 
 export class RpcError extends Error {
   readonly code: number
@@ -77,9 +89,9 @@ async function flush(): Promise<void> {
   }
 }
 
-export function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function rpc<M extends MethodName>(method: M, ...[params]: ParamsArgument<M>): Promise<ResultOf<M>> {
+  return new Promise<ResultOf<M>>((resolve, reject) => {
     if (queue.length === 0) queueMicrotask(flush)
-    queue.push({ method, params, resolve: resolve as (value: unknown) => void, reject })
+    queue.push({ method, params: (params ?? []) as unknown[], resolve: resolve as (value: unknown) => void, reject })
   })
 }

@@ -122,6 +122,7 @@ import { showCallsStatus } from './wallet/showCallsStatus.ts'
 import { watchAsset } from './wallet/watchAsset.ts'
 import { clientVersion } from './web3/clientVersion.ts'
 
+import type { EncodedJson } from '../runtime/encodedJson.ts'
 import type { MethodSchema } from './method.ts'
 
 /** Every method the endpoint answers. */
@@ -275,5 +276,16 @@ export const methods = [
   transactionStatus,
 ] as const
 
-/** Each method's wire params and result, by name: what `createFlashchain().request` is typed with. */
-export type RpcSchema = { [M in (typeof methods)[number] as M['name']]: MethodSchema<M> }
+/**
+ * A result as a client receives it. An answer the node encoded where it was made (EncodedJson) arrives as the JSON it
+ * holds: the value the method's other result type names (eth_call's Hex), or unknown where it has none (a trace).
+ */
+type Received<Result> = [Exclude<Result, EncodedJson>] extends [never] ? unknown : Exclude<Result, EncodedJson>
+
+/**
+ * Each method's wire params and result, by name: what `createFlashchain().request` and the console page's requests
+ * are typed with.
+ */
+export type RpcSchema = {
+  [M in (typeof methods)[number] as M['name']]: { params: MethodSchema<M>['params']; result: Received<MethodSchema<M>['result']> }
+}

@@ -1,6 +1,7 @@
 /**
  * The kinds of eth_subscribe: geth's `newHeads`, `logs` and `newPendingTransactions`, and Base's `newFlashblocks`,
- * `pendingLogs` and `newFlashblockTransactions`. Each turns the chain's events into notification results.
+ * `pendingLogs` and `newFlashblockTransactions`. Each turns the chain's events into notification results. One more
+ * kind is the owner's: `flashchain_pendingApprovals`, the wallet's waiting prompts each time they change.
  *
  * A result is serialized once per event, whatever the number of subscribers: the texts are kept beside the event's
  * objects, and a session only wraps them in its envelope.
@@ -15,6 +16,7 @@ import { logCriteria } from './schemas.ts'
 
 import type { Chain } from '../chain/chain.ts'
 import type { Block, BlockPosition, ChainEvent, FoundLog, LogFilter, PendingBlock, Transaction } from '../chain/types.ts'
+import type { Approvals, PendingApproval } from '../wallet/approvals.ts'
 
 /** Which logs a `logs` or `pendingLogs` subscription wants: any address of the list, and the topics by position. */
 export type LogCriteria = Pick<LogFilter, 'addresses' | 'topics'>
@@ -26,8 +28,20 @@ export type SubscriptionRequest =
   | { kind: 'newFlashblocks' }
   | { kind: 'pendingLogs'; criteria: LogCriteria }
   | { kind: 'newFlashblockTransactions'; full: boolean }
+  | { kind: 'flashchain_pendingApprovals' }
 
-export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'newFlashblocks', 'pendingLogs', 'newFlashblockTransactions'] as const
+export const subscriptionKinds = [
+  'newHeads',
+  'logs',
+  'newPendingTransactions',
+  'newFlashblocks',
+  'pendingLogs',
+  'newFlashblockTransactions',
+  'flashchain_pendingApprovals',
+] as const
+
+/** The kinds only the node's owner may open, as only the owner may call the methods that read the same state. */
+export const ownerKinds: ReadonlySet<string> = new Set(['flashchain_pendingApprovals'])
 
 // Other members (fromBlock, toBlock) are ignored, as geth's JSON decoding of a subscription's criteria does.
 const criteria = z
@@ -43,6 +57,7 @@ const options = {
   newFlashblocks: z.undefined(),
   pendingLogs: criteria,
   newFlashblockTransactions: z.boolean().optional(),
+  flashchain_pendingApprovals: z.undefined(),
 } satisfies Record<(typeof subscriptionKinds)[number], z.ZodType>
 
 /**
@@ -66,15 +81,38 @@ export function parseSubscription(kind: string, option: unknown): SubscriptionRe
   }
 }
 
-/** Listens to the chain for one subscription; `notify` sends one result. Returns what stops it. */
-export function startSubscription(chain: Chain, request: SubscriptionRequest, notify: (resultJson: Buffer) => boolean): () => void {
-  return chain.subscribe((event) => {
+/** What subscriptions listen to: the chain's events, and the wallet's approval queue. */
+export type SubscriptionSources = { chain: Chain; approvals: Approvals }
+
+/** Listens for one subscription; `notify` sends one result. Returns what stops it. */
+export function startSubscription(sources: SubscriptionSources, request: SubscriptionRequest, notify: (resultJson: Buffer) => boolean): () => void {
+  if (request.kind === 'flashchain_pendingApprovals') return followApprovals(sources.approvals, notify)
+  return sources.chain.subscribe((event) => {
     for (const result of resultsOf(event, request)) if (!notify(result)) return
   })
 }
 
-/** The notification results one event gives a subscription, as JSON texts in UTF-8, in order. */
-function resultsOf(event: ChainEvent, request: SubscriptionRequest): Buffer[] {
+/**
+ * The waiting list as flashchain_getPendingApprovals answers it: first as it is, then after each change, so that a
+ * client needs no request of its own. The first goes out on the next turn of the event loop, after the answer to a
+ * lone eth_subscribe (which the dispatcher sends within this turn; a batch waits for its slowest call): the client
+ * then knows the id it comes under. Changes before then are in that first list.
+ */
+function followApprovals(approvals: Approvals, notify: (resultJson: Buffer) => boolean): () => void {
+  let started = false
+  const first = setImmediate(() => {
+    started = true
+    notify(toJson(approvals.pending()))
+  })
+  const stop = approvals.subscribe((pending) => started && notify(approvalsJson(pending)))
+  return () => {
+    clearImmediate(first)
+    stop()
+  }
+}
+
+/** The notification results one chain event gives a subscription, as JSON texts in UTF-8, in order. */
+function resultsOf(event: ChainEvent, request: Exclude<SubscriptionRequest, { kind: 'flashchain_pendingApprovals' }>): Buffer[] {
   switch (request.kind) {
     case 'newHeads':
       return event.type === 'sealed' ? [headerJson(event.block)] : []
@@ -131,6 +169,7 @@ export function formatHeader(block: Block): Record<string, unknown> {
 }
 
 const headerJson = textsOf(formatHeader)
+const approvalsJson = textsOf((pending: PendingApproval[]) => pending)
 const pendingBlockJson = textsOf((block: PendingBlock) => formatBlock(block, true))
 const transactionJson = textsOf((transaction: Transaction) => formatTransaction(transaction))
 

@@ -23,19 +23,32 @@ export type Approvals = {
   /** Resolves true when the prompt is approved, false when rejected or timed out. */
   /** `prompt`: ask the user even where the policy says approve (an origin the developer has not said they trust). */
   ask(key: ApprovalKey, prompt: { method: string; params: unknown; origin: string | undefined }, options?: { prompt?: boolean }): Promise<boolean>
+  /**
+   * Calls `listener` with the whole waiting list each time a prompt joins or leaves it (asked, resolved, timed out,
+   * closed); the flashchain_pendingApprovals subscription follows it. Returns what stops the calls.
+   */
+  subscribe(listener: (pending: PendingApproval[]) => void): () => void
   close(): void
 }
 
 export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: number }): Approvals {
   let policy = options.policy
   const waiting = new Map<string, { approval: PendingApproval; settle: (approved: boolean) => void }>()
+  const listeners = new Set<(pending: PendingApproval[]) => void>()
+  const pending = () => [...waiting.values()].map(({ approval }) => approval)
+  // One list per change, shared by every listener: a subscription serializes it once for all its subscribers.
+  const changed = () => {
+    if (listeners.size === 0) return
+    const list = pending()
+    for (const listener of listeners) listener(list)
+  }
 
   return {
     policy: () => policy,
     setPolicy(next) {
       policy = next
     },
-    pending: () => [...waiting.values()].map(({ approval }) => approval),
+    pending,
 
     resolve(id, decision) {
       const entry = waiting.get(id)
@@ -61,9 +74,16 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
           clearTimeout(timeout)
           waiting.delete(approval.id)
           resolve(approved)
+          changed()
         }
         waiting.set(approval.id, { approval, settle })
+        changed()
       })
+    },
+
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
 
     close() {

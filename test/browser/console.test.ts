@@ -16,7 +16,7 @@ import { createFlashchain } from '../../src/index.ts'
 import { consoleDirectory } from '../../src/server/consolePage.ts'
 import { Store } from '../e2e/fixtures/contracts.ts'
 import { deploy } from '../e2e/helpers.ts'
-import { compileToken, DAPP, originClient, startWallet } from '../e2e/walletHelpers.ts'
+import { compileToken, DAPP, originClient, sendWith, startWallet } from '../e2e/walletHelpers.ts'
 
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
@@ -34,13 +34,41 @@ let artifacts: string | undefined
 /** Uncaught errors of the page's script; each test ends with none. */
 const pageErrors: Error[] = []
 
-async function openPage(url: string, route = ''): Promise<Page> {
+/** `watch` sees the page before it loads, to follow its requests from the first. */
+async function openPage(url: string, route = '', watch?: (page: Page) => void): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 } })
   const page = await context.newPage()
   page.setDefaultTimeout(10_000)
   page.on('pageerror', (error) => pageErrors.push(error))
+  watch?.(page)
   await page.goto(`${url}/${route}`)
   return page
+}
+
+/** The JSON-RPC methods of one request body or WebSocket message: one call, or each of a batch. */
+function methodsOf(body: string | null | undefined): string[] {
+  if (body === null || body === undefined) return []
+  try {
+    const parsed = JSON.parse(body) as { method?: string } | { method?: string }[]
+    return [parsed].flat().flatMap((call) => (typeof call.method === 'string' ? [call.method] : []))
+  } catch {
+    return []
+  }
+}
+
+/** Every JSON-RPC call the page makes, over HTTP and on its WebSockets, as `http method` or `ws method` (with its params). */
+function recordCalls(page: Page): string[] {
+  const calls: string[] = []
+  page.on('request', (request) => {
+    if (request.method() === 'POST') for (const method of methodsOf(request.postData())) calls.push(`http ${method}`)
+  })
+  page.on('websocket', (socket) =>
+    socket.on('framesent', ({ payload }) => {
+      const text = String(payload)
+      for (const method of methodsOf(text)) calls.push(method === 'eth_subscribe' ? `ws eth_subscribe ${JSON.parse(text).params[0]}` : `ws ${method}`)
+    }),
+  )
+  return calls
 }
 
 /** Saves a screenshot of the page and checks it holds a real picture, not an empty frame. */
@@ -205,6 +233,34 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await page.context().close()
   })
 
+  it('takes the waiting approvals from its WebSocket subscription: a prompt shows and goes once resolved, and the page never asks for the list', async () => {
+    const policy = await t.rpc<{ default: string; methods: Record<string, string> }>('flashchain_getApprovalPolicy')
+    await t.rpc('flashchain_setApprovalPolicy', [{ ...policy, methods: { ...policy.methods, personal_sign: 'manual' } }])
+    let calls: string[] = []
+    const page = await openPage(t.url, '#/wallet', (opening) => {
+      calls = recordCalls(opening)
+    })
+    const queue = page.getByTestId('approval-queue')
+    await queue.getByText('nothing waiting').waitFor()
+
+    const signing = t.send('personal_sign', ['0x73756273637269626564', t.accounts[0]!.address])
+    const message = page.locator('[data-testid=approval][data-key=personal_sign]')
+    await message.waitFor()
+    expect(await message.getByTestId('sign-message').textContent()).toBe('subscribed')
+    await message.getByTestId('approve').click()
+    expect((await signing).result).toMatch(/^0x[0-9a-f]{130}$/)
+    await queue.getByText('nothing waiting').waitFor()
+    // Long enough for a few rounds of any poll the page might still run.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+
+    expect(calls.filter((call) => call.includes('pendingApprovals') || call.includes('PendingApprovals'))).toEqual([
+      'ws eth_subscribe flashchain_pendingApprovals',
+    ])
+    expect(calls).toContain('http flashchain_resolveApproval')
+    await t.rpc('flashchain_setApprovalPolicy', [policy])
+    await page.context().close()
+  })
+
   it("finds the batch's transaction by its hash: execute decoded with its calls, the receipt and the call trace", async () => {
     const batches = await t.rpc<{ id: string }[]>('flashchain_getBatches', [{ limit: 1 }])
     const status = await t.rpc<{ receipts: { transactionHash: Hex }[] }>('wallet_getCallsStatus', [batches[0]!.id])
@@ -356,6 +412,34 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
         await page.getByTestId('tab-accounts').click()
         await page.getByTestId('account-row').first().waitFor()
         expect(await prompt.count()).toBe(0)
+        await page.context().close()
+      } finally {
+        await remote?.close()
+      }
+    })
+
+    it('on a bind that wants the wallet token, which a WebSocket cannot carry, the page asks for the waiting approvals itself', async () => {
+      let remote: Flashchain | undefined
+      try {
+        remote = await createFlashchain({ host: '::ffff:7f00:1', port: 0, mining: 'manual', walletToken: TOKEN, approval: 'manual' })
+        let calls: string[] = []
+        const page = await openPage(remote.url, '#/wallet', (opening) => {
+          calls = recordCalls(opening)
+        })
+        await page.getByTestId('token-input').fill(TOKEN)
+        await page.getByTestId('token-submit').click()
+        await page.getByTestId('approval-queue').getByText('nothing waiting').waitFor()
+
+        const owner = { Authorization: `Bearer ${TOKEN}` }
+        const [account] = (await sendWith(remote.url, owner, 'eth_accounts')).result as Hex[]
+        const signing = sendWith(remote.url, owner, 'personal_sign', ['0x706f6c6c6564', account])
+        const message = page.locator('[data-testid=approval][data-key=personal_sign]')
+        await message.waitFor()
+        expect(await message.getByTestId('sign-message').textContent()).toBe('polled')
+        await message.getByTestId('reject').click()
+        expect((await signing).error?.code).toBe(4001)
+        expect(calls).toContain('ws eth_subscribe flashchain_pendingApprovals')
+        expect(calls).toContain('http flashchain_getPendingApprovals')
         await page.context().close()
       } finally {
         await remote?.close()

@@ -4,10 +4,8 @@ import { rpc } from '../rpc.ts'
 import { AddressLink, Failure, Section } from '../ui.tsx'
 import { CodeSummary, loadAccount } from './Address.tsx'
 
-import type { Hex } from 'viem'
-
 /** The wallet's accounts, as the owner sees them: eth_accounts without an Origin of another site. */
-export const useAccounts = () => useQuery(() => rpc<Hex[]>('eth_accounts'), [])
+export const useAccounts = () => useQuery(() => rpc('eth_accounts'), [])
 
 export function Accounts() {
   const accounts = useAccounts()

@@ -11,11 +11,11 @@ export type AccountState = { balance: { latest: bigint; pending: bigint }; nonce
 /** Balance and nonce at latest and pending, and the code at pending: everything an account row shows. */
 export async function loadAccount(address: Hex): Promise<AccountState> {
   const [latest, pending, nonceLatest, noncePending, code] = await Promise.all([
-    rpc<Hex>('eth_getBalance', [address, 'latest']),
-    rpc<Hex>('eth_getBalance', [address, 'pending']),
-    rpc<Hex>('eth_getTransactionCount', [address, 'latest']),
-    rpc<Hex>('eth_getTransactionCount', [address, 'pending']),
-    rpc<Hex>('eth_getCode', [address, 'pending']),
+    rpc('eth_getBalance', [address, 'latest']),
+    rpc('eth_getBalance', [address, 'pending']),
+    rpc('eth_getTransactionCount', [address, 'latest']),
+    rpc('eth_getTransactionCount', [address, 'pending']),
+    rpc('eth_getCode', [address, 'pending']),
   ])
   return {
     balance: { latest: BigInt(latest), pending: BigInt(pending) },

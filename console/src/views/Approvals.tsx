@@ -2,17 +2,23 @@ import { useState } from 'preact/hooks'
 
 import { EXECUTOR } from '../abi.ts'
 import { ether, since } from '../format.ts'
+import { approvalFeed } from '../live.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
+import { useStore } from '../store.ts'
 import { AddressLink, CallData, Failure, Section } from '../ui.tsx'
 import { EthSign, PersonalSign, SignTypedData } from './Signing.tsx'
 
 import { approvalDecisions, approvalKeys } from '../../../src/wallet/approvalKeys.ts'
 
 import type { Hex } from 'viem'
-import type { ApprovalDecision, ApprovalKey, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
+import type { ApprovalDecision, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
+import type { PendingApprovals } from '../live.ts'
 
-type PendingApproval = { id: string; method: string; key: ApprovalKey; params: unknown; origin: string | null; createdAt: number }
+type PendingApproval = PendingApprovals[number]
+
+/** How often the page asks for the waiting prompts itself, when it has no subscription to them. */
+const POLL_MS = 1000
 
 type Call = { to?: Hex; value?: Hex; data?: Hex }
 type BatchRequest = { from: Hex; atomicRequired: boolean; calls: Call[] }
@@ -86,9 +92,23 @@ function Summary({ approval }: { approval: PendingApproval }) {
   }
 }
 
-/** The prompts waiting for the user, polled while on screen so that a request shows within a fraction of a second. */
+/**
+ * The prompts waiting for the user, as the node sends them on the page's WebSocket when they change
+ * (flashchain_pendingApprovals). Without that subscription (the socket is down, or the node wants the wallet token,
+ * which a WebSocket cannot carry), the page asks every second instead.
+ */
 export function ApprovalQueue() {
-  const queue = useQuery(() => rpc<PendingApproval[]>('flashchain_getPendingApprovals'), [], 300)
+  const feed = useStore(approvalFeed)
+  if (feed.state === 'unsubscribed') return <PolledQueue />
+  return <Queue approvals={feed.state === 'subscribed' ? feed.approvals : undefined} />
+}
+
+function PolledQueue() {
+  const queue = useQuery(() => rpc('flashchain_getPendingApprovals'), [], POLL_MS)
+  return <Queue approvals={queue.data} loadError={queue.error} reload={queue.reload} />
+}
+
+function Queue({ approvals, loadError, reload }: { approvals: PendingApprovals | undefined; loadError?: string; reload?: () => void }) {
   const [error, setError] = useState<string>()
   const resolve = async (id: string, decision: 'approve' | 'reject') => {
     try {
@@ -97,13 +117,14 @@ export function ApprovalQueue() {
     } catch (reason) {
       setError(reason instanceof Error ? reason.message : String(reason))
     }
-    queue.reload()
+    // A subscription sends the list without the prompt by itself; a poll asks again at once.
+    reload?.()
   }
   return (
     <Section title="Waiting for approval" testid="approval-queue">
-      <Failure error={queue.error ?? error} />
-      {queue.data?.length === 0 && <p class="muted">nothing waiting</p>}
-      {queue.data?.map((approval) => (
+      <Failure error={loadError ?? error} />
+      {approvals?.length === 0 && <p class="muted">nothing waiting</p>}
+      {approvals?.map((approval) => (
         <div class="approval" key={approval.id} data-testid="approval" data-id={approval.id} data-key={approval.key}>
           <div class="approval-head">
             <b>{approval.method}</b>
@@ -127,7 +148,7 @@ export function ApprovalQueue() {
 }
 
 export function PolicyEditor() {
-  const policy = useQuery(() => rpc<ApprovalPolicy>('flashchain_getApprovalPolicy'), [])
+  const policy = useQuery(() => rpc('flashchain_getApprovalPolicy'), [])
   const [error, setError] = useState<string>()
   const save = async (next: ApprovalPolicy) => {
     try {

@@ -5,29 +5,20 @@ import { rpc } from '../rpc.ts'
 import { useStore } from '../store.ts'
 import { AddressLink, BlockLink, CallData, Failure, Section, TxLink } from '../ui.tsx'
 
-import type { Hex } from 'viem'
+import type { RpcBlock } from 'viem'
 
-type Transaction = { hash: Hex; from: Hex; to: Hex | null; value: Hex; input: Hex }
-export type BlockJson = {
-  number: Hex
-  hash: Hex
-  timestamp: Hex
-  gasUsed: Hex
-  gasLimit: Hex
-  miner: Hex
-  baseFeePerGas?: Hex
-  transactions: Transaction[]
-}
+// The node declares its blocks only as JSON objects (src/rpc/format.ts): the page reads them through viem's wire type.
+type Block<Full extends boolean> = RpcBlock<'latest', Full>
 
 const RECENT = 15
 
 export function RecentBlocks() {
   const head = useStore(live).latest?.number
   const blocks = useQuery(async () => {
-    const newest = head ?? BigInt(await rpc<Hex>('eth_blockNumber'))
+    const newest = head ?? BigInt(await rpc('eth_blockNumber'))
     const numbers: bigint[] = []
     for (let n = newest; n >= 0n && numbers.length < RECENT; n--) numbers.push(n)
-    return Promise.all(numbers.map((n) => rpc<BlockJson>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])))
+    return Promise.all(numbers.map((n) => rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]) as Promise<Block<false>>))
   }, [head])
   return (
     <Section title="Recent blocks" testid="recent-blocks">
@@ -62,7 +53,7 @@ export function RecentBlocks() {
 
 export function BlockDetail({ number }: { number: string }) {
   const block = useQuery(
-    () => rpc<BlockJson | null>('eth_getBlockByNumber', [number === 'pending' ? number : `0x${BigInt(number).toString(16)}`, true]),
+    () => rpc('eth_getBlockByNumber', [number === 'pending' ? number : `0x${BigInt(number).toString(16)}`, true]) as Promise<Block<true> | null>,
     [number],
   )
   const data = block.data
@@ -82,7 +73,7 @@ export function BlockDetail({ number }: { number: string }) {
               {BigInt(data.gasUsed).toString()} / {BigInt(data.gasLimit).toString()}
             </dd>
             <dt>base fee</dt>
-            <dd>{data.baseFeePerGas === undefined ? '—' : `${BigInt(data.baseFeePerGas)} wei`}</dd>
+            <dd>{data.baseFeePerGas ? `${BigInt(data.baseFeePerGas)} wei` : '—'}</dd>
             <dt>fee recipient</dt>
             <dd>
               <AddressLink address={data.miner} />

@@ -90,7 +90,7 @@ export function Dev() {
             data-testid="snapshot"
             onClick={() =>
               act(async () => {
-                const id = await rpc<Hex>('evm_snapshot')
+                const id = await rpc('evm_snapshot')
                 keep([...taken, id])
                 return `snapshot ${id} taken`
               })
@@ -109,7 +109,7 @@ export function Dev() {
                     type="button"
                     onClick={() =>
                       act(async () => {
-                        const restored = await rpc<boolean>('evm_revert', [id])
+                        const restored = await rpc('evm_revert', [id])
                         // A revert deletes its snapshot and every later one (Hardhat's semantics).
                         keep(taken.slice(0, taken.indexOf(id)))
                         return restored ? `restored snapshot ${BigInt(id)}` : `snapshot ${BigInt(id)} no longer exists`

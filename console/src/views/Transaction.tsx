@@ -4,13 +4,9 @@ import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { AddressLink, BlockLink, CallData, Decoded, Failure, Section } from '../ui.tsx'
 
-import type { Hex } from 'viem'
+import type { Hex, RpcTransaction, RpcTransactionReceipt } from 'viem'
 
-type Log = { address: Hex; topics: Hex[]; data: Hex; logIndex: Hex }
-type Receipt = { status: Hex; gasUsed: Hex; blockNumber: Hex; blockHash: Hex | null; contractAddress: Hex | null; logs: Log[] }
-type Transaction = { hash: Hex; from: Hex; to: Hex | null; value: Hex; input: Hex; nonce: Hex; type: Hex; gas: Hex }
-
-/** geth's callTracer frame (docs/tracing.md). */
+/** geth's callTracer frame (docs/tracing.md): the node types a trace only as JSON, whichever tracer made it. */
 type Frame = { type: string; from: Hex; to?: Hex; value?: Hex; gasUsed: Hex; input: Hex; error?: string; revertReason?: string; calls?: Frame[] }
 
 function TraceFrame({ frame }: { frame: Frame }) {
@@ -34,16 +30,20 @@ function TraceFrame({ frame }: { frame: Frame }) {
 
 export function TransactionDetail({ hash }: { hash: Hex }) {
   const found = useQuery(async () => {
-    const [tx, receipt, latest] = await Promise.all([
-      rpc<Transaction | null>('eth_getTransactionByHash', [hash]),
-      rpc<Receipt | null>('eth_getTransactionReceipt', [hash]),
-      rpc<Hex>('eth_blockNumber'),
+    const [found, given, latest] = await Promise.all([
+      rpc('eth_getTransactionByHash', [hash]),
+      rpc('eth_getTransactionReceipt', [hash]),
+      rpc('eth_blockNumber'),
     ])
+    // The node declares transactions and receipts only as JSON objects (src/rpc/format.ts): the page reads them
+    // through viem's wire types.
+    const tx = found as RpcTransaction | null
+    const receipt = given as RpcTransactionReceipt | null
     // A pre-confirmed receipt carries its block's hash as built so far: its block is the one after the head.
     return { tx, receipt, preconfirmed: receipt !== null && BigInt(receipt.blockNumber) > BigInt(latest) }
   }, [hash])
   // Tracing is a separate request: a transaction still in the pool has none, and a failure here hides nothing else.
-  const trace = useQuery(() => rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }]), [hash])
+  const trace = useQuery(() => rpc('debug_traceTransaction', [hash, { tracer: 'callTracer' }]) as Promise<Frame>, [hash])
   const { tx, receipt, preconfirmed } = found.data ?? {}
   return (
     <Section title="Transaction" testid="tx-detail">
@@ -90,7 +90,7 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
                 const decoded = decodeLog(log)
                 return (
                   <tr key={log.logIndex} data-testid="log-row">
-                    <td>{BigInt(log.logIndex).toString()}</td>
+                    <td>{BigInt(log.logIndex ?? 0).toString()}</td>
                     <td>
                       <AddressLink address={log.address} />
                     </td>

@@ -9,9 +9,6 @@ import { ApprovalQueue, PolicyEditor } from './Approvals.tsx'
 
 import type { Hex } from 'viem'
 
-type Batch = { id: string; from: Hex; chainId: Hex; atomic: boolean; status: number; calls: { to: Hex; value: Hex; data: Hex }[]; createdAt: number }
-type CallsStatus = { status: number; atomic: boolean; receipts?: { transactionHash: Hex; status: Hex; gasUsed: Hex; blockNumber: Hex }[] }
-
 /** EIP-5792's status codes, as wallet_getCallsStatus answers them. */
 const statusNames: Record<number, string> = { 100: 'pending', 200: 'confirmed', 400: 'failed offchain', 500: 'reverted', 600: 'partially reverted' }
 
@@ -20,8 +17,8 @@ const BATCHES_SHOWN = 10
 function Batches() {
   const batches = useQuery(
     async () => {
-      const list = await rpc<Batch[]>('flashchain_getBatches', [{ limit: BATCHES_SHOWN }])
-      const statuses = await Promise.all(list.map((batch) => rpc<CallsStatus>('wallet_getCallsStatus', [batch.id]).catch(() => undefined)))
+      const list = await rpc('flashchain_getBatches', [{ limit: BATCHES_SHOWN }])
+      const statuses = await Promise.all(list.map((batch) => rpc('wallet_getCallsStatus', [batch.id]).catch(() => undefined)))
       return list.map((batch, i) => ({ batch, receipts: statuses[i]?.receipts ?? [] }))
     },
     [],
@@ -79,8 +76,6 @@ function Batches() {
   )
 }
 
-type Asset = { address: Hex; symbol: string; decimals: number }
-
 /** balanceOf(account), encoded by hand: one selector and one padded word need no encoder. */
 const balanceOfData = (account: Hex) => `0x70a08231${account.slice(2).toLowerCase().padStart(64, '0')}`
 
@@ -90,11 +85,9 @@ function WatchedTokens() {
     () =>
       Promise.all(
         (accounts.data ?? []).map(async (account) => {
-          const assets = await rpc<Asset[]>('flashchain_getWatchedAssets', [account])
+          const assets = await rpc('flashchain_getWatchedAssets', [account])
           const balances = await Promise.all(
-            assets.map((asset) =>
-              rpc<Hex>('eth_call', [{ to: asset.address, data: balanceOfData(account) }, 'pending']).then(BigInt, () => undefined),
-            ),
+            assets.map((asset) => rpc('eth_call', [{ to: asset.address, data: balanceOfData(account) }, 'pending']).then(BigInt, () => undefined)),
           )
           return assets.map((asset, i) => ({ account, asset, balance: balances[i] }))
         }),
@@ -132,10 +125,8 @@ function WatchedTokens() {
   )
 }
 
-type Grant = { origin: string; accounts: Hex[]; grantedAt: number }
-
 function Grants() {
-  const grants = useQuery(() => rpc<Grant[]>('flashchain_getGrants'), [], 2000)
+  const grants = useQuery(() => rpc('flashchain_getGrants'), [], 2000)
   const [error, setError] = useState<string>()
   const revoke = async (origin: string) => {
     try {

@@ -2,21 +2,23 @@ import { z } from 'zod'
 
 import { NotificationsUnsupportedError } from '../../errors.ts'
 import { defineMethod } from '../method.ts'
-import { parseSubscription, startSubscription } from '../subscriptions.ts'
+import { ownerKinds, parseSubscription, startSubscription } from '../subscriptions.ts'
 
 import type { Hex } from '../../hex.ts'
 
 /**
  * `(kind, options?)`: notifications over this connection until eth_unsubscribe or its end. Over HTTP, which cannot
- * carry them, geth's -32601 "notifications not supported".
+ * carry them, geth's -32601 "notifications not supported". An owner's kind (flashchain_pendingApprovals) is refused
+ * to anyone else with 4100, as the owner's methods are.
  */
 export const subscribe = defineMethod({
   name: 'eth_subscribe',
   access: 'public',
   params: z.tuple([z.string(), z.unknown().optional()]),
-  handler: ([kind, options], { chain, request: caller }): Hex => {
+  handler: ([kind, options], { chain, wallet, request: caller }): Hex => {
     if (caller.session === undefined) throw new NotificationsUnsupportedError()
     const request = parseSubscription(kind, options)
-    return caller.session.subscribe((notify) => startSubscription(chain, request, notify))
+    if (ownerKinds.has(request.kind)) wallet.requireOwner(caller)
+    return caller.session.subscribe((notify) => startSubscription({ chain, approvals: wallet.approvals }, request, notify))
   },
 })
