@@ -33,7 +33,7 @@ async function loadedModules(options: { sign: boolean }): Promise<{ viem: string
     const undici = process.moduleLoadList.includes('NativeModule internal/deps/undici/undici')
     process.stdout.write(JSON.stringify({ viem: [...viem].sort(), undici }))
   `
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root, timeout: 20_000 })
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root, timeout: 60_000 })
   return JSON.parse(stdout) as { viem: string[]; undici: boolean }
 }
 

@@ -81,19 +81,23 @@ describe('WebSocket transport', () => {
   })
 
   test('pings idle connections: a peer that answers stays, one that does not is dropped', async () => {
-    const { url } = await start({ pingInterval: 40 })
+    // An answer has one interval to arrive, and on a loaded machine a turn of the event loop can take tens of ms: the
+    // interval leaves the answering peer many times that.
+    const { url } = await start({ pingInterval: 400 })
     const answering = await open(url)
     const silent = await open(url, { autoPong: false })
     let pings = 0
-    answering.on('ping', () => pings++)
+    const thirdPing = new Promise<void>((resolve) =>
+      answering.on('ping', () => {
+        if (++pings === 3) resolve()
+      }),
+    )
     const dropped = new Promise<number>((resolve) => silent.once('close', (code) => resolve(code)))
-    const started = Date.now()
     // Terminated without a close frame: the peer sees 1006.
     expect(await dropped).toBe(1006)
-    expect(Date.now() - started).toBeLessThan(1000)
-    await new Promise((resolve) => setTimeout(resolve, 200))
     expect(answering.readyState).toBe(WebSocket.OPEN)
-    expect(pings).toBeGreaterThanOrEqual(3)
+    await thirdPing
+    expect(answering.readyState).toBe(WebSocket.OPEN)
     answering.close()
   })
 

@@ -64,7 +64,7 @@ function startAnvil(mining: MiningMode): Promise<NodeUnderTest> {
   const child = spawn(join(modules, '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil'), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let output = ''
-    const timeout = setTimeout(() => reject(new Error(`anvil printed no listening line within 20 s:\n${output}`)), 20_000)
+    const timeout = setTimeout(() => reject(new Error(`anvil printed no listening line within 60 s:\n${output}`)), 60_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = output.match(/Listening on (\S+)/)

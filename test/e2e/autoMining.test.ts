@@ -88,7 +88,7 @@ describe('evm_setAutomine, anvil_setAutomine, hardhat_getAutomine, anvil_getAuto
     try {
       const advances = async () => {
         const from = await i.blockNumber()
-        for (let attempt = 0; attempt < 100; attempt++) {
+        for (let attempt = 0; attempt < 500; attempt++) {
           if ((await i.blockNumber()) > from) return true
           await new Promise((resolve) => setTimeout(resolve, 20))
         }

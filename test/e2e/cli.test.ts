@@ -15,8 +15,8 @@ import { Reverter, Store } from './fixtures/contracts.ts'
 import type { ChildProcess } from 'node:child_process'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
-/** Generous on a busy 2-core machine; a healthy start takes about a second. */
-const START_TIMEOUT = 20_000
+/** A guard against a node that never starts: a healthy start takes about a second, many more on a loaded machine. */
+const START_TIMEOUT = 60_000
 
 const children = new Set<ChildProcess>()
 const tempDirs: string[] = []
@@ -68,11 +68,11 @@ function listening(process: Run): Promise<string> {
 }
 
 /**
- * The node's log lines without their timestamps, once `done(log)` holds (or 5 s passed) and the node has stopped:
+ * The node's log lines without their timestamps, once `done(log)` holds (or 20 s passed) and the node has stopped:
  * the lines come from the chain's events, a turn after the change they tell of.
  */
 async function logLines(server: Run, done: (log: string) => boolean): Promise<string[]> {
-  for (let waited = 0; !done(server.stderr()) && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (let waited = 0; !done(server.stderr()) && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
   server.child.kill('SIGTERM')
   await server.exited
   return server

@@ -221,12 +221,12 @@ describe('viem over HTTP', () => {
     const unwatch = client.watchContractEvent({ address: store, abi: Store.abi, eventName: 'ValueSet', onLogs: (batch) => logs.push(...batch) })
     try {
       // The first poll after eth_newFilter means the filter is installed.
-      for (let waited = 0; !requests.includes('eth_getFilterChanges') && waited < 2_000; waited += 10)
+      for (let waited = 0; !requests.includes('eth_getFilterChanges') && waited < 20_000; waited += 10)
         await new Promise((resolve) => setTimeout(resolve, 10))
       expect(requests[0]).toBe('eth_newFilter')
       const sent = [await setValue(5, 100n), await setValue(6, 101n)]
       await t.mine()
-      for (let waited = 0; logs.length < 2 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
+      for (let waited = 0; logs.length < 2 && waited < 20_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
       expect(logs.map((log) => log.transactionHash)).toEqual(sent)
       expect(logs.map((log) => (log as unknown as { args: { value: bigint } }).args.value)).toEqual([100n, 101n])
       expect(requests).not.toContain('eth_getLogs')

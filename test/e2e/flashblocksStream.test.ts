@@ -36,6 +36,8 @@ type Flashblock = FlashblockJSON
 type Reader = {
   frames: { binary: boolean; data: Buffer }[]
   flashblocks(): Flashblock[]
+  /** Resolves once `done` holds for the flashblocks read so far: they reach the reader a turn or more after they are published. */
+  until(done: (flashblocks: Flashblock[]) => boolean): Promise<void>
   close(): void
   closed: Promise<{ code: number; reason: string }>
 }
@@ -43,7 +45,11 @@ type Reader = {
 async function read(path: string): Promise<Reader> {
   const ws = new WebSocket(wsUrl(t.url, path))
   const frames: { binary: boolean; data: Buffer }[] = []
-  ws.on('message', (data: Buffer, binary: boolean) => frames.push({ binary, data }))
+  const wake = new Set<() => void>()
+  ws.on('message', (data: Buffer, binary: boolean) => {
+    frames.push({ binary, data })
+    for (const check of wake) check()
+  })
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
   )
@@ -51,18 +57,30 @@ async function read(path: string): Promise<Reader> {
     ws.once('open', resolve)
     ws.once('error', reject)
   })
-  return {
-    frames,
-    flashblocks: () =>
-      frames.map((frame) => JSON.parse((frame.binary ? brotliDecompressSync(frame.data) : frame.data).toString('utf8')) as Flashblock),
-    close: () => ws.close(),
-    closed,
-  }
+  const flashblocks = () =>
+    frames.map((frame) => JSON.parse((frame.binary ? brotliDecompressSync(frame.data) : frame.data).toString('utf8')) as Flashblock)
+  const until = (done: (read: Flashblock[]) => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      // A bound that only turns a frame that never comes into a failure that shows what came.
+      const timer = setTimeout(() => {
+        wake.delete(check)
+        reject(
+          new Error(`still waiting after 20 s; read: ${JSON.stringify(flashblocks().map(({ index, metadata }) => [metadata.block_number, index]))}`),
+        )
+      }, 20_000)
+      const check = () => {
+        if (!done(flashblocks())) return
+        wake.delete(check)
+        clearTimeout(timer)
+        resolve()
+      }
+      wake.add(check)
+      check()
+    })
+  return { frames, flashblocks, until, close: () => ws.close(), closed }
 }
 
 const setValue = (from: number, value: bigint) => setStoreValue(t, store, from, value)
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 30))
 
 describe('the flashblocks stream', () => {
   it('rebuilds each sealed block from its flashblocks: header fields and transactions, as eth_getBlockByHash', async () => {
@@ -73,7 +91,7 @@ describe('the flashblocks stream', () => {
     const second = [await setValue(3, 12n)]
     await t.preconfirm() // 2 with one
     const number = await t.mine() // 3, empty, closes the block
-    await settle()
+    await Promise.all([brotli, json].map((reader) => reader.until((read) => read.length >= 4)))
 
     expect(brotli.frames.every((frame) => frame.binary)).toBe(true)
     expect(json.frames.every((frame) => !frame.binary)).toBe(true)
@@ -164,7 +182,7 @@ describe('the flashblocks stream', () => {
   it('starts a reader at the next flashblock, and refuses an unknown encoding with 1008', async () => {
     const reader = await read('/flashblocks?encoding=json')
     await t.mine()
-    await settle()
+    await reader.until((read) => read.length >= 2)
     const flashblocks = reader.flashblocks()
     expect(flashblocks.map((flashblock) => flashblock.index)).toEqual([0, 1])
     expect(flashblocks[1]!.diff.block_hash).toBe((await t.rpc<Json>('eth_getBlockByNumber', ['latest', false])).hash)
@@ -186,7 +204,9 @@ describe('the flashblocks stream across evm_revert', () => {
     expect(await t.rpc('evm_revert', [id])).toBe(true)
     const added = await setValue(3, 22n)
     const number = await t.mine()
-    await settle()
+    // The block's last flashblock carries the sealed block's hash.
+    const { hash } = await t.rpc<{ hash: Hex }>('eth_getBlockByNumber', [toHex(number), false])
+    await reader.until((read) => read.some((flashblock) => flashblock.diff.block_hash === hash))
 
     // A reader starts a block again at each index 0 (a Base node does): what follows the last one is the block.
     const flashblocks = reader.flashblocks().filter((flashblock) => flashblock.metadata.block_number === Number(number))
@@ -212,10 +232,9 @@ describe('the flashblocks stream on the interval clock', () => {
         sent.push(await sender.sendTransaction({ to: timed.accounts[2]!.address, value: BigInt(i + 1) }))
         await new Promise((resolve) => setTimeout(resolve, 40))
       }
+      // The block being built now is whole in the stream once the stream has begun the block after it.
       const last = await timed.blockNumber()
-      for (let waited = 0; (await timed.blockNumber()) < last + 2n && waited < 5_000; waited += 20)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      await settle()
+      await reader.until((read) => read.some((flashblock) => flashblock.index === 0 && BigInt(flashblock.metadata.block_number) >= last + 2n))
       reader.close()
 
       // Whole blocks only: from an index 0 to the flashblock before the next index 0.

@@ -152,6 +152,6 @@ describe(`every method, random and mutated params (seed ${seed})`, () => {
       await t.rpc('evm_setIntervalMining', [0])
       await t.rpc('flashchain_setApprovalPolicy', [{ default: 'approve' }])
       expect(internalErrors, `FUZZ_SEED=${seed}`).toEqual([])
-    }, 30_000)
+    })
   }
 })

@@ -21,25 +21,22 @@ const timestampOf = async (blockNumber: bigint) => (await t.publicClient.getBloc
 
 describe('anvil_mine, hardhat_mine', () => {
   it('anvil mode: mines the blocks asked for, each `interval` seconds after the one before, the first included', async () => {
-    // anvil moves its clock by `interval` before each block. The first block's timestamp depends on the clock's
-    // whole seconds, known only while less than a second passes between the head's seal and anvil_mine's: the run
-    // is tried again (a bounded number of times) when the machine was slower.
-    let attempts = 0
-    for (; attempts < 5; attempts++) {
-      const started = Date.now()
-      const base = (await timestampOf(await t.blockNumber())) + 1_000n
-      await t.rpc('evm_mine', [toHex(base)])
-      const head = await t.blockNumber()
-      const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
-      await t.testClient.mine({ blocks: 5, interval: 10 })
-      if (Date.now() - started >= 1_000) continue
-      expect(await t.blockNumber()).toBe(head + 5n)
-      expect((await t.publicClient.getTransactionReceipt({ hash })).blockNumber).toBe(head + 1n)
-      const timestamps = await Promise.all([1n, 2n, 3n, 4n, 5n].map((offset) => timestampOf(head + offset)))
-      expect(timestamps).toEqual([base + 10n, base + 20n, base + 30n, base + 40n, base + 50n])
-      break
-    }
-    expect(attempts).toBeLessThan(5)
+    // anvil moves its clock by `interval` before each block. A block stamped ahead of the clock moves the clock to it,
+    // and the clock goes on from there with wall time: the first block is `interval` seconds after the head, plus the
+    // whole seconds that passed since the head was sealed, which are at most those measured around it.
+    const started = Date.now()
+    const base = (await timestampOf(await t.blockNumber())) + 1_000n
+    await t.rpc('evm_mine', [toHex(base)])
+    const head = await t.blockNumber()
+    const hash = await t.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000b0b0b', value: 1n })
+    await t.testClient.mine({ blocks: 5, interval: 10 })
+    const elapsed = BigInt(Math.floor((Date.now() - started) / 1000))
+    expect(await t.blockNumber()).toBe(head + 5n)
+    expect((await t.publicClient.getTransactionReceipt({ hash })).blockNumber).toBe(head + 1n)
+    const timestamps = await Promise.all([1n, 2n, 3n, 4n, 5n].map((offset) => timestampOf(head + offset)))
+    const late = timestamps[0]! - (base + 10n)
+    expect(late >= 0n && late <= elapsed).toBe(true)
+    expect(timestamps).toEqual([10n, 20n, 30n, 40n, 50n].map((offset) => base + late + offset))
   })
 
   it('hardhat mode: with an interval, the first block follows the clock and each after it is `interval` seconds later', async () => {
@@ -76,16 +73,18 @@ describe('anvil_mine, hardhat_mine', () => {
     const mined = t.rpc('anvil_mine', [toHex(10_000)]).finally(() => {
       done = true
     })
-    // Another client, on its own connection, reads the head while the blocks are sealed.
+    // Another client, on its own connection, reads the head while the blocks are sealed, until it has seen one of
+    // them: reading on would only take turns from the sealing.
     const seen: bigint[] = []
+    const between = (number: bigint) => number > head && number < head + 10_000n
     const other = createPublicClient({ chain: t.chain, transport: webSocket(wsUrl(t.url), { retryCount: 0 }) })
     try {
-      while (!done) seen.push(await other.getBlockNumber({ cacheTime: 0 }))
+      while (!done && !seen.some(between)) seen.push(await other.getBlockNumber({ cacheTime: 0 }))
     } finally {
       await (await other.transport.getRpcClient()).close()
     }
     await mined
-    expect(seen.some((number) => number > head && number < head + 10_000n)).toBe(true)
+    expect(seen.some(between)).toBe(true)
     expect(await t.blockNumber()).toBe(head + 10_000n)
     const receipt = await t.publicClient.getTransactionReceipt({ hash })
     expect(receipt.blockNumber).toBe(head + 1n)
@@ -93,7 +92,9 @@ describe('anvil_mine, hardhat_mine', () => {
     expect(await t.publicClient.getBalance({ address: recipient, blockNumber: head })).toBe(0n)
     expect(await t.publicClient.getBalance({ address: recipient, blockNumber: head + 1n })).toBe(7n)
     expect(await t.publicClient.getBalance({ address: recipient })).toBe(7n)
-  }, 120_000)
+    // The timeout guards against a call that never ends; it is no measure of speed (bench/ measures the rate), so it
+    // leaves a loaded machine many times the time a quiet one takes.
+  }, 600_000)
 
   it('error: a count or interval that is not a quantity, or more blocks than one call may mine, is -32602', async () => {
     expect(await t.rpcError('anvil_mine', ['0x1', 'soon'])).toEqual({ code: -32602, message: 'invalid argument 1: hex string without 0x prefix' })

@@ -25,7 +25,7 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b)
 
 /** Waits (bounded) until the server has admitted a transaction sent by a request still in flight. */
 async function untilKnown(hash: Hex): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
+  for (let attempt = 0; attempt < 4_000; attempt++) {
     if ((await t.rpc('eth_getTransactionByHash', [hash])) !== null) return
     await new Promise((resolve) => setTimeout(resolve, 5))
   }

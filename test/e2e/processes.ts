@@ -13,7 +13,8 @@ export function startCli(dataDir: string, extra: string[] = ['--quiet']): Promis
   })
   return new Promise((resolve, reject) => {
     let output = ''
-    const timeout = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${output}`)), 20_000)
+    // A guard against a node that never starts, with room for a loaded machine.
+    const timeout = setTimeout(() => reject(new Error(`no listening line within 60 s:\n${output}`)), 60_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = output.match(/Listening on (http:\/\/\S+)/)

@@ -270,5 +270,6 @@ describe('with --data-dir', () => {
       for (const child of running) if (child.exitCode === null && child.signalCode === null) await killHard(child)
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 60_000)
+    // Four starts of the command: a guard with room for a loaded machine.
+  }, 300_000)
 })

@@ -36,7 +36,7 @@ afterAll(async () => {
 })
 
 /** Resolves once `done` holds for what was gathered, or rejects after `ms`. */
-function until<T>(gathered: T[], done: (items: T[]) => boolean, ms = 5_000): Promise<void> {
+function until<T>(gathered: T[], done: (items: T[]) => boolean, ms = 20_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
     const check = setInterval(() => {
@@ -49,6 +49,19 @@ function until<T>(gathered: T[], done: (items: T[]) => boolean, ms = 5_000): Pro
       }
     }, 10)
   })
+}
+
+/** The subscriptions the client's socket holds: viem adds one when the node answers its eth_subscribe. */
+const subscriptions = async () =>
+  (await (client.transport as unknown as { getRpcClient(): Promise<{ subscriptions: Map<unknown, unknown> }> }).getRpcClient()).subscriptions
+
+/** Resolves once the socket holds more subscriptions than `before`: the node sends to the new one from then on. */
+async function subscribed(before: number): Promise<void> {
+  const held = await subscriptions()
+  for (let waited = 0; held.size <= before; waited += 10) {
+    if (waited > 20_000) throw new Error('eth_subscribe not answered within 20 s')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 describe('viem webSocket()', () => {
@@ -79,10 +92,11 @@ describe('viem webSocket()', () => {
 
   it('watchContractEvent gets the events of the contract, decoded', async () => {
     const logs: Log[] = []
+    const before = (await subscriptions()).size
     const unwatch = client.watchContractEvent({ address: store, abi: Store.abi, eventName: 'ValueSet', onLogs: (batch) => logs.push(...batch) })
     try {
-      // Let the subscription be set up before the transactions go out.
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // The subscription is set up before the transactions go out.
+      await subscribed(before)
       const sender = walletClient(2)
       const first = await sender.writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [100n], chain: null })
       const second = await sender.writeContract({ address: store, abi: Store.abi, functionName: 'set', args: [101n], chain: null })
@@ -97,9 +111,10 @@ describe('viem webSocket()', () => {
 
   it('watchPendingTransactions gets each transaction as it enters the pool', async () => {
     const hashes: Hex[] = []
+    const before = (await subscriptions()).size
     const unwatch = client.watchPendingTransactions({ onTransactions: (batch) => hashes.push(...batch) })
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await subscribed(before)
       const sender = walletClient(3)
       const sent = [
         await sender.sendTransaction({ to: flashchain.chain.accounts[4]!.address, value: 1n, chain: null }),

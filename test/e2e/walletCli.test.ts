@@ -12,7 +12,8 @@ import { MESSAGES, batch, pollUntil, sendWith } from './walletHelpers.ts'
 import type { ChildProcess } from 'node:child_process'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
-const START_TIMEOUT = 20_000
+/** A guard against a node that never starts or never stops, with room for a loaded machine. */
+const START_TIMEOUT = 60_000
 const FROM = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 const RECIPIENT = '0x1111111111111111111111111111111111111111'
 
@@ -90,8 +91,9 @@ describe('wallet options on the command line', () => {
     expect(response.error?.message).toContain(MESSAGES.rejected)
   })
 
-  it('--approval manual --approval-timeout 200: the request waits, is listed, and gets 4001 after the timeout', async () => {
-    const { url } = await start(['--approval', 'manual', '--approval-timeout', '200'])
+  it('--approval manual --approval-timeout 1000: the request waits, is listed, and gets 4001 after the timeout', async () => {
+    // Long enough that a loaded machine still sees the request listed before it times out.
+    const { url } = await start(['--approval', 'manual', '--approval-timeout', '1000'])
     const started = Date.now()
     const answer = sendWith(url, {}, 'wallet_sendCalls', [transfer(1, false)])
     const listed = await pollUntil(
@@ -100,7 +102,7 @@ describe('wallet options on the command line', () => {
     )
     expect(listed[0]!.method).toBe('wallet_sendCalls')
     const response = await answer
-    expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(995)
     expect(response.error?.code).toBe(4001)
     expect((await sendWith(url, {}, 'flashchain_getPendingApprovals', [])).result).toEqual([])
   })

@@ -224,8 +224,12 @@ export async function setPolicy(
   if (result !== true) throw new Error(`flashchain_setApprovalPolicy answered ${JSON.stringify(result)}`)
 }
 
-/** Polls `read` every 10 ms until `done` holds, for at most `timeoutMs`; throws with the last value otherwise. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+/**
+ * Polls `read` every 10 ms until `done` holds, for at most `timeoutMs`; throws with the last value otherwise. The bound
+ * is no measure of speed: it turns a condition that never comes into a failure that shows the last value, and leaves
+ * a loaded machine ample time.
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let value = await read()
   while (!done(value)) {

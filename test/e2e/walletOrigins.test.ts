@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { startChain } from './helpers.ts'
-import { sendWith } from './walletHelpers.ts'
+import { pollUntil, sendWith } from './walletHelpers.ts'
 
 import type { Hex } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -14,7 +14,8 @@ type PendingApproval = { id: string; method: string; origin: string | null }
 let t: TestChain
 
 beforeAll(async () => {
-  t = await startChain({ approvalTimeout: 400 } as never)
+  // Long enough for a loaded machine to see a request listed and approve it before it times out.
+  t = await startChain({ approvalTimeout: 2_000 } as never)
 })
 
 afterEach(async () => {
@@ -27,6 +28,12 @@ afterAll(async () => {
 })
 
 const requestAccounts = (origin: string) => sendWith(t.url, { Origin: origin }, 'eth_requestAccounts', [])
+/** The pending approvals, once a request sent before has reached the list. */
+const listed = () =>
+  pollUntil(
+    () => t.rpc<PendingApproval[]>('flashchain_getPendingApprovals', []),
+    (list) => list.length > 0,
+  )
 
 describe('under the approve policy', () => {
   it.each(['http://localhost:5173', 'https://localhost', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'http://app.localhost:3000'])(
@@ -39,8 +46,7 @@ describe('under the approve policy', () => {
 
   it('another origin waits in the approval queue, and gets 4001 when nobody approves', async () => {
     const answer = requestAccounts('https://evil.example')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const pending = await t.rpc<PendingApproval[]>('flashchain_getPendingApprovals', [])
+    const pending = await listed()
     expect(pending).toMatchObject([{ method: 'eth_requestAccounts', origin: 'https://evil.example' }])
     expect((await answer).error?.code).toBe(4001)
     expect((await sendWith(t.url, { Origin: 'https://evil.example' }, 'eth_accounts', [])).result).toEqual([])
@@ -48,11 +54,7 @@ describe('under the approve policy', () => {
 
   it('another origin is granted once the owner approves it', async () => {
     const answer = requestAccounts('https://preview.example')
-    let pending: PendingApproval[] = []
-    for (let i = 0; i < 50 && pending.length === 0; i++) {
-      pending = await t.rpc<PendingApproval[]>('flashchain_getPendingApprovals', [])
-      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    const pending = await listed()
     expect(await t.rpc('flashchain_resolveApproval', [pending[0]!.id, 'approve'])).toBe(true)
     expect(((await answer).result as Hex[]).length).toBe(t.accounts.length)
   })

@@ -52,7 +52,7 @@ export async function connect(url: string, headers: Record<string, string> = {})
     ws.once('error', reject)
   })
 
-  function next<T>(match: (message: unknown) => boolean = () => true, timeoutMs = 5_000): Promise<T> {
+  function next<T>(match: (message: unknown) => boolean = () => true, timeoutMs = 20_000): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const look = () => {
         const at = inbox.findIndex(match)

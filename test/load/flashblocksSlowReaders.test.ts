@@ -31,10 +31,11 @@ const SECONDS = 12
 const CALLDATA_BYTES = 48 * 1024
 
 let t: TestChain
+const lines: string[] = []
 
 beforeAll(async () => {
   // Room for RATE transactions of CALLDATA_BYTES each (EIP-7623's floor: 40 gas a byte) in each block.
-  t = await startChain({ mining: 'interval', blockGasLimit: 1_000_000_000n })
+  t = await startChain({ mining: 'interval', blockGasLimit: 1_000_000_000n, log: (line) => lines.push(line) })
 })
 
 afterAll(async () => {
@@ -158,8 +159,12 @@ describe('the flashblocks stream with readers that never read', () => {
       expect(block.flatMap((frame) => frame.hashes)).toEqual(sealed.transactions)
     }
 
-    // The readers that never read were closed for it: once read again, each ends with the server's 1008.
+    // The readers that never read were closed for it: once read again, each ends with the server's 1008, unless it
+    // was cut first (1006, and a log line), past the close grace or when the node needed the room. On a loaded
+    // machine the run can outlast the grace before the readers come back.
     for (const { ws } of slow) ws.resume()
-    expect(await Promise.all(slow.map(({ closed }) => closed))).toEqual(slow.map(() => 1008))
+    const codes = await Promise.all(slow.map(({ closed }) => closed))
+    const cut = lines.filter((line) => line.startsWith('cut WebSocket')).length
+    expect(codes.filter((code) => code !== 1008)).toEqual(Array(cut).fill(1006))
   }, 90_000)
 })

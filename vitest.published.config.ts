@@ -1,0 +1,47 @@
+import { defineConfig, mergeConfig } from 'vitest/config'
+
+import main from './vitest.config.ts'
+
+/**
+ * `npm run test:published`: the suites again, on @ethereumjs as published instead of patched (docs/patches.md). The
+ * patches change how the EVM, the transactions, the hardfork rules and the byte helpers compute, so the suites that
+ * run again are those whose answers come from them: execution, gas, traces, simulations, transactions, receipts,
+ * blocks and state, in unit and end-to-end tests. Left out are the suites whose assertions are about something no
+ * patch touches, which run once in `vitest run`: the third-party tools' suites (what the wire carries), the browser
+ * suites (the console page and the injected provider), the HTTP and WebSocket server, the repository's scripts and
+ * its static checks, and the end-to-end files of the command line, the transport and its limits, who may call what,
+ * the wallet's approvals, persistence across restarts, real clients' polling, and the fuzzing of every method's
+ * params. Each of those starts a chain too, so the published build's start-up is still covered by the suites kept.
+ */
+export default mergeConfig(
+  main,
+  defineConfig({
+    test: {
+      exclude: [
+        'test/compat/**',
+        'test/browser/**',
+        'src/server/**',
+        'scripts/**',
+        'test/architecture.test.ts',
+        'test/typedRequest.test.ts',
+        'test/e2e/cli.test.ts',
+        'test/e2e/walletCli.test.ts',
+        'test/e2e/hosts.test.ts',
+        'test/e2e/websocket.test.ts',
+        'test/e2e/clientMemory.test.ts',
+        'test/e2e/slowConsumer.test.ts',
+        'test/e2e/invalidInput.test.ts',
+        'test/e2e/lenientParams.test.ts',
+        'test/e2e/testControlOrigins.test.ts',
+        'test/e2e/walletOrigins.test.ts',
+        'test/e2e/walletAuthorization.test.ts',
+        'test/e2e/walletApprovals.test.ts',
+        'test/e2e/dataDir.test.ts',
+        'test/e2e/persistence.test.ts',
+        'test/e2e/snapshots.test.ts',
+        'test/e2e/clients.test.ts',
+        'test/e2e/fuzz.test.ts',
+      ],
+    },
+  }),
+)
