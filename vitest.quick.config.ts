@@ -5,10 +5,10 @@ import main from './vitest.config.ts'
 /**
  * `npm run test:quick`: the main suite less what takes longest, for a check in a couple of minutes while working.
  * `npm test` runs all of it. Left out here: the third-party tools' suites (test/compat/, which need
- * `npm run compat:install`), the browser suites (test/browser/, which start Chromium), and the end-to-end files
- * that each take a worker for half a minute or more: every method fuzzed, real clients waiting on 2 s blocks, the
- * command line and the wallet's command line started as child processes, kill-and-restart of a data directory,
- * 10,000 blocks mined in one call, and the state dumps and slot searches of the test-control methods.
+ * `npm run compat:install`), the browser suites (test/browser/, which start Chromium), and the end-to-end files that
+ * take a worker for half a minute or more, or start the command as child processes, which a loaded machine slows
+ * most: every method fuzzed, real clients waiting on 2 s blocks, 10,000 blocks mined in one call, the state dumps and
+ * slot searches of the test-control methods, the command line and the wallet's, and restarts of a data directory.
  */
 export default mergeConfig(
   main,

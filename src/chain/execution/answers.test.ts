@@ -166,6 +166,10 @@ describe('eth_call and eth_estimateGas through the answer cache', () => {
 
   test('a call repeated on one snapshot runs the EVM twice; a new flashblock and a new block are new snapshots', async () => {
     const runs = () => node.flashchain.chain.executionRuns
+    // The pending block takes the clock's time, and is built again (a new snapshot) when a second passes: a next-block
+    // timestamp holds it still, however long a loaded machine takes over the four calls.
+    const { timestamp } = (await request('eth_getBlockByNumber', ['latest', false])) as { timestamp: Hex }
+    await request('evm_setNextBlockTimestamp', [`0x${(BigInt(timestamp) + 1000n).toString(16)}`])
     const first = runs()
     for (let i = 0; i < 4; i++) expect(await request('eth_call', [query, 'pending'])).toBe(balance(0n))
     expect(runs()).toBe(first + 2)
