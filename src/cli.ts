@@ -73,6 +73,8 @@ const usage = `Usage: flashchain [options]
   --max-filters-per-origin <count>
                                 most polled filters one browser origin installs at once; callers without an Origin
                                 header count as one origin (default 1000)
+  --max-mine-blocks <count>     most blocks one anvil_mine or hardhat_mine seals (default 10000); each is sealed for
+                                real, at about a thousand a second
   --abi <path>                  build output of your contracts (Foundry's out/, Hardhat's artifacts/, or ABI JSON
                                 files; repeatable): the console page decodes their logs and calls
   --quiet                       print only the listening line and errors (no live console of blocks,
@@ -121,6 +123,7 @@ const parseOptions = {
   'max-batch-size': { type: 'string' },
   'enable-eth-sign': { type: 'boolean' },
   'max-filters': { type: 'string' },
+  'max-mine-blocks': { type: 'string' },
   'max-filters-per-origin': { type: 'string' },
   abi: { type: 'string', multiple: true },
   'private-key': { type: 'string', multiple: true },
@@ -258,6 +261,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     maxBatchSize: integer('max-batch-size', parsed['max-batch-size'], { min: 1 }),
     enableEthSign: parsed['enable-eth-sign'] === true,
     maxFilters: integer('max-filters', parsed['max-filters'], { min: 1 }),
+    maxMineBlocks: integer('max-mine-blocks', parsed['max-mine-blocks'], { min: 1 }),
     maxFiltersPerOrigin: integer('max-filters-per-origin', parsed['max-filters-per-origin'], { min: 1 }),
     abi: parsed.abi,
     privateKeys,

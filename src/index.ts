@@ -47,6 +47,8 @@ export type FlashchainOptions = ChainOptions & {
    * connection furthest behind is dropped first.
    */
   maxTotalOutputBytes?: number
+  /** The most blocks one anvil_mine or hardhat_mine may seal (default 10,000; -32602 beyond). */
+  maxMineBlocks?: number
   /** Subscriptions one WebSocket connection may hold at once (default 100; -32005 beyond). */
   maxSubscriptions?: number
   /** Subscriptions all connections may hold together (default 1000; -32005 beyond). */
@@ -146,6 +148,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     },
     projectAbis,
     defaultBlock: options.defaultBlockTag ?? 'latest',
+    maxMineBlocks: BigInt(options.maxMineBlocks ?? 10_000),
   }
   const filters = createFilters(chain, { maxFilters: options.maxFilters, maxFiltersPerOrigin: options.maxFiltersPerOrigin })
   const dispatch = createDispatcher({

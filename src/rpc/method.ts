@@ -33,6 +33,8 @@ export type NodeControl = {
    * or `pending`, for clients that read without a tag right after a pre-confirmed receipt (docs/chain.md).
    */
   defaultBlock: 'latest' | 'pending'
+  /** The most blocks one anvil_mine or hardhat_mine may seal (`--max-mine-blocks`). */
+  maxMineBlocks: bigint
 }
 
 export type MethodContext = {

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const filters = createFilters(chain)
   dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest' }, filters, request }),
+    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n }, filters, request }),
     maxBatchLength: 10,
   })
 })
@@ -386,7 +386,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
       context: (request) => ({
         chain,
         wallet: local,
-        node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest' },
+        node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n },
         filters: createFilters(chain),
         request,
       }),

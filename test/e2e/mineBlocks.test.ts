@@ -118,6 +118,21 @@ describe('anvil_mine, hardhat_mine', () => {
     expect(await t.blockNumber()).toBe(head)
   })
 
+  it('args: --max-mine-blocks moves the limit', async () => {
+    const small = await startChain({ maxMineBlocks: 3 })
+    try {
+      expect(await small.rpcError('anvil_mine', ['0x4'])).toEqual({
+        code: -32602,
+        message: 'invalid argument 0: at most 3 blocks per call; call again for more',
+      })
+      const head = await small.blockNumber()
+      await small.rpc('hardhat_mine', ['0x3'])
+      expect(await small.blockNumber()).toBe(head + 3n)
+    } finally {
+      await small.close()
+    }
+  })
+
   it('blocks mined in one call are the blocks evm_mine seals one at a time', async () => {
     const id = await t.testClient.snapshot()
     const start = (await timestampOf(await t.blockNumber())) + 100n

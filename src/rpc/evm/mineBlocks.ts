@@ -7,18 +7,7 @@ import { quantity } from '../schemas.ts'
 
 import type { MethodContext } from '../method.ts'
 
-/**
- * At most this many blocks per call. Every block is sealed for real (flashchain does not reserve blocks as Hardhat
- * does: EIP-2935 and EIP-4788 write each block's parent into the state, so an empty block's hash depends on the
- * state roots of all before it), so a call takes time and memory in proportion; docs/chain.md#mining-many-blocks
- * gives the figures.
- */
-export const MAX_BLOCKS_PER_CALL = 10_000n
-
-const params = z.tuple([
-  quantity.refine((count) => count <= MAX_BLOCKS_PER_CALL, `at most ${MAX_BLOCKS_PER_CALL} blocks per call; call again for more`).optional(),
-  quantity.optional(),
-])
+const params = z.tuple([quantity.optional(), quantity.optional()])
 
 type Stamping = 'anvil' | 'hardhat'
 
@@ -31,7 +20,13 @@ type Stamping = 'anvil' | 'hardhat'
  * built (interval mining) keeps the timestamp it started with.
  */
 async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.output<typeof params>, context: MethodContext): Promise<void> {
-  const { chain } = context
+  const { chain, node } = context
+  // Every block is sealed for real (flashchain reserves no blocks as Hardhat does: EIP-2935 and EIP-4788 write each
+  // block's parent into the state, so an empty block's hash depends on the state roots of all before it), so a call
+  // takes time and memory in proportion, and is bounded (--max-mine-blocks; docs/chain.md#mining-many-blocks).
+  if (count > node.maxMineBlocks) {
+    throw new InvalidParamsError(`invalid argument 0: at most ${node.maxMineBlocks} blocks per call; call again for more`)
+  }
   const previous = stamping === 'anvil' ? chain.now() : chain.head().header.timestamp
   const last = previous + interval * count
   if (interval > 0n && last > MAX_TIMESTAMP) {
