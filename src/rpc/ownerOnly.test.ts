@@ -40,7 +40,13 @@ beforeAll(async () => {
   const filters = createFilters(chain)
   dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n }, filters, request }),
+    context: (request) => ({
+      chain,
+      wallet,
+      node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n },
+      filters,
+      request,
+    }),
     maxBatchLength: 10,
   })
 })
