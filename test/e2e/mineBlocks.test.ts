@@ -118,6 +118,13 @@ describe('anvil_mine, hardhat_mine', () => {
     expect(await t.blockNumber()).toBe(head)
   })
 
+  it('args: a count of 0 mines nothing and answers as usual', async () => {
+    const head = await t.blockNumber()
+    expect(await t.rpc('anvil_mine', ['0x0'])).toBeNull()
+    expect(await t.rpc('hardhat_mine', ['0x0'])).toBe(true)
+    expect(await t.blockNumber()).toBe(head)
+  })
+
   it('args: --max-mine-blocks moves the limit', async () => {
     const small = await startChain({ maxMineBlocks: 3 })
     try {

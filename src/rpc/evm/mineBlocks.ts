@@ -27,6 +27,8 @@ async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.out
   if (count > node.maxMineBlocks) {
     throw new InvalidParamsError(`invalid argument 0: at most ${node.maxMineBlocks} blocks per call; call again for more`)
   }
+  // Zero blocks: nothing to seal, as anvil's loop over none.
+  if (count === 0n) return
   const previous = stamping === 'anvil' ? chain.now() : chain.head().header.timestamp
   const last = previous + interval * count
   if (interval > 0n && last > MAX_TIMESTAMP) {
