@@ -4,13 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
-
 import { WebSocket } from 'ws'
 
 import { startChain } from './helpers.ts'
 import { connect, wsUrl } from './wsHelpers.ts'
+import { heldBytes } from '../support/memory.ts'
 
 import type { TestChain } from './helpers.ts'
 
@@ -28,8 +26,6 @@ afterAll(async () => {
 const MiB = 1024 * 1024
 
 // Garbage from the flashblocks (their JSON texts) is not what is measured: collect it before each reading.
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
 
 describe('a slow subscriber', () => {
   it('is closed with 1008 and a log line, and the server does not keep what it would have been sent', async () => {
@@ -64,18 +60,13 @@ describe('a slow subscriber', () => {
     // the slow reader, the memory would grow by their size.
     // What the process holds after a full collection (the JS heap and the Buffers outside it), not its RSS: RSS also
     // moves with the allocator's arenas and the collector's timing, by tens of MB on a busy machine.
-    const held = () => {
-      gc()
-      const { heapUsed, external } = process.memoryUsage()
-      return heapUsed + external
-    }
-    const before = held()
+    const before = heldBytes()
     const more = Math.max(2 * flashblocks, Math.ceil((128 * MiB) / pendingSize))
     for (let i = 0; i < more; i++) {
       await t.preconfirm()
       await new Promise((resolve) => setImmediate(resolve))
     }
-    const grown = held() - before
+    const grown = heldBytes() - before
     expect(more * pendingSize).toBeGreaterThanOrEqual(128 * MiB)
     expect(grown).toBeLessThan(48 * MiB)
 

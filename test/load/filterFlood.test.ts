@@ -5,14 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
-
 import { Contract, JsonRpcProvider } from 'ethers'
 import { encodeFunctionData, toHex } from 'viem'
 
 import { Store } from '../e2e/fixtures/contracts.ts'
 import { VALUE_SET, deploy, startChain } from '../e2e/helpers.ts'
+import { heldBytes } from '../support/memory.ts'
 
 import type { Hex, Log } from 'viem'
 import type { RpcResponse, TestChain } from '../e2e/helpers.ts'
@@ -36,16 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close()
 })
-
-// What the process holds after a full collection (the JS heap and the Buffers outside it), not its RSS, which moves
-// with the allocator and the collector's timing on a busy machine.
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-const held = () => {
-  gc()
-  const { heapUsed, external } = process.memoryUsage()
-  return heapUsed + external
-}
 
 async function batch(requests: { method: string; params: unknown[] }[]): Promise<RpcResponse[]> {
   const response = await fetch(t.url, {
@@ -119,7 +107,7 @@ describe('a flood of filters nobody polls', () => {
       )
     }
 
-    const before = held()
+    const before = heldBytes()
 
     // Another client asks all along, and each answer is checked.
     const latencies: number[] = []
@@ -146,7 +134,7 @@ describe('a flood of filters nobody polls', () => {
     expect(sent.every((hash) => /^0x[0-9a-f]{64}$/.test(hash))).toBe(true)
     // Were each of the 20,000 transaction and log filters to keep a reference to each of the 1,000 events of its
     // kind, the references alone would take 160 MB. Shared, the events cost the same whatever the number of filters.
-    const grown = held() - before
+    const grown = heldBytes() - before
     expect(grown).toBeLessThan(64 * MiB)
 
     // Every probe was answered, none after a wait a user would notice as the node hanging.

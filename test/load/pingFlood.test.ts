@@ -5,13 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
-
 import { WebSocket } from 'ws'
 
 import { startChain } from '../e2e/helpers.ts'
 import { wsUrl } from '../e2e/wsHelpers.ts'
+import { heldBytes } from '../support/memory.ts'
 
 import type { TestChain } from '../e2e/helpers.ts'
 
@@ -28,15 +26,6 @@ afterAll(async () => {
   await t?.close()
 })
 
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-/** What the process holds after a collection: the JS heap and the Buffers outside it. */
-function held(): number {
-  gc()
-  const { heapUsed, external } = process.memoryUsage()
-  return heapUsed + external
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('a ping flood with unread pongs', () => {
@@ -48,7 +37,7 @@ describe('a ping flood with unread pongs', () => {
     flood.pause()
     let pongs = 0
     flood.on('pong', () => pongs++)
-    const before = held()
+    const before = heldBytes()
 
     let sent = 0
     const waits: number[] = []
@@ -65,7 +54,7 @@ describe('a ping flood with unread pongs', () => {
         waits.push(performance.now() - asked)
       }
     }
-    expect(held() - before).toBeLessThan(32 * MiB)
+    expect(heldBytes() - before).toBeLessThan(32 * MiB)
     // Read at last, the pongs are few: the node answered the flood, but never kept a pong per ping.
     flood.resume()
     await sleep(1_000)

@@ -6,13 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { connect as connectTcp, type Socket } from 'node:net'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 
 import { WebSocket } from 'ws'
 
 import { startChain } from '../e2e/helpers.ts'
 import { wsUrl } from '../e2e/wsHelpers.ts'
+import { heldBytes, liveBytes } from '../support/memory.ts'
 
 import type { TestChain } from '../e2e/helpers.ts'
 
@@ -47,15 +46,6 @@ afterAll(async () => {
   for (const ws of sockets) ws.terminate()
   await t?.close()
 })
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-/** What the process holds after a collection: the JS heap and the Buffers outside it. */
-function held(): number {
-  gc()
-  const { heapUsed, external } = process.memoryUsage()
-  return heapUsed + external
-}
 
 /** A WebSocket that has subscribed to each of `kinds` (its answers received), and its local port. */
 async function subscriber(kinds: string[]): Promise<{ ws: WebSocket; port: number }> {
@@ -106,7 +96,7 @@ describe('subscribers that stop reading', () => {
     }
     // They read nothing from now on: what the node sends them piles up in the kernel's buffers, then in the node.
     for (const ws of slow.values()) ws.pause()
-    const before = held()
+    const before = heldBytes()
 
     // About 100 transactions a second, each with 1 KiB of calldata, so that every flashblock weighs on each of them.
     const hashes: string[] = []
@@ -137,8 +127,7 @@ describe('subscribers that stop reading', () => {
     const started = Date.now()
     while ((closes.length < SLOW_SUBSCRIBERS || Date.now() - started < 6_000) && Date.now() - started < 20_000) {
       await sleep(100)
-      const { heapUsed, external } = process.memoryUsage()
-      peak = Math.max(peak, heapUsed + external)
+      peak = Math.max(peak, liveBytes())
     }
     sending = false
     await Promise.all([sender, prober])
@@ -159,7 +148,7 @@ describe('subscribers that stop reading', () => {
     // Once the closed connections are gone (their grace is 5 s), what is left is the run's own: its transactions and
     // blocks, and what the collector has not given back yet on a busy machine.
     await sleep(6_000)
-    expect(held() - before).toBeLessThan(128 * MiB)
+    expect(heldBytes() - before).toBeLessThan(128 * MiB)
 
     // Every transaction sent is pre-confirmed, and the reader got its log.
     await t.rpc('evm_mine')
