@@ -68,7 +68,9 @@ describe('a slow subscriber', () => {
     }
     const grown = heldBytes() - before
     expect(more * pendingSize).toBeGreaterThanOrEqual(128 * MiB)
-    expect(grown).toBeLessThan(48 * MiB)
+    // Half of what keeping them would take: the chain's own growth over these flashblocks (their pending snapshots,
+    // kept until the seal) took it to 48 MiB with every call on the main thread.
+    expect(grown).toBeLessThan(64 * MiB)
 
     // A reader that resumes gets what was already on its way, then the close frame: 1008. One that took longer than
     // the grace to come back was cut, and the log says so.
