@@ -80,7 +80,9 @@ async function checkCommand(node: string, project: string, version: string): Pro
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+  // 'close', not 'exit': npx may exit on the signal before the node it started has written its last line to the
+  // pipes they share, and 'close' waits for every writer to let go of them.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')))
   const stop = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal)
