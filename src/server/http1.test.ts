@@ -3,17 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 import { afterEach, describe, expect, test, vi } from 'vitest'
 
-import {
-  createHttp1Server,
-  formatHead,
-  parseChunkSize,
-  parseHead,
-  type Http1Head,
-  type Http1Limits,
-  type Http1Request,
-  type Http1Response,
-  type Http1Server,
-} from './http1.ts'
+import { createHttp1Server, type Http1Head, type Http1Limits, type Http1Request, type Http1Response, type Http1Server } from './http1.ts'
+import { formatHead, parseChunkSize, parseHead } from './http1Messages.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers

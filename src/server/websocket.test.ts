@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { createDispatcher } from '../rpc/dispatch.ts'
 import { defineMethod } from '../rpc/method.ts'
 import { createHttpServer, type HttpServer } from './http.ts'
-import { parseHead } from './http1.ts'
+import { parseHead } from './http1Messages.ts'
 
 import type { MethodContext } from '../rpc/method.ts'
 
