@@ -23,6 +23,7 @@ import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/
 import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainClock } from './clock.ts'
+import type { SealPipeline } from './sealPipeline.ts'
 import type { BlockPlan } from './plan.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateEdit } from '../state/edits.ts'
@@ -44,8 +45,8 @@ export type ProducerHost = {
   clock: ChainClock
   plan: BlockPlan
   head: () => SealedBlock
-  /** Persists and indexes a sealed block with its state writes. */
-  commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
+  /** Where each sealed block goes, with its state writes: the history, the store, the sealed blocks, the events. */
+  pipeline: SealPipeline
   /** A pool transaction was found invalid when its turn came. */
   dropTransaction: (entry: PoolTransaction, reason: string) => void
   /** A flashblock was published; its transactions from `first` on are new. */
@@ -503,7 +504,7 @@ export function createProducer(host: ProducerHost): Producer {
 
   function commit(built: Block, senders: Hex[], receipts: Receipt[], diff: StateDiff): SealedBlock {
     const sealed: SealedBlock = { block: built, hash: bytesToHex(built.hash()) as Hex, number: built.header.number, senders, receipts }
-    host.commitBlock(sealed, diff)
+    host.pipeline.seal(sealed, diff)
     return sealed
   }
 
