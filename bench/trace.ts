@@ -33,7 +33,7 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
 }
 
 try {
-  const from = flashchain.chain.accounts[0]!.address.toLowerCase() as Hex
+  const from = flashchain.chain.spec.accounts[0]!.address.toLowerCase() as Hex
   await rpc('eth_sendTransaction', [{ from, data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 30n] }) }])
   await rpc('evm_mine', [])
   const address = getContractAddress({ from, nonce: 0n })

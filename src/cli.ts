@@ -281,8 +281,8 @@ export async function main(): Promise<void> {
     process.exit(1)
   }
   if (!options.quiet) {
-    const lines = flashchain.chain.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
-    process.stdout.write(`Chain id ${flashchain.chain.chainId}, dev accounts:\n${lines.join('\n')}\n`)
+    const lines = flashchain.chain.spec.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
+    process.stdout.write(`Chain id ${flashchain.chain.spec.chainId}, dev accounts:\n${lines.join('\n')}\n`)
   }
   const trimLog = options.debug ? log : undefined
   collectStartUpGarbage(trimLog)

@@ -26,7 +26,7 @@ async function loadedModules(options: { sign: boolean }): Promise<{ viem: string
     const { createFlashchain } = await import('./src/index.ts')
     const flashchain = await createFlashchain({ port: 0, ephemeral: true, mining: 'manual', workers: 0 })
     if (${options.sign}) {
-      const [from, to] = flashchain.chain.accounts
+      const [from, to] = flashchain.chain.spec.accounts
       await flashchain.request({ method: 'eth_sendTransaction', params: [{ from: from.address, to: to.address, value: '0x1' }] })
     }
     await flashchain.close()

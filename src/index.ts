@@ -17,7 +17,7 @@ import { createHttpServer } from './server/http.ts'
 import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
 
-import type { Chain } from './chain/chain.ts'
+import type { Chain, ChainServices } from './chain/chain.ts'
 import type { ChainOptions } from './chain/spec/config.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { Wallet } from './wallet/wallet.ts'
@@ -96,7 +96,8 @@ export type Flashchain = {
     method: Method
     params?: Method extends keyof RpcSchema ? RpcSchema[Method]['params'] : unknown
   }): Promise<Method extends keyof RpcSchema ? RpcSchema[Method]['result'] : unknown>
-  chain: Chain
+  /** The chain's services by name (blocks, state, calls, pool, producer, control, events, spec), in process. */
+  chain: ChainServices
   wallet: Wallet
   close(): Promise<void>
 }
@@ -126,10 +127,11 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     database.close()
     throw error
   }
+  const { close: closeChain, ...services } = chain
   const wallet = createWallet({
-    chain,
+    chain: services,
     database,
-    accounts: chain.accounts,
+    accounts: services.spec.accounts,
     approval: options.approval ?? 'approve',
     approvalTimeout: options.approvalTimeout ?? 300_000,
     walletToken: options.walletToken,
@@ -139,6 +141,8 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     enableEthSign: options.enableEthSign,
     log: log ?? (() => {}),
   })
+  // Snapshots, reverts and resets take the wallet's state along with the chain's.
+  services.control.participate(wallet.testControl)
   if (!isLoopback(host) && options.walletToken === undefined) {
     options.log?.(`warning: bound to ${host} without --wallet-token: wallet and admin methods will refuse every caller`)
   }
@@ -150,10 +154,10 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     defaultBlock: options.defaultBlockTag ?? 'latest',
     maxMineBlocks: BigInt(options.maxMineBlocks ?? 10_000),
   }
-  const filters = createFilters(chain, { maxFilters: options.maxFilters, maxFiltersPerOrigin: options.maxFiltersPerOrigin })
+  const filters = createFilters(services, { maxFilters: options.maxFilters, maxFiltersPerOrigin: options.maxFiltersPerOrigin })
   const dispatch = createDispatcher({
     methods,
-    context: (request) => ({ chain, wallet, node, filters, request }),
+    context: (request) => ({ ...services, wallet, node, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
@@ -169,7 +173,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     allowedHosts: options.allowedHosts,
     consolePage: loadConsolePage(),
     websocket: {
-      streams: { '/flashblocks': createFlashblocksStream(chain) },
+      streams: { '/flashblocks': createFlashblocksStream(services.events) },
       maxOutputBytes: options.maxOutputBytes,
       maxSubscriptions: options.maxSubscriptions,
       maxTotalSubscriptions: options.maxTotalSubscriptions,
@@ -179,7 +183,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
   let id = 0
   return {
     url: server.url,
-    chain,
+    chain: services,
     wallet,
     async request({ method, params }) {
       const response = (await dispatch(
@@ -196,7 +200,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       wallet.close()
       filters.close()
       await server.close()
-      await chain.close()
+      await closeChain()
       database.close()
     },
   }

@@ -1,17 +1,30 @@
 // The layout's rules, checked on every run: src/ has no import cycles, imports flow one way,
-// cli → prool → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime), and only
-// chain/ethereumjs/ reaches into @ethereumjs internals. docs/architecture.md explains the layers, docs/patches.md the
-// reaches.
+// cli → prool → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime), only
+// chain/ethereumjs/ reaches into @ethereumjs internals, and the layers above the engine reach it through the chain's
+// services, which createChain composes and docs/architecture.md names. docs/architecture.md explains the layers and
+// the services, docs/patches.md the reaches.
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 import { describe, expect, test } from 'vitest'
+
+import { createChain } from '../src/chain/chain.ts'
 
 const src = resolve(import.meta.dirname, '../src')
 const ethereumjsPackages = resolve(import.meta.dirname, '../node_modules/@ethereumjs')
 
 /** The one folder whose modules may reach into @ethereumjs internals (docs/patches.md#reaches-into-ethereumjs). */
 const ADAPTER = 'chain/ethereumjs/'
+
+/** The chain's services, one module each, and the composition root that creates them. */
+const SERVICES = 'chain/services/'
+const COMPOSITION_ROOT = 'chain/chain.ts'
+
+/** What the library entry may build of the engine: the chain, and the database it shares with the wallet. */
+const ENTRY_FACTORIES = new Set(['index.ts: createChain from chain/chain.ts', 'index.ts: openDatabase from chain/storage/database.ts'])
+
+/** A factory of an engine part, by its name. */
+const FACTORY = /^(?:create|open|load)[A-Z]/
 
 /** Layers from the top; a module may import its own layer and those below it. */
 const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
@@ -36,6 +49,26 @@ function importsOf(source: string): string[] {
   for (const match of source.matchAll(/(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g)) found.push(match[1]!)
   for (const match of source.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) found.push(match[1]!)
   for (const match of source.matchAll(/new URL\(\s*['"](\.{1,2}\/[^'"]+\.ts)['"]\s*,\s*import\.meta\.url\s*\)/g)) found.push(match[1]!)
+  return found
+}
+
+/** Named imports of a source: each specifier, with the names it imports as values and those it imports as types. */
+function namedImportsOf(source: string): { specifier: string; values: string[]; types: string[] }[] {
+  const found: { specifier: string; values: string[]; types: string[] }[] = []
+  for (const match of source.matchAll(/(?:^|\n)\s*import\s+(type\s+)?\{([^}]*)\}\s*from\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const values: string[] = []
+    const types: string[] = []
+    for (const entry of match[2]!
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '')) {
+      const inlineType = /^type\s+/.test(entry)
+      const name = entry.replace(/^type\s+/, '').split(/\s+as\s+/)[0]!
+      if (match[1] !== undefined || inlineType) types.push(name)
+      else values.push(name)
+    }
+    found.push({ specifier: match[3]!, values, types })
+  }
   return found
 }
 
@@ -259,6 +292,118 @@ describe('src/', () => {
   })
 })
 
+/** The named imports of every module of src/ but the tests, with their targets as paths relative to src/. */
+function srcNamedImports(): { from: string; to: string; values: string[]; types: string[] }[] {
+  return sourceFiles(src)
+    .filter((file) => !file.endsWith('.test.ts'))
+    .flatMap((file) =>
+      namedImportsOf(readFileSync(file, 'utf8')).map(({ specifier, values, types }) => ({
+        from: relative(src, file),
+        to: relative(src, resolve(dirname(file), specifier)),
+        values,
+        types,
+      })),
+    )
+}
+
+/** Imports of one service module by another, as `from → to`: a service is handed what it needs, never another service. */
+function crossServiceImports(graph: Graph): string[] {
+  const found: string[] = []
+  for (const [from, targets] of graph) {
+    if (!from.startsWith(SERVICES) || from.endsWith('.test.ts')) continue
+    for (const to of targets) if (to.startsWith(SERVICES) && to !== from) found.push(`${from} → ${to}`)
+  }
+  return found
+}
+
+/** Values imported from a service module outside the composition root, as `from: name`: elsewhere, services are types. */
+function serviceValuesOutsideRoot(imports: ReturnType<typeof srcNamedImports>): string[] {
+  return imports
+    .filter(({ from, to, values }) => to.startsWith(SERVICES) && from !== COMPOSITION_ROOT && !from.startsWith(SERVICES) && values.length > 0)
+    .map(({ from, values }) => `${from}: ${values.join(', ')}`)
+}
+
+/** Engine factories imported outside chain/, as `from: name from to`, but the entry's own (ENTRY_FACTORIES). */
+function engineFactoriesAbove(imports: ReturnType<typeof srcNamedImports>): string[] {
+  return imports
+    .filter(({ from, to }) => to.startsWith('chain/') && !from.startsWith('chain/'))
+    .flatMap(({ from, to, values }) => values.filter((name) => FACTORY.test(name)).map((name) => `${from}: ${name} from ${to}`))
+    .filter((found) => !ENTRY_FACTORIES.has(found))
+}
+
+/**
+ * The engine parts the services are handed: the types their `…Parts` name that come from a module of chain/ with a
+ * factory (create…, open…, load…), such as Producer, Pool or StateHistory.
+ */
+function engineParts(): Set<string> {
+  const parts = new Set<string>()
+  for (const file of sourceFiles(join(src, SERVICES)).filter((path) => !path.endsWith('.test.ts'))) {
+    const source = readFileSync(file, 'utf8')
+    const declared = /export type \w+Parts =/.exec(source)
+    if (declared === null) continue
+    const text = typeTextAt(source, declared.index + declared[0].length)
+    const named = new Set([...text.matchAll(/\b([A-Z]\w*)\b/g)].map((match) => match[1]!))
+    for (const { specifier, types } of namedImportsOf(source)) {
+      const module = resolve(dirname(file), specifier)
+      const factories = [...readFileSync(module, 'utf8').matchAll(/export (?:async )?function (\w+)/g)].some((match) => FACTORY.test(match[1]!))
+      if (factories) for (const name of types) if (named.has(name)) parts.add(name)
+    }
+  }
+  return parts
+}
+
+/** Types of engine parts imported by rpc/, as `from: name`: handlers type the engine through the services. */
+function enginePartsInRpc(imports: ReturnType<typeof srcNamedImports>, parts: Set<string>): string[] {
+  return imports
+    .filter(({ from, to }) => from.startsWith('rpc/') && to.startsWith('chain/'))
+    .flatMap(({ from, values, types }) => [...values, ...types].filter((name) => parts.has(name)).map((name) => `${from}: ${name}`))
+}
+
+/** The services docs/architecture.md names in its table of them: the first column's code spans. */
+function documentedServices(markdown: string): string[] {
+  const section = markdown.split(/^### The services$/m)[1]?.split(/^#{2,3} /m)[0] ?? ''
+  return [...section.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]!)
+}
+
+describe('the services', () => {
+  const graph = srcGraph()
+  const imports = srcNamedImports()
+
+  test('a service imports no other service: it is handed the parts it needs', () => {
+    expect(crossServiceImports(graph)).toEqual([])
+  })
+
+  test('only the composition root (chain/chain.ts) creates services; elsewhere they are types', () => {
+    expect(serviceValuesOutsideRoot(imports)).toEqual([])
+  })
+
+  test('above chain/, nothing builds an engine part: the library entry creates the chain and its database, no more', () => {
+    expect(engineFactoriesAbove(imports)).toEqual([])
+  })
+
+  test('rpc/ types the engine through the services, never through the parts they wrap', () => {
+    const parts = engineParts()
+    for (const part of ['Producer', 'Pool', 'StateHistory', 'SealedBlocks', 'ChainStore', 'Calls']) expect(parts, part).toContain(part)
+    expect(enginePartsInRpc(imports, parts)).toEqual([])
+  })
+
+  test('createChain returns the services docs/architecture.md names, one module of chain/services/ each, and close', async () => {
+    const chain = await createChain({ mining: 'manual', workers: 0 })
+    try {
+      const returned = Object.keys(chain).filter((key) => key !== 'close')
+      const modules = readdirSync(join(src, SERVICES))
+        .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+        .map((name) => name.replace(/\.ts$/, ''))
+      const documented = documentedServices(readFileSync(resolve(import.meta.dirname, '../docs/architecture.md'), 'utf8'))
+      expect(returned.sort()).toEqual(modules.sort())
+      expect(documented.sort()).toEqual(modules.sort())
+      expect(Object.keys(chain)).toContain('close')
+    } finally {
+      await chain.close()
+    }
+  })
+})
+
 describe('the checks themselves', () => {
   test('importsOf finds static, type-only, side-effect, dynamic and worker imports, and skips packages', () => {
     const source = [
@@ -357,6 +502,63 @@ describe('the checks themselves', () => {
       "const url = 'http://localhost' // a comment after a URL",
     ].join('\n')
     expect(ethereumjsReaches(source, hidden)).toEqual([])
+  })
+
+  test('namedImportsOf tells values from types, inline or whole, and takes the name before `as`', () => {
+    const source = ["import { a, type B, c as d } from './a.ts'", "import type { E } from '../e.ts'", "import { z } from 'zod'"].join('\n')
+    expect(namedImportsOf(source)).toEqual([
+      { specifier: './a.ts', values: ['a', 'c'], types: ['B'] },
+      { specifier: '../e.ts', values: [], types: ['E'] },
+    ])
+  })
+
+  test('crossServiceImports finds a service importing another, and allows the parts', () => {
+    const graph: Graph = new Map([
+      ['chain/services/pool.ts', ['chain/services/blocks.ts', 'chain/production/txpool.ts']],
+      ['chain/services/blocks.ts', ['chain/blocks/sealedBlocks.ts']],
+      ['chain/chain.ts', ['chain/services/pool.ts', 'chain/services/blocks.ts']],
+    ])
+    expect(crossServiceImports(graph)).toEqual(['chain/services/pool.ts → chain/services/blocks.ts'])
+  })
+
+  test('serviceValuesOutsideRoot and engineFactoriesAbove find a factory used where it does not belong', () => {
+    const imports = [
+      { from: 'rpc/eth/getCode.ts', to: 'chain/services/state.ts', values: ['createStateService'], types: [] },
+      { from: 'rpc/method.ts', to: 'chain/services/state.ts', values: [], types: ['StateService'] },
+      { from: 'chain/chain.ts', to: 'chain/services/state.ts', values: ['createStateService'], types: [] },
+      { from: 'rpc/eth/sendRawTransaction.ts', to: 'chain/production/txpool.ts', values: ['createPool'], types: [] },
+      { from: 'rpc/anvil/setCode.ts', to: 'chain/state/edits.ts', values: ['setCode'], types: [] },
+      { from: 'index.ts', to: 'chain/chain.ts', values: ['createChain'], types: [] },
+    ]
+    expect(serviceValuesOutsideRoot(imports)).toEqual(['rpc/eth/getCode.ts: createStateService'])
+    expect(engineFactoriesAbove(imports)).toEqual([
+      'rpc/eth/getCode.ts: createStateService from chain/services/state.ts',
+      'rpc/eth/sendRawTransaction.ts: createPool from chain/production/txpool.ts',
+    ])
+  })
+
+  test('enginePartsInRpc finds a handler typing a part, and allows plain data', () => {
+    const imports = [
+      { from: 'rpc/eth/getProof.ts', to: 'chain/production/producer.ts', values: [], types: ['Producer'] },
+      { from: 'rpc/format.ts', to: 'chain/types.ts', values: [], types: ['Block'] },
+      { from: 'wallet/core.ts', to: 'chain/production/txpool.ts', values: [], types: ['Pool'] },
+    ]
+    expect(enginePartsInRpc(imports, new Set(['Producer', 'Pool']))).toEqual(['rpc/eth/getProof.ts: Producer'])
+  })
+
+  test('documentedServices reads the first column of the services table alone', () => {
+    const markdown = [
+      '### The services',
+      '',
+      '| service | what |',
+      '|---|---|',
+      '| `blocks` | the blocks |',
+      '| `state` | state |',
+      '',
+      '## Next',
+      '| `other` | x |',
+    ].join('\n')
+    expect(documentedServices(markdown)).toEqual(['blocks', 'state'])
   })
 
   test('upwardImports finds the chain importing the RPC layer, and allows imports downwards and sideways', () => {

@@ -13,14 +13,14 @@ describe('createChain', () => {
   test('a chain id beyond 2^53 is kept exactly, also across a restart', async () => {
     const chainId = 2n ** 60n + 7n
     const first = await createChain({ chainId, mining: 'manual', dataDir })
-    expect(first.chainId).toBe(chainId)
-    const genesisHash = first.head().hash
+    expect(first.spec.chainId).toBe(chainId)
+    const genesisHash = first.blocks.head().hash
     await first.close()
 
     // A restart resumes the stored genesis, whatever the options say now.
     const second = await createChain({ chainId: 1n, mining: 'manual', dataDir })
-    expect(second.chainId).toBe(chainId)
-    expect(second.head().hash).toBe(genesisHash)
+    expect(second.spec.chainId).toBe(chainId)
+    expect(second.blocks.head().hash).toBe(genesisHash)
     await second.close()
   })
 

@@ -12,7 +12,8 @@ import { createJournal } from './filterJournal.ts'
 import { formatLog, formatTransaction } from './format.ts'
 
 import type { z } from 'zod'
-import type { Chain } from '../chain/chain.ts'
+import type { BlocksService } from '../chain/services/blocks.ts'
+import type { EventsService } from '../chain/services/events.ts'
 import type { ChainEvent, FoundLog, LogFilter, Transaction } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
 import type { Cursor, Journal } from './filterJournal.ts'
@@ -26,17 +27,17 @@ export type LogQuery = z.output<typeof logFilter>
 const MAX_BLOCK_RANGE = 10_000n
 
 /** The blocks and criteria a log query names now; -32602 for a bad range, -32001 for an unknown block. */
-export function resolveLogQuery(chain: Chain, query: LogQuery): LogFilter {
+export function resolveLogQuery(blocks: Pick<BlocksService, 'numberOf'>, query: LogQuery): LogFilter {
   let fromBlock: bigint
   let toBlock: bigint
   if (query.blockHash !== undefined) {
     if (query.fromBlock !== undefined || query.toBlock !== undefined) {
       throw new InvalidParamsError('invalid argument 0: cannot specify both BlockHash and FromBlock/Choose BlockHash or FromBlock/ToBlock')
     }
-    fromBlock = toBlock = chain.numberOf({ blockHash: query.blockHash })
+    fromBlock = toBlock = blocks.numberOf({ blockHash: query.blockHash })
   } else {
-    fromBlock = chain.numberOf(query.fromBlock ?? 'latest')
-    toBlock = chain.numberOf(query.toBlock ?? 'latest')
+    fromBlock = blocks.numberOf(query.fromBlock ?? 'latest')
+    toBlock = blocks.numberOf(query.toBlock ?? 'latest')
     if (fromBlock > toBlock) throw new InvalidParamsError('invalid block range params')
     if (toBlock - fromBlock > MAX_BLOCK_RANGE) throw new InvalidParamsError(`block range exceeds the limit of ${MAX_BLOCK_RANGE} blocks`)
   }
@@ -122,7 +123,7 @@ type Filter = { origin: string } & (
  * The filters of the node, each a cursor in the journal of its kind, so that an event costs one append whatever the
  * number of filters, and a poll costs what the filter has to read.
  */
-export function createFilters(chain: Chain, options: FiltersOptions = {}): Filters {
+export function createFilters({ blocks, events }: { blocks: BlocksService; events: EventsService }, options: FiltersOptions = {}): Filters {
   const timeout = options.timeout ?? defaultTimeout
   const now = options.now ?? Date.now
   const maxFilters = options.maxFilters ?? DEFAULT_MAX_FILTERS
@@ -185,7 +186,7 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
     const id = `0x${randomBytes(16).toString('hex')}` as Hex
     filters.set(id, make(id, now()))
     perOrigin.set(key, count + 1)
-    stopListening ??= chain.subscribe(onEvent)
+    stopListening ??= events.subscribe(onEvent)
     return id
   }
 
@@ -252,7 +253,7 @@ export function createFilters(chain: Chain, options: FiltersOptions = {}): Filte
       const filter = find(id)
       if (filter.kind !== 'logs') throw new FilterNotFoundError()
       // As geth: only eth_getFilterChanges counts as a poll that keeps the filter alive.
-      return chain.logs(resolveLogQuery(chain, filter.query)).map((entry) => formatLog(entry))
+      return blocks.logs(resolveLogQuery(blocks, filter.query)).map((entry) => formatLog(entry))
     },
     uninstall(id) {
       const filter = filters.get(id.toLowerCase() as Hex)

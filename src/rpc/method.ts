@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 
-import type { Chain } from '../chain/chain.ts'
+import type { ChainServices } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
 import type { Filters } from './filters.ts'
 import type { Session } from './session.ts'
@@ -37,8 +37,11 @@ export type NodeControl = {
   maxMineBlocks: bigint
 }
 
-export type MethodContext = {
-  chain: Chain
+/**
+ * What a handler is handed: the chain's services by name (blocks, state, calls, pool, producer, control, events,
+ * spec), so that it names the one it reads, and the wallet, the node, the polled filters and who asks.
+ */
+export type MethodContext = ChainServices & {
   wallet: Wallet
   node: NodeControl
   /** The polled filters, shared by every connection (eth_newFilter and its kin). */

@@ -29,7 +29,7 @@ beforeAll(async () => {
   wallet = createWallet({
     chain,
     database,
-    accounts: chain.accounts,
+    accounts: chain.spec.accounts,
     approval: 'approve',
     approvalTimeout: 1000,
     walletToken: TOKEN,
@@ -37,11 +37,12 @@ beforeAll(async () => {
     maxBatchSize: 10,
     log: () => {},
   })
+  chain.control.participate(wallet.testControl)
   const filters = createFilters(chain)
   dispatch = createDispatcher({
     methods,
     context: (request) => ({
-      chain,
+      ...chain,
       wallet,
       node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n },
       filters,
@@ -75,7 +76,7 @@ const changing: [string, unknown[]][] = [
 
 describe('on a non-loopback bind', () => {
   test.each(changing)('%s: 4100 without the token, with a wrong one, or from a browser origin', async (method, params) => {
-    const head = chain.head().header.number
+    const head = chain.blocks.head().header.number
     for (const request of [
       { origin: undefined, authorization: undefined },
       { origin: undefined, authorization: 'Bearer wrong' },
@@ -84,7 +85,7 @@ describe('on a non-loopback bind', () => {
     ]) {
       expect((await call(method, params, request)).error?.code).toBe(4100)
     }
-    expect(chain.head().header.number).toBe(head)
+    expect(chain.blocks.head().header.number).toBe(head)
   })
 
   test.each(changing)('%s: answers the owner, whatever the case of the bearer scheme', async (method, params) => {
@@ -123,7 +124,7 @@ describe('the wallet’s admin methods on a non-loopback bind', () => {
 
 describe('testing_buildBlockV1 on a non-loopback bind', () => {
   test('4100 without the token or from a browser origin; built for the owner', async () => {
-    const head = chain.head()
+    const head = chain.blocks.head()
     const params = [
       head.hash,
       {
@@ -377,7 +378,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
     local = createWallet({
       chain,
       database: openDatabase({}),
-      accounts: chain.accounts,
+      accounts: chain.spec.accounts,
       approval: 'approve',
       approvalTimeout: 1000,
       walletToken: undefined,
@@ -390,7 +391,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
     dispatchLocal = createDispatcher({
       methods,
       context: (request) => ({
-        chain,
+        ...chain,
         wallet: local,
         node: { setLogging: () => {}, projectAbis: [], defaultBlock: 'latest', maxMineBlocks: 10_000n },
         filters: createFilters(chain),
@@ -399,7 +400,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
       maxBatchLength: 10,
     })
     const sent = await callFrom(undefined, 'wallet_sendCalls', [
-      { version: '2.0.0', from: chain.accounts[0]!.address, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account, value: '0x1' }] },
+      { version: '2.0.0', from: chain.spec.accounts[0]!.address, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account, value: '0x1' }] },
     ])
     batchId = (sent.result as { id: string }).id
   })
@@ -410,11 +411,11 @@ describe('each method from a browser origin, on a loopback bind', () => {
   const fingerprint = () =>
     JSON.stringify(
       {
-        head: chain.head().hash,
-        state: chain.dumpState(),
-        pool: chain.pool(),
-        mining: chain.mining,
-        snapshots: chain.snapshots(),
+        head: chain.blocks.head().hash,
+        state: chain.state.dumpState(),
+        pool: chain.pool.content(),
+        mining: chain.producer.mining,
+        snapshots: chain.control.snapshots(),
         grants: local.grants(),
         impersonation: local.impersonation.save(),
         policy: local.approvals.policy(),
@@ -440,7 +441,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
   })
 
   test.each(Object.keys(grantCases(account, '0x')))('%s (grant): what an origin without a grant gets, and no grant given', async (method) => {
-    const { params, answer } = grantCases(chain.accounts[0]!.address.toLowerCase(), batchId)[method]!
+    const { params, answer } = grantCases(chain.spec.accounts[0]!.address.toLowerCase(), batchId)[method]!
     const before = fingerprint()
     expect(await callFrom(EVIL, method, params)).toEqual({ jsonrpc: '2.0', id: 1, ...answer })
     expect(fingerprint()).toBe(before)
@@ -457,7 +458,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
     const foreign = await callFrom(EVIL, 'anvil_nodeInfo', [])
     expect(foreign.result).toEqual((await callFrom(undefined, 'anvil_nodeInfo', [])).result)
     const text = JSON.stringify(foreign.result)
-    expect(text).not.toContain(chain.instanceId.slice(2))
+    expect(text).not.toContain(chain.control.instanceId.slice(2))
     expect(Object.keys(foreign.result as object).sort()).toEqual([
       'currentBlockHash',
       'currentBlockNumber',

@@ -14,7 +14,7 @@ import { toInvalidParamsError } from './dispatch.ts'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts'
 import { logCriteria } from './schemas.ts'
 
-import type { Chain } from '../chain/chain.ts'
+import type { EventsService } from '../chain/services/events.ts'
 import type { Block, BlockPosition, ChainEvent, FoundLog, LogFilter, PendingBlock, Transaction } from '../chain/types.ts'
 import type { Approvals, PendingApproval } from '../wallet/approvals.ts'
 
@@ -82,12 +82,12 @@ export function parseSubscription(kind: string, option: unknown): SubscriptionRe
 }
 
 /** What subscriptions listen to: the chain's events, and the wallet's approval queue. */
-export type SubscriptionSources = { chain: Chain; approvals: Approvals }
+export type SubscriptionSources = { events: EventsService; approvals: Approvals }
 
 /** Listens for one subscription; `notify` sends one result. Returns what stops it. */
 export function startSubscription(sources: SubscriptionSources, request: SubscriptionRequest, notify: (resultJson: Buffer) => boolean): () => void {
   if (request.kind === 'flashchain_pendingApprovals') return followApprovals(sources.approvals, notify)
-  return sources.chain.subscribe((event) => {
+  return sources.events.subscribe((event) => {
     for (const result of resultsOf(event, request)) if (!notify(result)) return
   })
 }

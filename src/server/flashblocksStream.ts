@@ -7,7 +7,7 @@ import { brotliCompressSync, constants } from 'node:zlib'
 
 import { formatFlashblock } from '../rpc/flashblocks.ts'
 
-import type { Chain } from '../chain/chain.ts'
+import type { EventsService } from '../chain/services/events.ts'
 import type { StreamSocket, WebSocketStream } from './websocket.ts'
 
 const encodings = ['brotli', 'json'] as const
@@ -15,13 +15,13 @@ const encodings = ['brotli', 'json'] as const
 /** A quick Brotli level: a flashblock is compressed on the writer's turn, and readers want it within milliseconds. */
 const BROTLI_QUALITY = 4
 
-export function createFlashblocksStream(chain: Pick<Chain, 'subscribeFlashblocks'>): WebSocketStream {
+export function createFlashblocksStream(events: Pick<EventsService, 'subscribeFlashblocks'>): WebSocketStream {
   type Reader = { send: StreamSocket['send']; encoding: (typeof encodings)[number] }
   const readers = new Set<Reader>()
   let stop: (() => void) | undefined
 
   function listen() {
-    stop = chain.subscribeFlashblocks((flashblock) => {
+    stop = events.subscribeFlashblocks((flashblock) => {
       // One buffer of each encoding, made when a reader first needs it and shared by all: a reader that falls behind
       // holds references to it, not copies.
       const json = Buffer.from(JSON.stringify(formatFlashblock(flashblock)))

@@ -23,7 +23,7 @@ function decodeSymbol(data: Hex): string | undefined {
 
 async function read(core: WalletCore, to: Hex, data: Hex): Promise<Hex | undefined> {
   try {
-    const result = await core.chain.call({ to, data }, 'pending')
+    const result = await core.chain.calls.call({ to, data }, 'pending')
     return `0x${Buffer.from(result).toString('hex')}` as Hex
   } catch (error) {
     // A token without symbol() or decimals() is still a token: there is nothing to compare.
@@ -41,7 +41,8 @@ export async function watchAsset(core: WalletCore, caller: Caller, asset: AssetR
   if (account === undefined) throw new UnauthorizedError()
   core.authorize(caller, account)
   const { address, symbol, decimals, image } = asset.options
-  if (core.chain.code(address, 'pending') === '0x') throw new InvalidParamsError(`invalid params: options.address: no contract code at ${address}`)
+  if (core.chain.state.code(address, 'pending') === '0x')
+    throw new InvalidParamsError(`invalid params: options.address: no contract code at ${address}`)
 
   const actualSymbol = await read(core, address, SYMBOL).then((data) => (data === undefined ? undefined : decodeSymbol(data)))
   if (actualSymbol !== undefined && actualSymbol !== symbol) {

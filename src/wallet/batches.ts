@@ -133,12 +133,12 @@ export function createBatches(core: WalletCore): Batches {
   async function signUpgrade(from: Hex, txNonce: bigint): Promise<NonNullable<CallRequest['authorizationList']>> {
     const signed = await (await core.signer(from)).signAuthorization({
       address: EXECUTOR_ADDRESS,
-      chainId: Number(chain.chainId),
+      chainId: Number(chain.spec.chainId),
       nonce: Number(txNonce + 1n),
     })
     return [
       {
-        chainId: chain.chainId,
+        chainId: chain.spec.chainId,
         address: EXECUTOR_ADDRESS,
         nonce: txNonce + 1n,
         yParity: signed.yParity ?? 0,
@@ -166,13 +166,13 @@ export function createBatches(core: WalletCore): Batches {
       request = { ...request, calls: request.calls.map((call) => ({ ...call, data: `${call.data}${suffix.slice(2)}` as Hex })) }
     }
 
-    const pending = chain.block('pending')
+    const pending = chain.blocks.block('pending')
     const blockGasLimit = pending?.kind === 'pending' ? pending.env.gasLimit : 0n
     const limits = gasLimits(request, blockGasLimit)
     if (request.calls.length > core.maxBatchSize) {
       throw new BundleTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
     }
-    const txCap = chain.txGasCap()
+    const txCap = chain.spec.txGasCap()
     const perTransaction = txCap !== undefined && txCap < blockGasLimit ? txCap : blockGasLimit
     const atomic = request.atomicRequired
     if (atomic) {
@@ -182,22 +182,22 @@ export function createBatches(core: WalletCore): Batches {
       }
     }
     const status = core.atomicStatus(request.from)
-    const delegate = delegateOf(chain.code(request.from, 'pending'))
+    const delegate = delegateOf(chain.state.code(request.from, 'pending'))
     const needsUpgrade = status === 'ready'
 
     let plans: SequencePlan[] = []
     if (!atomic) {
-      plans = await chain.estimateSequence(
+      plans = await chain.calls.estimateSequence(
         request.calls.map((call, i) => ({ request: { from: request.from, to: call.to, value: call.value, data: call.data }, gas: limits[i] })),
         'pending',
       )
     } else if (status !== 'unsupported') {
       // The estimate runs on the pending state, which has not seen the account's pooled transactions: its
       // authorization must be valid there, whatever nonce the real one will carry. The gas is the same.
-      const pendingNonce = chain.stateAt('pending').account(request.from)?.nonce ?? 0n
+      const pendingNonce = chain.state.stateAt('pending').account(request.from)?.nonce ?? 0n
       const authorization = needsUpgrade ? await signUpgrade(request.from, pendingNonce) : undefined
       try {
-        plans = await chain.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
+        plans = await chain.calls.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
       } catch (error) {
         if (!(error instanceof GasAllowanceError)) throw error
         throw new BundleTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
@@ -212,7 +212,7 @@ export function createBatches(core: WalletCore): Batches {
     // cannot batch on does, in the words viem's experimental_fallback recognizes, so that the dApp's fallback runs.
     if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainIdError()
     if (atomic && status === 'unsupported') {
-      if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
+      if (!chain.spec.isActive(7702) || chain.state.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
       throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
     // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
@@ -228,12 +228,12 @@ export function createBatches(core: WalletCore): Batches {
     return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
       if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
-      const nonce = chain.nextNonce(request.from)
+      const nonce = chain.pool.nextNonce(request.from)
       const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
       const signer = await core.signer(request.from)
-      const { maxFeePerGas, maxPriorityFeePerGas } = chain.suggestedFees()
+      const { maxFeePerGas, maxPriorityFeePerGas } = chain.pool.suggestedFees()
       const fees = { maxFeePerGas, maxPriorityFeePerGas }
-      const chainId = Number(chain.chainId)
+      const chainId = Number(chain.spec.chainId)
       let serialized: Hex[]
       if (atomic) {
         const authorization = upgrade ? await signUpgrade(request.from, nonce) : undefined
@@ -294,7 +294,7 @@ export function createBatches(core: WalletCore): Batches {
       store.addBatch(record)
       for (const [i, raw] of serialized.entries()) {
         try {
-          await chain.sendRawTransaction(hexToBytes(raw), signer.impersonated ? request.from : undefined)
+          await chain.pool.sendRawTransaction(hexToBytes(raw), signer.impersonated ? request.from : undefined)
         } catch (error) {
           if (i === 0) {
             store.removeBatch(request.from, id)
@@ -317,7 +317,7 @@ export function createBatches(core: WalletCore): Batches {
 
   /** Where a batch's transactions are, and its EIP-5792 status code. */
   function standing(batch: BatchRecord): { code: CallsStatus['status']; sealed: SealedLocation[] } {
-    const locations = batch.transactions.map((hash) => chain.transaction(hash))
+    const locations = batch.transactions.map((hash) => chain.blocks.transaction(hash))
     const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
     const reverted = sealed.filter((location) => location.receipt.status === 0).length

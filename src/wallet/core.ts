@@ -8,32 +8,23 @@ import { openWalletStore } from './store.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { PrivateKeyAccount } from 'viem/accounts'
-import type { Chain } from '../chain/chain.ts'
+import type { ChainServices } from '../chain/chain.ts'
 import type { DevAccount } from '../chain/spec/accounts.ts'
 import type { Hex } from '../hex.ts'
 import type { ApprovalDecision, ApprovalKey, Approvals } from './approvals.ts'
 import type { WalletStore } from './store.ts'
 
-/** What the wallet needs of a chain. It could front a remote node one day; today it is this process's chain. */
-export type WalletChain = Pick<
-  Chain,
-  | 'chainId'
-  | 'block'
-  | 'stateAt'
-  | 'code'
-  | 'nextNonce'
-  | 'call'
-  | 'estimateGas'
-  | 'estimateSequence'
-  | 'suggestedFees'
-  | 'sendRawTransaction'
-  | 'transaction'
-  | 'isActive'
-  | 'txGasCap'
-  | 'snapshot'
-  | 'revert'
-  | 'reset'
->
+/**
+ * What the wallet needs of a chain: the members it uses of the chain's services. It could front a remote node one
+ * day; today it is this process's chain.
+ */
+export type WalletChain = {
+  spec: Pick<ChainServices['spec'], 'chainId' | 'isActive' | 'txGasCap'>
+  blocks: Pick<ChainServices['blocks'], 'block' | 'transaction'>
+  state: Pick<ChainServices['state'], 'stateAt' | 'code'>
+  calls: Pick<ChainServices['calls'], 'call' | 'estimateGas' | 'estimateSequence'>
+  pool: Pick<ChainServices['pool'], 'nextNonce' | 'suggestedFees' | 'sendRawTransaction'>
+}
 
 /** Who is asking: a browser dApp carries an Origin; scripts and tests on the loopback bind do not. */
 export type Caller = { origin: string | undefined; authorization: string | undefined }
@@ -227,7 +218,7 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     store,
     approvals,
     addresses,
-    chainIdHex: `0x${chain.chainId.toString(16)}`,
+    chainIdHex: `0x${chain.spec.chainId.toString(16)}`,
     maxBatchSize: options.maxBatchSize,
     signer,
     impersonation,
@@ -254,8 +245,8 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     atomicOverrides: new Map(),
 
     atomicStatus(address) {
-      if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') return 'unsupported'
-      const delegate = delegateOf(chain.code(address, 'pending'))
+      if (!chain.spec.isActive(7702) || chain.state.code(EXECUTOR_ADDRESS, 'pending') === '0x') return 'unsupported'
+      const delegate = delegateOf(chain.state.code(address, 'pending'))
       if (delegate === EXECUTOR_ADDRESS) return 'supported'
       return delegate === undefined ? 'ready' : 'unsupported'
     },

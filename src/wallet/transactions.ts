@@ -16,7 +16,7 @@ export async function sendTransaction(core: WalletCore, caller: Caller, request:
   const account = await core.signer(request.from)
   return core.serially(async () => {
     const serialized = await fillAndSign(core, account, request)
-    return core.chain.sendRawTransaction(hexToBytes(serialized), account.impersonated ? request.from : undefined)
+    return core.chain.pool.sendRawTransaction(hexToBytes(serialized), account.impersonated ? request.from : undefined)
   })
 }
 
@@ -36,14 +36,14 @@ export async function signTransaction(core: WalletCore, caller: Caller, request:
 /** Fills nonce, gas and fees from the pending state where the request leaves them out, and signs. */
 async function fillAndSign(core: WalletCore, account: Signer, request: CallRequest & { from: Hex }): Promise<Hex> {
   const { chain } = core
-  const nonce = request.nonce ?? chain.nextNonce(request.from)
+  const nonce = request.nonce ?? chain.pool.nextNonce(request.from)
   // The signer counts nonces in doubles; no account gets near 2^53 transactions.
   if (nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidParamsError(`invalid argument 0: nonce ${nonce} is beyond what this wallet signs`)
-  const gas = request.gas ?? (await chain.estimateGas({ ...request, nonce }, 'pending'))
-  const suggested = chain.suggestedFees()
+  const gas = request.gas ?? (await chain.calls.estimateGas({ ...request, nonce }, 'pending'))
+  const suggested = chain.pool.suggestedFees()
   const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas
   const base = {
-    chainId: Number(chain.chainId),
+    chainId: Number(chain.spec.chainId),
     nonce: Number(nonce),
     to: request.to ?? undefined,
     value: request.value ?? 0n,

@@ -7,6 +7,7 @@ import { createSigning } from './signing.ts'
 import { sendTransaction, signTransaction } from './transactions.ts'
 
 import type { CallRequest } from '../chain/execution/executor.ts'
+import type { Participant } from '../chain/services/control.ts'
 import type { Hex } from '../hex.ts'
 import type { Approvals } from './approvals.ts'
 import type { AssetRequest } from './assets.ts'
@@ -54,17 +55,18 @@ export type Wallet = Permissions &
     impersonation: Impersonation
     /** flashchain_setAtomicStatus: the status to report for an account, or undefined for what the chain says. */
     setAtomicStatus(address: Hex, status: AtomicStatus | undefined): void
-    /** evm_snapshot: the chain's snapshot, with the wallet's batches, token lists and grants beside it. */
-    snapshot(): Promise<bigint>
-    /** evm_revert: the chain and the wallet as they were at the snapshot, in one database transaction. */
-    revert(id: bigint): Promise<boolean>
-    /** anvil_reset: the chain back to block 0, and the wallet without batches or watched tokens; grants stay. */
-    reset(): Promise<void>
+    /**
+     * The wallet's part in the chain's test control, which the node registers with it (`control.participate`):
+     * evm_snapshot keeps the wallet's batches, token lists and grants beside the chain's snapshot, evm_revert brings
+     * them back in the database transaction that rewinds the chain, and anvil_reset clears batches and watched
+     * tokens and keeps the grants.
+     */
+    testControl: Participant<WalletSnapshot>
     close(): void
   }
 
 /** What a snapshot keeps of the wallet: its tables, and the accounts it impersonates. */
-type WalletSnapshot = { rows: WalletRows; impersonation: ReturnType<Impersonation['save']> }
+export type WalletSnapshot = { rows: WalletRows; impersonation: ReturnType<Impersonation['save']> }
 
 export function createWallet(options: WalletOptions): Wallet {
   const core = createWalletCore(options)
@@ -114,18 +116,17 @@ export function createWallet(options: WalletOptions): Wallet {
       if (status === undefined) core.atomicOverrides.delete(address)
       else core.atomicOverrides.set(address, status)
     },
-    snapshot: () => core.chain.snapshot((): WalletSnapshot => ({ rows: store.capture(), impersonation: core.impersonation.save() })),
-    revert: (id) =>
-      core.chain.revert(id, (kept) => {
-        const saved = kept as WalletSnapshot
+    testControl: {
+      capture: () => ({ rows: store.capture(), impersonation: core.impersonation.save() }),
+      restore(saved) {
         store.restore(saved.rows)
         core.impersonation.restore(saved.impersonation)
-      }),
-    reset: () =>
-      core.chain.reset(() => {
+      },
+      reset() {
         store.clearHistory()
         core.impersonation.restore({ addresses: [], auto: false })
-      }),
+      },
+    },
 
     close: () => core.approvals.close(),
   }

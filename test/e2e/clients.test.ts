@@ -32,7 +32,7 @@ afterAll(async () => {
 describe.concurrent('viem with flashchain/chains', () => {
   it(`deploys with eth_sendRawTransactionSync and writes to the new contract at once, ${ROUNDS} times`, { timeout: TIMEOUT }, async ({ expect }) => {
     const chain = flashchainChain({ url: node.url })
-    const account = privateKeyToAccount(node.chain.accounts[1]!.privateKey)
+    const account = privateKeyToAccount(node.chain.spec.accounts[1]!.privateKey)
     const publicClient = createPublicClient({ chain, transport: http(node.url, { retryCount: 0 }) })
     const wallet = createWalletClient({ chain, account, transport: http(node.url, { retryCount: 0 }) })
     // What the chain definition gives a client: reads at `pending`, polls at half a block.
@@ -63,8 +63,8 @@ describe.concurrent('ethers v6', () => {
     const provider = new JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 })
     // Polls for new blocks every 100 ms rather than 4 s, so that the test is short; what it reads is the same.
     provider.pollingInterval = 100
-    const wallet = new Wallet(node.chain.accounts[2]!.privateKey, provider)
-    const recipient = node.chain.accounts[3]!.address
+    const wallet = new Wallet(node.chain.spec.accounts[2]!.privateKey, provider)
+    const recipient = node.chain.spec.accounts[3]!.address
     try {
       const outcomes: string[] = []
       for (let round = 0; round < ROUNDS; round++) {

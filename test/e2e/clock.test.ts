@@ -41,10 +41,10 @@ describe('interval mining', () => {
   })
 
   test('a transaction is pre-confirmed by a flashblock, then sealed in that same block', async () => {
-    const [from, to] = flashchain.chain.accounts
+    const [from, to] = flashchain.chain.spec.accounts
     const hash = (await request('eth_sendTransaction', [{ from: from!.address, to: to!.address, value: '0x1' }])) as string
     // eth_sendRawTransactionSync's wait, without a raw transaction: the first flashblock that has it.
-    expect(await flashchain.chain.waitForPreconfirmation(hash as `0x${string}`, 10 * blockTime)).toBe(true)
+    expect(await flashchain.chain.pool.waitForPreconfirmation(hash as `0x${string}`, 10 * blockTime)).toBe(true)
     const preconfirmed = (await request('eth_getTransactionReceipt', [hash])) as { blockNumber: string; status: string }
     expect(preconfirmed.status).toBe('0x1')
     // A pre-confirmed receipt already has a block hash (the block's as built so far): wait for the head instead.

@@ -20,7 +20,7 @@ let flashchain: Flashchain
 let store: Hex
 
 function walletClient(index: number) {
-  const account = privateKeyToAccount(flashchain.chain.accounts[index]!.privateKey)
+  const account = privateKeyToAccount(flashchain.chain.spec.accounts[index]!.privateKey)
   return createWalletClient({ chain: flashchainChain(flashchain.url), transport: http(flashchain.url), account })
 }
 
@@ -60,7 +60,7 @@ describe('ethers v6 contract.on', () => {
     const provider = new WebSocketProvider(wsUrl(flashchain.url), 31337)
     try {
       const { seen, sent } = await listen(provider, 1, [7n, 8n])
-      const sender = flashchain.chain.accounts[1]!.address
+      const sender = flashchain.chain.spec.accounts[1]!.address
       expect(seen.map((event) => event.value)).toEqual([7n, 8n])
       expect(seen.map((event) => event.by.toLowerCase())).toEqual([sender.toLowerCase(), sender.toLowerCase()])
       expect(seen.map((event) => event.transactionHash)).toEqual(sent)

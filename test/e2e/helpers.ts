@@ -76,7 +76,7 @@ export async function startChain(options: FlashchainOptions = {}): Promise<TestC
   const transport = http(url, { retryCount: 0 })
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 25 })
   const testClient = createTestClient({ chain, transport, mode: 'anvil', pollingInterval: 25 })
-  const accounts = flashchain.chain.accounts.map((account) => privateKeyToAccount(account.privateKey))
+  const accounts = flashchain.chain.spec.accounts.map((account) => privateKeyToAccount(account.privateKey))
 
   async function send(method: string, params: unknown[] = []): Promise<RpcResponse> {
     const response = await fetch(url, {

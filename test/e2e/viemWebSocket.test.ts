@@ -20,7 +20,7 @@ let store: Hex
 const transport = () => webSocket(wsUrl(flashchain.url), { retryCount: 0 })
 
 function walletClient(index: number) {
-  const account = privateKeyToAccount(flashchain.chain.accounts[index]!.privateKey)
+  const account = privateKeyToAccount(flashchain.chain.spec.accounts[index]!.privateKey)
   return createWalletClient({ chain: flashchainChain(flashchain.url), transport: transport(), account })
 }
 
@@ -117,8 +117,8 @@ describe('viem webSocket()', () => {
       await subscribed(before)
       const sender = walletClient(3)
       const sent = [
-        await sender.sendTransaction({ to: flashchain.chain.accounts[4]!.address, value: 1n, chain: null }),
-        await sender.sendTransaction({ to: flashchain.chain.accounts[4]!.address, value: 2n, chain: null }),
+        await sender.sendTransaction({ to: flashchain.chain.spec.accounts[4]!.address, value: 1n, chain: null }),
+        await sender.sendTransaction({ to: flashchain.chain.spec.accounts[4]!.address, value: 2n, chain: null }),
       ]
       await until(hashes, (items) => items.length >= 2)
       expect(hashes).toEqual(sent)

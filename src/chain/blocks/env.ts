@@ -6,6 +6,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv } from '../types.ts'
+import type { SealedBlock } from './types.ts'
 
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
 const ZERO_ADDRESS = `0x${'00'.repeat(20)}` as Hex
@@ -50,4 +51,10 @@ export function headerEnv(block: Block): BlockEnv {
     parentHash: bytesToHex(header.parentHash) as Hex,
     parentBeaconBlockRoot: header.parentBeaconBlockRoot === undefined ? undefined : (bytesToHex(header.parentBeaconBlockRoot) as Hex),
   }
+}
+
+/** The environment with the timestamp it was given, if that is after the parent's; as computed otherwise. */
+export function withTimestamp(env: BlockEnv, parent: SealedBlock, timestamp: bigint | undefined): BlockEnv {
+  if (timestamp !== undefined && timestamp > parent.block.header.timestamp) env.timestamp = timestamp
+  return env
 }

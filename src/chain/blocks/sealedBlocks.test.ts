@@ -167,17 +167,17 @@ describe('a chain whose old blocks are read back from its store', () => {
     const send = async (fields: { to?: Hex; data?: Hex; gas: bigint }, type: 'eip1559' | 'legacy' = 'eip1559') => {
       const fees = type === 'legacy' ? { gasPrice: 10n ** 10n } : { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n }
       const raw = await signer.signTransaction({ chainId: 31337, type, nonce: nonce++, value: 0n, ...fees, ...fields } as never)
-      await chain.sendRawTransaction(hexToBytes(raw))
+      await chain.pool.sendRawTransaction(hexToBytes(raw))
     }
     try {
       await send({ data: initCode, gas: 100_000n })
-      const first = await chain.mine()
+      const first = await chain.producer.mine()
       const contract = first.receipts[0]!.contractAddress!
       // A legacy transaction logs: a block body holds it as an RLP list, not as its encoding.
       await send({ to: contract, data: word(7), gas: 50_000n }, 'legacy')
       await send({ to: accounts[1]!.address, gas: 21_000n })
-      const second = await chain.mine()
-      const logsBefore = chain.logs({ fromBlock: 0n, toBlock: 2n })
+      const second = await chain.producer.mine()
+      const logsBefore = chain.blocks.logs({ fromBlock: 0n, toBlock: 2n })
       expect(logsBefore).toMatchObject([{ address: contract, topics: [word(7)], blockNumber: 2n, transactionIndex: 0, logIndex: 0 }])
       expect(logsBefore[0]!.transactionHash).toBe(second.transactions[0]!.hash)
       expect(logsBefore[0]!.blockTimestamp).toBe(second.header.timestamp)
@@ -185,26 +185,26 @@ describe('a chain whose old blocks are read back from its store', () => {
       // Three more blocks of transfers push blocks 1 and 2 out of memory.
       for (let i = 0; i < 3; i++) {
         await send({ to: accounts[1]!.address, gas: 21_000n })
-        await chain.mine()
+        await chain.producer.mine()
       }
       // Read from the store without decoding the block, then filtered by the blocks' blooms first.
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n })).toEqual(logsBefore)
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, addresses: [contract] })).toEqual(logsBefore)
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, addresses: [] })).toEqual(logsBefore)
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, topics: [[word(8), word(7)]] })).toEqual(logsBefore)
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, addresses: [accounts[1]!.address.toLowerCase() as Hex] })).toEqual([])
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, topics: [word(8)] })).toEqual([])
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n })).toEqual(logsBefore)
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, addresses: [contract] })).toEqual(logsBefore)
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, addresses: [] })).toEqual(logsBefore)
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, topics: [[word(8), word(7)]] })).toEqual(logsBefore)
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, addresses: [accounts[1]!.address.toLowerCase() as Hex] })).toEqual([])
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, topics: [word(8)] })).toEqual([])
       // As in geth, a filter with more positions than the log has topics does not match it, even with null there.
-      expect(chain.logs({ fromBlock: 0n, toBlock: 5n, topics: [word(7), null] })).toEqual([])
+      expect(chain.blocks.logs({ fromBlock: 0n, toBlock: 5n, topics: [word(7), null] })).toEqual([])
 
       // Decoded again from the store: a new object with the same data.
-      const again = chain.block(2n)!
+      const again = chain.blocks.block(2n)!
       expect(again).not.toBe(second)
       expect(again).toEqual(second)
-      expect(chain.block({ blockHash: first.hash })).toEqual(first)
-      expect(chain.numberOf({ blockHash: first.hash })).toBe(1n)
+      expect(chain.blocks.block({ blockHash: first.hash })).toEqual(first)
+      expect(chain.blocks.numberOf({ blockHash: first.hash })).toBe(1n)
 
-      const found = chain.transaction(second.transactions[1]!.hash)
+      const found = chain.blocks.transaction(second.transactions[1]!.hash)
       expect(found).toMatchObject({ kind: 'sealed', index: 1, transaction: { from: signer.address.toLowerCase() }, receipt: second.receipts[1] })
     } finally {
       await chain.close()

@@ -1,6 +1,8 @@
 import { BlockNotFoundError } from '../../errors.ts'
 
 import type { Hex } from '../../hex.ts'
+import type { StateHistory } from '../state/history.ts'
+import type { StateReader } from '../state/types.ts'
 import type { BlockSpecifier } from '../types.ts'
 import type { SealedBlocks } from './sealedBlocks.ts'
 import type { PendingSnapshot, SealedBlock } from './types.ts'
@@ -13,6 +15,8 @@ export type ResolvedBlock = { kind: 'sealed'; block: SealedBlock } | { kind: 'pe
 export type BlockResolver = {
   /** The block a specifier names; BlockNotFoundError when there is none. */
   resolve(block: BlockSpecifier): ResolvedBlock
+  /** The block a specifier names; undefined when there is none. */
+  resolveIfAny(block: BlockSpecifier): ResolvedBlock | undefined
   /** The number a specifier names, without reading a sealed block back from the store. */
   numberOf(block: BlockSpecifier): bigint
 }
@@ -63,6 +67,14 @@ export function createBlockResolver(chain: {
 
   return {
     resolve,
+    resolveIfAny(specifier) {
+      try {
+        return resolve(specifier)
+      } catch (error) {
+        if (error instanceof BlockNotFoundError) return undefined
+        throw error
+      }
+    },
     numberOf(specifier) {
       if (typeof specifier === 'bigint') {
         if (specifier >= BigInt(blocks.count)) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
@@ -77,4 +89,9 @@ export function createBlockResolver(chain: {
       return resolved.kind === 'pending' ? resolved.block.env.number : resolved.block.number
     },
   }
+}
+
+/** The state after a block: the pending block's own, or a sealed block's from the history. */
+export function stateOf(resolved: ResolvedBlock, history: StateHistory): StateReader {
+  return resolved.kind === 'pending' ? resolved.block.state : history.at(resolved.block.number)
 }

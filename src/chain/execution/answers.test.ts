@@ -165,7 +165,7 @@ describe('eth_call and eth_estimateGas through the answer cache', () => {
   const balance = (wei: bigint) => `0x${wei.toString(16).padStart(64, '0')}`
 
   test('a call repeated on one snapshot runs the EVM twice; a new flashblock and a new block are new snapshots', async () => {
-    const runs = () => node.flashchain.chain.executionRuns
+    const runs = () => node.flashchain.chain.calls.executionRuns
     // The pending block takes the clock's time, and is built again (a new snapshot) when a second passes: a next-block
     // timestamp holds it still, however long a loaded machine takes over the four calls.
     const { timestamp } = (await request('eth_getBlockByNumber', ['latest', false])) as { timestamp: Hex }
@@ -174,7 +174,7 @@ describe('eth_call and eth_estimateGas through the answer cache', () => {
     for (let i = 0; i < 4; i++) expect(await request('eth_call', [query, 'pending'])).toBe(balance(0n))
     expect(runs()).toBe(first + 2)
 
-    const from = node.flashchain.chain.accounts[0]!.address
+    const from = node.flashchain.chain.spec.accounts[0]!.address
     await request('eth_sendTransaction', [{ from, to: recipient, value: '0x7' }])
     await request('flashchain_preconfirm')
     // The flashblock is a new snapshot: pending sees the transfer at once, latest still does not.
@@ -188,8 +188,8 @@ describe('eth_call and eth_estimateGas through the answer cache', () => {
   })
 
   test('estimates are kept too, and calls with overrides always run', async () => {
-    const runs = () => node.flashchain.chain.executionRuns
-    const estimate = { from: node.flashchain.chain.accounts[1]!.address, ...query }
+    const runs = () => node.flashchain.chain.calls.executionRuns
+    const estimate = { from: node.flashchain.chain.spec.accounts[1]!.address, ...query }
     const gas = await request('eth_estimateGas', [estimate, 'latest'])
     expect(await request('eth_estimateGas', [estimate, 'latest'])).toBe(gas)
     const after = runs()

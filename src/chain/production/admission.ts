@@ -150,3 +150,18 @@ export function createAdmission(options: AdmissionOptions): Admission {
   }
   return admission
 }
+
+/** Transactions whose hash was returned before a restart are back in the pool, in arrival order. */
+export function restorePool(admission: Admission, store: ChainStore, log: (line: string) => void): void {
+  for (const { hash, raw, sender, publicKey } of store.poolTransactions()) {
+    try {
+      const tx = admission.decode(raw, sender !== undefined)
+      // The key recovered when it was first admitted: no signature is recovered again (a frozen transaction reads it).
+      if (publicKey !== undefined && sender === undefined) tx.cache.senderPubKey = publicKey
+      admission.admit(tx, raw, sender, true)
+    } catch (error) {
+      store.removePoolTransactions([hash])
+      log(`dropped a stored pool transaction: ${error instanceof Error ? error.message : error}`)
+    }
+  }
+}

@@ -31,11 +31,11 @@ describe('import', () => {
   test('imports the execution-apis chain; head, safe and finalized are its last block', async () => {
     const chain = await createChain({ genesis, importBlocks: chainRlp, mining: 'manual' })
     try {
-      expect(chain.head().header.number).toBe(54n)
-      expect(chain.head().hash).toBe('0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7')
-      expect(chain.block('safe')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
-      expect(chain.block('finalized')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
-      expect(chain.chainId).toBe(3503995874084926n)
+      expect(chain.blocks.head().header.number).toBe(54n)
+      expect(chain.blocks.head().hash).toBe('0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7')
+      expect(chain.blocks.block('safe')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
+      expect(chain.blocks.block('finalized')).toMatchObject({ kind: 'sealed', header: { number: 54n } })
+      expect(chain.spec.chainId).toBe(3503995874084926n)
     } finally {
       await chain.close()
     }

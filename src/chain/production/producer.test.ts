@@ -20,7 +20,7 @@ const initCode = `0x6f${runtime}60005260106010f3` as Hex
 
 describe('producer', () => {
   test('sealed blocks re-execute to their headers: an independent import of them agrees on every root', async () => {
-    const producer = await createChain({ genesis, mining: 'manual' })
+    const chain = await createChain({ genesis, mining: 'manual' })
     const sign = (from: number, nonce: number, fields: { to?: Hex; value?: bigint; data?: Hex; gas?: bigint }) =>
       privateKeyToAccount(accounts[from]!.privateKey).signTransaction({
         chainId: 31337,
@@ -35,26 +35,26 @@ describe('producer', () => {
       })
     try {
       // Block 1: a deployment and transfers from three senders, over two flashblocks.
-      await producer.sendRawTransaction(hexToBytes(await sign(0, 0, { data: initCode, gas: 200_000n })))
+      await chain.pool.sendRawTransaction(hexToBytes(await sign(0, 0, { data: initCode, gas: 200_000n })))
       for (let nonce = 0; nonce < 5; nonce++) {
-        await producer.sendRawTransaction(hexToBytes(await sign(1, nonce, { to: accounts[2]!.address, value: BigInt(nonce + 1) })))
+        await chain.pool.sendRawTransaction(hexToBytes(await sign(1, nonce, { to: accounts[2]!.address, value: BigInt(nonce + 1) })))
       }
-      await producer.preconfirm()
+      await chain.producer.preconfirm()
       for (let nonce = 0; nonce < 3; nonce++) {
-        await producer.sendRawTransaction(hexToBytes(await sign(2, nonce, { to: accounts[0]!.address, value: 7n })))
+        await chain.pool.sendRawTransaction(hexToBytes(await sign(2, nonce, { to: accounts[0]!.address, value: 7n })))
       }
-      const first = await producer.mine()
+      const first = await chain.producer.mine()
       expect(first.transactions).toHaveLength(9)
       // Ordered by tip across senders: the deployment (lowest tip) is not first.
       const contract = first.receipts.find((receipt) => receipt.contractAddress !== null)!.contractAddress!
 
       // Block 2: calls that write storage and log.
       for (let nonce = 1; nonce < 4; nonce++) {
-        await producer.sendRawTransaction(
+        await chain.pool.sendRawTransaction(
           hexToBytes(await sign(0, nonce, { to: contract, data: `0x${nonce.toString(16).padStart(64, '0')}`, gas: 100_000n })),
         )
       }
-      const second = await producer.mine()
+      const second = await chain.producer.mine()
       expect(second.transactions).toHaveLength(3)
       expect(second.receipts.map((receipt) => [receipt.status, receipt.logs.length])).toEqual([
         [1, 1],
@@ -66,19 +66,19 @@ describe('producer', () => {
       const importer = await createChain({
         genesis,
         mining: 'manual',
-        importBlocks: Uint8Array.from([...producer.rawBlock(1n)!, ...producer.rawBlock(2n)!]),
+        importBlocks: Uint8Array.from([...chain.blocks.rawBlock(1n)!, ...chain.blocks.rawBlock(2n)!]),
       })
       try {
-        expect(importer.head().hash).toBe(second.hash)
-        expect(importer.block(1n)!).toEqual(first)
-        expect(importer.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(
+        expect(importer.blocks.head().hash).toBe(second.hash)
+        expect(importer.blocks.block(1n)!).toEqual(first)
+        expect(importer.blocks.head().receipts.map((receipt) => receipt.cumulativeGasUsed)).toEqual(
           second.receipts.map((receipt) => receipt.cumulativeGasUsed),
         )
       } finally {
         await importer.close()
       }
     } finally {
-      await producer.close()
+      await chain.close()
     }
   })
 
@@ -105,10 +105,10 @@ describe('producer', () => {
           to,
           value: 1n,
         })
-        await chain.sendRawTransaction(hexToBytes(raw))
+        await chain.pool.sendRawTransaction(hexToBytes(raw))
       }
       writes = 0
-      await chain.preconfirm()
+      await chain.producer.preconfirm()
       // The transactions and receipts tries grow with each flashblock, once it is visible: 200 entries each here.
       expect(writes).toBeGreaterThanOrEqual(400)
       // What an incoming request needs is a turn of the event loop: count the trie writes between turns.
@@ -124,7 +124,7 @@ describe('producer', () => {
       }
       writes = 0
       setImmediate(turn)
-      const block = await chain.mine()
+      const block = await chain.producer.mine()
       done = true
       turn()
       expect(block.transactions).toHaveLength(200)
@@ -154,7 +154,7 @@ describe('producer', () => {
         value: 1n,
       })
     const flashblocks: Hex[][] = []
-    const stop = chain.subscribe((event) => {
+    const stop = chain.events.subscribe((event) => {
       if (event.type === 'flashblock' && event.first < event.block.transactions.length) {
         flashblocks.push(event.block.transactions.slice(event.first).map((tx) => tx.hash))
       }
@@ -164,8 +164,8 @@ describe('producer', () => {
     }
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] })
     try {
-      await chain.setIntervalMining(60_000)
-      const first = await chain.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))
+      await chain.producer.setIntervalMining(60_000)
+      const first = await chain.pool.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))
       const underpriced = hexToBytes(await transfer(0, 10n ** 9n + 1n))
 
       // The clock fires every 200 ms, 50 ms before its flashblock is due, and takes what the pool holds.
@@ -173,7 +173,7 @@ describe('producer', () => {
       let refusal = ''
       for (let attempt = 0; attempt < 200 && !/nonce too low/.test(refusal); attempt++) {
         await turns(1)
-        refusal = await chain.sendRawTransaction(underpriced).then(
+        refusal = await chain.pool.sendRawTransaction(underpriced).then(
           () => 'accepted',
           (error: Error) => error.message,
         )
@@ -181,23 +181,23 @@ describe('producer', () => {
       // Taken: a replacement is refused as the nonce is used, not as underpriced; the transaction is still pending.
       expect(refusal).toMatch(/nonce too low/)
       expect(flashblocks).toEqual([])
-      expect(chain.transaction(first)?.kind).toBe('pool')
-      await expect(chain.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))).rejects.toThrow(/already known/)
-      expect(chain.dropTransactions([first])).toEqual([])
+      expect(chain.blocks.transaction(first)?.kind).toBe('pool')
+      await expect(chain.pool.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))).rejects.toThrow(/already known/)
+      expect(chain.pool.dropTransactions([first])).toEqual([])
       // The sender's next nonce still joins the same flashblock.
-      const second = await chain.sendRawTransaction(hexToBytes(await transfer(1, 10n ** 9n)))
+      const second = await chain.pool.sendRawTransaction(hexToBytes(await transfer(1, 10n ** 9n)))
 
       vi.advanceTimersByTime(50)
       for (let attempt = 0; attempt < 200 && flashblocks.length === 0; attempt++) await turns(1)
       expect(flashblocks).toEqual([[first, second]])
-      expect(chain.transaction(first)?.kind).toBe('preconfirmed')
-      expect(chain.transaction(second)?.kind).toBe('preconfirmed')
+      expect(chain.blocks.transaction(first)?.kind).toBe('preconfirmed')
+      expect(chain.blocks.transaction(second)?.kind).toBe('preconfirmed')
     } finally {
       // A flashblock left waiting on a fake timer would hold the clock's stop forever.
       vi.runOnlyPendingTimers()
       vi.useRealTimers()
       stop()
-      await chain.setIntervalMining(0)
+      await chain.producer.setIntervalMining(0)
       await chain.close()
     }
   })

@@ -1,29 +1,28 @@
-import { createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
-import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
-import { encodeReceipt, runBlock, runTx } from '@ethereumjs/vm'
-import { KECCAK256_RLP, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
-import { headerEnv, nextEnv } from '../blocks/env.ts'
+import { nextEnv, withTimestamp } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
-import { createEnvBlock, setHardforkFor } from '../execution/executor.ts'
+import { setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { builderHeaderData, builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
-import { envHeaderData, startBuilder } from './startBuilder.ts'
-import { createOrderedTrie } from './orderedTrie.ts'
-import { toReceipt } from './receipts.ts'
+import { includeTransaction, openBlock } from './building.ts'
+import { executeBlock } from './executeBlock.ts'
+import { createFlashblockClock } from './flashblockClock.ts'
+import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
+import { sealBlocks } from './sealBlocks.ts'
+import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { withStorageRoots } from '../state/trie.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
-import type { Block, HeaderData } from '@ethereumjs/block'
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import type { BlockBuilder, RunBlockResult, RunTxResult, VM } from '@ethereumjs/vm'
-import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
+import type { VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
+import type { Building } from './building.ts'
 import type { ChainClock } from './clock.ts'
 import type { BlockPlan } from './plan.ts'
+import type { BlockStamps } from './sealBlocks.ts'
+import type { SealPipeline } from './sealPipeline.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory } from '../state/history.ts'
@@ -44,8 +43,8 @@ export type ProducerHost = {
   clock: ChainClock
   plan: BlockPlan
   head: () => SealedBlock
-  /** Persists and indexes a sealed block with its state writes. */
-  commitBlock: (sealed: SealedBlock, diff: StateDiff) => void
+  /** Where each sealed block goes, with its state writes: the history, the store, the sealed blocks, the events. */
+  pipeline: SealPipeline
   /** A pool transaction was found invalid when its turn came. */
   dropTransaction: (entry: PoolTransaction, reason: string) => void
   /** A flashblock was published; its transactions from `first` on are new. */
@@ -60,40 +59,6 @@ export type ProducerHost = {
   log: (line: string) => void
 }
 
-type Building = {
-  builder: BlockBuilder
-  /** The builder's own lists, which build() turns into the roots, bloom and requests of the sealed block. */
-  sealed: BuilderRecord
-  /** The header-only block that carries the environment into runTx. */
-  envBlock: Block
-  env: BlockEnv
-  transactions: TypedTransaction[]
-  senders: Hex[]
-  receipts: Receipt[]
-  /** The pool entries the transactions came from, to build the block again after a revert. */
-  entries: PoolTransaction[]
-  segments: StateDiff[]
-  flashblockIndex: number
-  /** How many transactions the flashblocks published so far hold. */
-  announced: number
-  /** The newest flashblock: where its transactions start, and its own state writes. */
-  newest: { first: number; diff: StateDiff }
-  /** The header the block would seal with as of the newest flashblock, and its hash. */
-  preview: Preview | undefined
-  /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
-  byHash: Map<Hex, PendingSnapshot>
-  /** The newest flashblock is the seal's, held back from the stream until the sealed block's roots are known. */
-  held: boolean
-}
-
-type Preview = { header: Block['header']; hash: Hex }
-
-/** What the stream says of the block as of a flashblock: its roots and hash, as if it were sealed then. */
-type FlashblockRoots = Pick<Flashblock, 'stateRoot' | 'receiptsRoot' | 'logsBloom' | 'gasUsed' | 'blockHash' | 'withdrawalsRoot' | 'blobGasUsed'>
-
-/** Failures that say "not in this block", not "never": the transaction stays in the pool. */
-const retryLater = [/higher gas limit than the remaining gas in the block/, /is less than the block's baseFeePerGas/, /blob gas limit reached/]
-
 /**
  * The single writer. It executes pool transactions on top of the block being built, publishes the result as a
  * flashblock, and seals blocks. Every entry point runs on one queue, so the clock and admin calls never interleave.
@@ -106,9 +71,8 @@ export type Producer = {
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /**
-   * Seals `count` blocks, the first with what is pending, on the writer's queue in slices of about SLICE_MS: between
-   * two slices other requests are answered and other writes take their turn. A block with nothing to include is
-   * sealed without a flashblock (see sealEmpty). Resolves with the last block.
+   * Seals `count` blocks, the first with what is pending, on the writer's queue in slices (sealBlocks.ts). A block
+   * with nothing to include is sealed without a flashblock (see sealEmpty). Resolves with the last block.
    */
   sealBlocks(count: bigint, stamps: BlockStamps): Promise<SealedBlock>
   /**
@@ -144,20 +108,6 @@ export type Producer = {
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
 
-/**
- * The timestamps of blocks sealed one after another: the first at `timestamp` (by the clock when undefined), and
- * each after it `interval` seconds after the one before (by the clock when undefined or 0).
- */
-export type BlockStamps = { timestamp?: bigint | undefined; interval?: bigint | undefined }
-
-/** The most ms before a flashblock is due that the clock starts executing its transactions. */
-const maxLead = 50
-
-/** How long sealBlocks holds the writer and the event loop before it lets other requests through. */
-const SLICE_MS = 20
-
-const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
-
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
   let building: Building | undefined
@@ -165,33 +115,17 @@ export function createProducer(host: ProducerHost): Producer {
   let published: PendingSnapshot | undefined
   let sealing = false
   let queue: Promise<unknown> = Promise.resolve()
-  let timer: NodeJS.Timeout | undefined
-  /** Stops the flashblock clock start() set going, if any. */
-  let stopClock = () => {}
-  const waiters = new Map<Hex, Set<() => void>>()
+  const waiters = createPreconfirmationWaiters()
   let storageRoots = new Map<Hex, Uint8Array>()
 
   const idleCommon = vm.common.copy()
 
-  /**
-   * The pending block before its first flashblock: nothing has run on the head's state yet, so its header has the
-   * head's state root and empty tries.
-   */
+  /** The pending block before its first flashblock (see idleHeader). */
   function idlePending(): PendingSnapshot {
     const head = host.head()
     const env = plannedEnv(head)
     setHardforkFor(idleCommon, env)
-    const header = createBlockHeader(
-      {
-        ...envHeaderData(env),
-        parentHash: head.block.hash(),
-        stateRoot: head.block.header.stateRoot,
-        withdrawalsRoot: idleCommon.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-        blobGasUsed: idleCommon.isActivatedEIP(4844) ? 0n : undefined,
-        requestsHash: idleCommon.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
-      },
-      { common: idleCommon, skipConsensusFormatValidation: true },
-    )
+    const header = idleHeader(head, env, idleCommon)
     return {
       env,
       flashblockIndex: -1,
@@ -229,6 +163,18 @@ export function createProducer(host: ProducerHost): Producer {
     return result
   }
 
+  const flashblockClock = createFlashblockClock({
+    serially,
+    begin: async () => building ?? (await startBlock()),
+    include: async () => includePooled(building ?? (await startBlock())),
+    preconfirm: () => preconfirm(),
+    async seal() {
+      await seal()
+      await startBlock()
+    },
+    log: host.log,
+  })
+
   /** `announce`: publish the block's first flashblock (the system calls), as every block but a bulk-mined empty one does. */
   async function startBlock(timestamp?: bigint, announce = true): Promise<Building> {
     const head = host.head()
@@ -241,34 +187,7 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    const builder = await startBuilder(vm, head.block, env)
-    // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
-    // seal's write only what was added since the last one.
-    const sealed = builderRecord(builder)
-    const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
-    const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type), vm.common)
-    replaceRootTries(builder, {
-      transactionsTrie: () => transactionsTrie.rootOf(sealed.transactions.length),
-      receiptTrie: () => receiptTrie.rootOf(sealed.results.length),
-    })
-    // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
-    building = {
-      builder,
-      sealed,
-      envBlock: createEnvBlock(env, vm.common, env.baseFeePerGas),
-      env,
-      transactions: [],
-      senders: [],
-      receipts: [],
-      entries: [],
-      segments: [],
-      flashblockIndex: -1,
-      announced: 0,
-      newest: { first: 0, diff: createStateDiff() },
-      preview: undefined,
-      byHash: new Map(),
-      held: false,
-    }
+    building = await openBlock(vm, head.block, env)
     if (!announce) return building
     await publish(building)
     return building
@@ -289,7 +208,8 @@ export function createProducer(host: ProducerHost): Producer {
     block.held = held
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
-    if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced) block.preview = await previewRoots(block)
+    if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced)
+      block.preview = await previewRoots(block, host)
     block.newest = { first: block.announced, diff }
     block.flashblockIndex++
     published = {
@@ -308,52 +228,8 @@ export function createProducer(host: ProducerHost): Producer {
     block.announced = block.transactions.length
     for (let i = first; i < block.entries.length; i++) pool.remove(block.entries[i]!.hash)
     host.published(published, first)
-    for (const tx of block.transactions.slice(first)) {
-      const hash = bytesToHex(tx.hash()) as Hex
-      const resolvers = waiters.get(hash)
-      if (resolvers === undefined) continue
-      waiters.delete(hash)
-      for (const resolve of resolvers) resolve()
-    }
+    waiters.preconfirmed(block.transactions.slice(first))
     return published
-  }
-
-  /** Runs one pool transaction on the block being built, with the checks BlockBuilder.addTransaction makes. */
-  async function execute(block: Building, tx: TypedTransaction, impersonating?: Hex): Promise<RunTxResult> {
-    const { sealed, builder } = block
-    if (tx.gasLimit > block.env.gasLimit - builder.gasUsed) throw new Error('tx has a higher gas limit than the remaining gas in the block')
-    let blobGas = 0n
-    if (tx instanceof Blob4844Tx) {
-      blobGas = BigInt(tx.blobVersionedHashes.length) * vm.common.param('blobGasPerBlob')
-      if (builder.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
-    }
-    stateManager.codeHiddenFor = impersonating
-    let result: RunTxResult
-    try {
-      result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
-    } finally {
-      stateManager.codeHiddenFor = undefined
-    }
-    // Blocks carry blob transactions without their blobs (EIP-4844).
-    sealed.add(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx, result, blobGas)
-    return result
-  }
-
-  async function include(block: Building, entry: PoolTransaction): Promise<boolean> {
-    try {
-      const result = await execute(block, entry.tx, entry.impersonated === true ? entry.sender : undefined)
-      block.transactions.push(entry.tx)
-      block.senders.push(entry.sender)
-      block.receipts.push(toReceipt(result, entry.tx, block.env))
-      block.entries.push(entry)
-      // It leaves the pool when its flashblock goes out (publish): until then it is pending to every reader.
-      entry.taken = true
-      return true
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      if (!retryLater.some((pattern) => pattern.test(reason))) host.dropTransaction(entry, reason)
-      return false
-    }
   }
 
   /** Executes what the pool holds into the block, unpublished: what the next flashblock will show. */
@@ -361,7 +237,7 @@ export function createProducer(host: ProducerHost): Producer {
     if (pool.size === 0) return
     // Through the journal: transactions included since the last flashblock have moved their senders' nonces on.
     const stateNonce = (sender: Hex) => stateManager.nonce(sender)
-    await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => include(block, entry))
+    await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => includeTransaction(host, block, entry))
   }
 
   /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
@@ -377,58 +253,6 @@ export function createProducer(host: ProducerHost): Producer {
   function stream(block: Building): void {
     if (!host.streaming()) return
     host.flashblock(flashblockOf(block, rootsOf(block.preview!.header, block.preview!.hash)))
-  }
-
-  /**
-   * The roots and hash the block would have if it were sealed now, before the end-of-block system calls
-   * (EIP-7002, EIP-7251): on a chain where nobody queues withdrawal or consolidation requests, those neither add
-   * requests nor change state, and the preview is what the seal gives.
-   */
-  async function previewRoots(block: Building): Promise<Preview> {
-    const { builder } = block
-    const diff = createStateDiff()
-    for (const segment of block.segments) mergeDiff(diff, segment)
-    const stateRoot = (await trie.preview(diff, stateManager.base)).root
-    const receiptsRoot = await builder.receiptTrie()
-    const logsBloom = new Uint8Array(256)
-    for (const receipt of block.receipts) {
-      const bloom = hexToBytes(receipt.logsBloom)
-      for (let i = 0; i < 256; i++) logsBloom[i]! |= bloom[i]!
-    }
-    const common = vm.common
-    const headerData: HeaderData = {
-      ...builderHeaderData(builder),
-      stateRoot,
-      transactionsTrie: await builder.transactionsTrie(),
-      receiptTrie: receiptsRoot,
-      logsBloom,
-      gasUsed: builder.gasUsed,
-      withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-      blobGasUsed: common.isActivatedEIP(4844) ? builder.blobGasUsed : undefined,
-      requestsHash: common.isActivatedEIP(7685) ? genRequestsRoot([], sha256) : undefined,
-    }
-    const header = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
-    return { header, hash: bytesToHex(header.hash()) as Hex }
-  }
-
-  function flashblockOf(block: Building, roots: FlashblockRoots): Flashblock {
-    const { first, diff } = block.newest
-    const transactions: Flashblock['transactions'] = []
-    for (let i = first; i < block.transactions.length; i++) {
-      // The block's own encoding: a blob transaction without its blobs (EIP-4844).
-      const tx = block.sealed.transactions[i]!
-      transactions.push({ raw: bytesToHex(tx.serialize()) as Hex, hash: bytesToHex(tx.hash()) as Hex, type: tx.type, receipt: block.receipts[i]! })
-    }
-    const given = builderHeaderData(block.builder).extraData
-    return {
-      number: block.env.number,
-      index: block.flashblockIndex,
-      env: block.env,
-      extraData: (given === undefined ? '0x' : bytesToHex(given as Uint8Array)) as Hex,
-      transactions,
-      balances: [...diff.accounts].map(([address, account]) => [address, account?.balance ?? 0n]),
-      ...roots,
-    }
   }
 
   async function seal(timestamp?: bigint): Promise<SealedBlock> {
@@ -478,32 +302,9 @@ export function createProducer(host: ProducerHost): Producer {
     return sealed
   }
 
-  async function sealBlocks(count: bigint, { timestamp, interval = 0n }: BlockStamps): Promise<SealedBlock> {
-    let sealed: SealedBlock | undefined
-    let mined = 0n
-    const next = () => (mined === 0n ? timestamp : interval > 0n ? sealed!.block.header.timestamp + interval : undefined)
-    while (mined < count) {
-      sealed = await serially(async () => {
-        const started = performance.now()
-        let last: SealedBlock | undefined
-        do {
-          // A block with transactions, one the clock started, or one the stream must show goes the usual way.
-          const empty = mined > 0n && building === undefined && pool.size === 0 && !host.streaming()
-          last = empty ? await sealEmpty(next()) : await seal(next())
-          sealed = last
-          mined++
-        } while (mined < count && performance.now() - started < SLICE_MS)
-        published = idlePending()
-        return last
-      })
-      await yieldToEventLoop()
-    }
-    return sealed!
-  }
-
   function commit(built: Block, senders: Hex[], receipts: Receipt[], diff: StateDiff): SealedBlock {
     const sealed: SealedBlock = { block: built, hash: bytesToHex(built.hash()) as Hex, number: built.header.number, senders, receipts }
-    host.commitBlock(sealed, diff)
+    host.pipeline.seal(sealed, diff)
     return sealed
   }
 
@@ -513,23 +314,7 @@ export function createProducer(host: ProducerHost): Producer {
     if (number !== head.number + 1n || !equalsBytes(block.header.parentHash, head.block.hash())) {
       throw new Error(`block ${number}: parent ${bytesToHex(block.header.parentHash)} is not the head (block ${head.number}, ${head.hash})`)
     }
-    const env = headerEnv(block)
-    setHardforkFor(vm.common, env)
-    stateManager.reset(history.at(head.number))
-    let result: RunBlockResult
-    try {
-      // Seals of imported proof-of-work blocks are not checked: test chains carry fake ones.
-      result = await runBlock(vm, { block, skipBlockValidation: true, skipHeaderValidation: true, skipHardForkValidation: true })
-    } catch (error) {
-      throw new Error(
-        `block ${number} (${bytesToHex(block.hash())}) does not execute to its header: ${error instanceof Error ? error.message.replace(/ \(.*$/s, '') : error}`,
-      )
-    }
-    const diff = stateManager.publish()
-    const roots = await trie.apply(diff, stateManager.base)
-    withStorageRoots(diff, stateManager.base, roots.storageRoots)
-    const senders = block.transactions.map((tx) => tx.getSenderAddress().toString() as Hex)
-    const receipts = result.results.map((txResult, i) => toReceipt(txResult, block.transactions[i]!, env))
+    const { senders, receipts, diff } = await executeBlock(block, head, host)
     return commit(block, senders, receipts, diff)
   }
 
@@ -549,7 +334,14 @@ export function createProducer(host: ProducerHost): Producer {
     preconfirm: () => serially(() => preconfirm()),
     importBlock: (block) => serially(() => importBlock(block)),
     seal: (options = {}) => serially(() => seal(options.timestamp)),
-    sealBlocks,
+    sealBlocks: (count, stamps) =>
+      sealBlocks(count, stamps, {
+        serially,
+        // A block with transactions, one the clock started, or one the stream must show goes the usual way.
+        sealOne: (timestamp, first) =>
+          !first && building === undefined && pool.size === 0 && !host.streaming() ? sealEmpty(timestamp) : seal(timestamp),
+        sliced: () => void (published = idlePending()),
+      }),
 
     pendingByHash(hash) {
       const key = hash.toLowerCase() as Hex
@@ -558,68 +350,13 @@ export function createProducer(host: ProducerHost): Producer {
 
     waitForPreconfirmation(hash, timeoutMs) {
       if (published !== undefined && pendingIndexOf(published, hash) !== undefined) return Promise.resolve(true)
-      return new Promise((resolve) => {
-        let resolvers = waiters.get(hash)
-        if (resolvers === undefined) waiters.set(hash, (resolvers = new Set()))
-        const done = () => {
-          clearTimeout(timeout)
-          resolve(true)
-        }
-        const timeout = setTimeout(() => {
-          resolvers.delete(done)
-          if (resolvers.size === 0) waiters.delete(hash)
-          resolve(false)
-        }, timeoutMs)
-        resolvers.add(done)
-      })
+      return waiters.wait(hash, timeoutMs)
     },
 
-    start({ blockTime, flashblockInterval }) {
-      const perBlock = Math.max(1, Math.round(blockTime / flashblockInterval))
-      const lead = Math.min(maxLead, Math.floor(flashblockInterval / 4))
-      // Turn k starts at origin + k × interval, a fixed schedule: a turn of the event loop that comes late delays
-      // one flashblock, not every one after it, and blocks keep their time.
-      stopClock()
-      const origin = performance.now()
-      const clock = { stopped: false }
-      let done = 0
-      stopClock = () => {
-        clock.stopped = true
-        clearTimeout(timer)
-        timer = undefined
-      }
-      // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
-      void serially(async () => building ?? (await startBlock()))
-      // Each turn starts `lead` ms before its flashblock is due. What the pool holds then is executed at once, and
-      // only what arrives in the last `lead` ms is left for the deadline: a flashblock goes out on time, rather than
-      // after executing everything that came in since the last one. The next turn is timed once this one is done,
-      // so turns never queue up behind a slow one.
-      const next = () => {
-        if (clock.stopped) return
-        timer = setTimeout(turn, Math.max(0, origin + (done + 1) * flashblockInterval - performance.now()))
-      }
-      const turn = () => {
-        // The newest flashblock whose turn has come: those the loop was too busy to start go out as this one, and a
-        // seal passed over is made now.
-        const k = Math.max(done + 1, Math.floor((performance.now() - origin) / flashblockInterval))
-        const last = Math.floor(k / perBlock) > Math.floor(done / perBlock)
-        done = k
-        const due = origin + k * flashblockInterval + lead
-        void serially(async () => {
-          await includePooled(building ?? (await startBlock()))
-          await sleep(due - performance.now())
-          if (!last) return void (await preconfirm())
-          await seal()
-          await startBlock()
-        })
-          .catch((error) => host.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
-          .finally(next)
-      }
-      next()
-    },
+    start: (options) => flashblockClock.start(options),
 
     async stop() {
-      stopClock()
+      flashblockClock.stop()
       await queue
     },
 
@@ -651,26 +388,8 @@ export function createProducer(host: ProducerHost): Producer {
       stateManager.reset(history.at(host.head().number))
       if (resume === undefined) return
       const block = await startBlock(resume.timestamp)
-      for (const entry of resume.transactions) await include(block, entry)
+      for (const entry of resume.transactions) await includeTransaction(host, block, entry)
       await publish(block)
     },
   }
-}
-
-function rootsOf(header: Block['header'], hash: Hex): FlashblockRoots {
-  return {
-    stateRoot: bytesToHex(header.stateRoot) as Hex,
-    receiptsRoot: bytesToHex(header.receiptTrie) as Hex,
-    logsBloom: bytesToHex(header.logsBloom) as Hex,
-    gasUsed: header.gasUsed,
-    blockHash: hash,
-    withdrawalsRoot: header.withdrawalsRoot === undefined ? undefined : (bytesToHex(header.withdrawalsRoot) as Hex),
-    blobGasUsed: header.blobGasUsed,
-  }
-}
-
-/** The environment with the timestamp it was given, if that is after the parent's; as computed otherwise. */
-function withTimestamp(env: BlockEnv, parent: SealedBlock, timestamp: bigint | undefined): BlockEnv {
-  if (timestamp !== undefined && timestamp > parent.block.header.timestamp) env.timestamp = timestamp
-  return env
 }

@@ -12,8 +12,8 @@ const params = z.tuple([
 ])
 
 /** Each block from the next on is stamped `seconds` after the one before, whatever the clock says. */
-function setInterval(seconds: bigint, { chain }: MethodContext) {
-  return chain.planBlocks((plan) => {
+function setInterval(seconds: bigint, { producer }: MethodContext) {
+  return producer.planBlocks((plan) => {
     plan.timestampInterval = seconds
   })
 }
@@ -32,9 +32,9 @@ export const hardhatSetBlockTimestampInterval = anvilMethod('hardhat_setBlockTim
 )
 
 /** Back to the clock; true when there was an interval to remove, as anvil answers. */
-async function removeInterval(_: unknown, { chain }: MethodContext): Promise<boolean> {
+async function removeInterval(_: unknown, { producer }: MethodContext): Promise<boolean> {
   let removed = false
-  await chain.planBlocks((plan) => {
+  await producer.planBlocks((plan) => {
     removed = plan.timestampInterval !== undefined
     plan.timestampInterval = undefined
   })

@@ -9,8 +9,8 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([address, address, quantity])
 
 /** Sets `account`'s balance of an ERC20 (its total supply is left as it is, as anvil leaves it). */
-function dealERC20([account, token, amount]: z.output<typeof params>, { chain }: MethodContext) {
-  return chain.setERC20(token, { name: 'balanceOf', account }, amount)
+function dealERC20([account, token, amount]: z.output<typeof params>, { control }: MethodContext) {
+  return control.setERC20(token, { name: 'balanceOf', account }, amount)
 }
 
 export const anvilDealERC20 = anvilMethod('anvil_dealERC20', params, dealERC20)

@@ -16,9 +16,9 @@ import type { MethodContext } from '../method.ts'
  * The latest state as anvil writes it: gzip-compressed JSON of every account (nonce, balance, code, storage), as
  * hex. viem's dumpState hands it back to anvil_loadState as it is.
  */
-function dump(_: unknown, { chain }: MethodContext): Hex {
+function dump(_: unknown, { state }: MethodContext): Hex {
   const accounts: Record<Hex, unknown> = {}
-  for (const [account, dumped] of Object.entries(chain.dumpState().accounts)) {
+  for (const [account, dumped] of Object.entries(state.dumpState().accounts)) {
     accounts[account as Hex] = { nonce: Number(dumped.nonce), balance: toQuantity(dumped.balance), code: dumped.code, storage: dumped.storage }
   }
   return bytesToHex(gzipSync(JSON.stringify({ accounts })))
@@ -90,8 +90,8 @@ async function parseDump(hex: Hex): Promise<StateDump> {
 }
 
 /** Loads a dump over the state: listed accounts take its values; answers true, as anvil does. */
-async function load([hex]: [Hex], { chain }: MethodContext): Promise<true> {
-  await chain.loadState(await parseDump(hex))
+async function load([hex]: [Hex], { control }: MethodContext): Promise<true> {
+  await control.loadState(await parseDump(hex))
   return true
 }
 

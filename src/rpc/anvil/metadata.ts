@@ -19,12 +19,12 @@ export type Metadata = {
  * For the owner only: the instance id tells one run of the node from another, and anvil's snapshot ids are what
  * evm_revert takes, which are no page's business (README, "Test control").
  */
-function metadataOf({ chain }: MethodContext): Metadata {
-  const head = chain.head()
+function metadataOf({ spec, blocks, control }: MethodContext): Metadata {
+  const head = blocks.head()
   return {
     clientVersion: clientVersionString,
-    chainId: Number(chain.chainId),
-    instanceId: chain.instanceId,
+    chainId: Number(spec.chainId),
+    instanceId: control.instanceId,
     latestBlockNumber: Number(head.header.number),
     latestBlockHash: head.hash,
   }
@@ -45,8 +45,8 @@ export const anvilMetadata = defineMethod({
   handler: (_, context): Metadata & { forkedNetwork: null; snapshots: Record<Hex, [number, Hex]> } => {
     const metadata = metadataOf(context)
     const snapshots: Record<Hex, [number, Hex]> = {}
-    for (const { id, number } of context.chain.snapshots()) {
-      const block = context.chain.block(number)
+    for (const { id, number } of context.control.snapshots()) {
+      const block = context.blocks.block(number)
       if (block?.kind === 'sealed') snapshots[`0x${id.toString(16)}`] = [Number(number), block.hash]
     }
     return { ...metadata, forkedNetwork: null, snapshots }

@@ -25,21 +25,21 @@ export const nodeInfo = defineMethod({
   name: 'anvil_nodeInfo',
   access: 'public',
   params: z.tuple([]),
-  handler: (_, { chain }): NodeInfo => {
-    const head = chain.head()
-    const pending = chain.block('pending') as PendingBlock
+  handler: (_, { spec, blocks, pool }): NodeInfo => {
+    const head = blocks.head()
+    const pending = blocks.block('pending') as PendingBlock
     return {
       currentBlockNumber: toQuantity(head.header.number),
       currentBlockTimestamp: Number(head.header.timestamp),
       currentBlockHash: head.hash,
-      hardFork: chain.hardfork(),
+      hardFork: spec.hardfork(),
       // The pool orders by tip, then by arrival.
       transactionOrder: 'fees',
       environment: {
         baseFee: toQuantity(pending.env.baseFeePerGas ?? 0n),
-        chainId: Number(chain.chainId),
+        chainId: Number(spec.chainId),
         gasLimit: toQuantity(pending.env.gasLimit),
-        gasPrice: toQuantity(chain.suggestedFees().gasPrice),
+        gasPrice: toQuantity(pool.suggestedFees().gasPrice),
       },
       forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
     }

@@ -21,12 +21,12 @@ const params = z.union([
 ])
 
 /** Back to block 0 as the chain was created. flashchain does not fork, so a fork URL or block is refused. */
-function resetChain([options]: z.output<typeof params>, { wallet }: MethodContext) {
+function resetChain([options]: z.output<typeof params>, { control }: MethodContext) {
   const forking = options?.forking
   if (forking?.jsonRpcUrl != null || forking?.blockNumber != null) {
     throw new InvalidParamsError('flashchain does not fork: reset takes no jsonRpcUrl or blockNumber, and goes back to block 0')
   }
-  return wallet.reset()
+  return control.reset()
 }
 
 export const anvilReset = anvilMethod('anvil_reset', params, resetChain)

@@ -10,8 +10,8 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([address, data])
 
 /** Replaces an account's code; its balance, nonce and storage stay. `0x` removes the code. */
-function setCodeOf([account, code]: z.output<typeof params>, { chain }: MethodContext) {
-  return chain.edit(setCode(account, hexToBytes(code)))
+function setCodeOf([account, code]: z.output<typeof params>, { control }: MethodContext) {
+  return control.edit(setCode(account, hexToBytes(code)))
 }
 
 export const anvilSetCode = anvilMethod('anvil_setCode', params, setCodeOf)

@@ -8,8 +8,8 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([address])
 
 /** The fee recipient of every block from the next one on (COINBASE, and the priority fees). */
-function setCoinbaseOf([coinbase]: z.output<typeof params>, { chain }: MethodContext) {
-  return chain.planBlocks((plan) => {
+function setCoinbaseOf([coinbase]: z.output<typeof params>, { producer }: MethodContext) {
+  return producer.planBlocks((plan) => {
     plan.coinbase = coinbase
   })
 }

@@ -10,5 +10,5 @@ import { anvilMethod } from './control.ts'
 export const anvilSetERC20Allowance = anvilMethod(
   'anvil_setERC20Allowance',
   z.tuple([address, address, address, quantity]),
-  ([owner, spender, token, amount], { chain }) => chain.setERC20(token, { name: 'allowance', owner, spender }, amount),
+  ([owner, spender, token, amount], { control }) => control.setERC20(token, { name: 'allowance', owner, spender }, amount),
 )

@@ -9,9 +9,9 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([quantity])
 
 /** The next block's base fee; the blocks after it derive theirs from it, as EIP-1559 does. */
-function setNextBaseFee([baseFee]: z.output<typeof params>, { chain }: MethodContext) {
-  if (!chain.isActive(1559)) throw new InvalidParamsError('the next block has no base fee: EIP-1559 is not active')
-  return chain.planBlocks((plan) => {
+function setNextBaseFee([baseFee]: z.output<typeof params>, { spec, producer }: MethodContext) {
+  if (!spec.isActive(1559)) throw new InvalidParamsError('the next block has no base fee: EIP-1559 is not active')
+  return producer.planBlocks((plan) => {
     plan.nextBaseFee = baseFee
   })
 }

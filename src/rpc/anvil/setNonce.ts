@@ -9,8 +9,8 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([address, uint64])
 
 /** Sets an account's nonce, up or down, as anvil does. Queued pool transactions become pending if it meets them. */
-function setNonceOf([account, nonce]: z.output<typeof params>, { chain }: MethodContext) {
-  return chain.edit(editAccount(account, () => ({ nonce })))
+function setNonceOf([account, nonce]: z.output<typeof params>, { control }: MethodContext) {
+  return control.edit(editAccount(account, () => ({ nonce })))
 }
 
 export const anvilSetNonce = anvilMethod('anvil_setNonce', params, setNonceOf)

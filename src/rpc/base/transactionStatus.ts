@@ -14,8 +14,8 @@ export const transactionStatus = defineMethod({
   name: 'base_transactionStatus',
   access: 'public',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }): TransactionStatusJSON => {
-    const kind = chain.transaction(txHash)?.kind
+  handler: ([txHash], { blocks }): TransactionStatusJSON => {
+    const kind = blocks.transaction(txHash)?.kind
     return { status: kind === 'pool' || kind === 'preconfirmed' ? 'Known' : 'Unknown' }
   },
 })

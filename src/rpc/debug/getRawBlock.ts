@@ -15,8 +15,8 @@ export const getRawBlock = defineMethod({
   name: 'debug_getRawBlock',
   access: 'public',
   params: z.tuple([block]),
-  handler: ([at], { chain }): Hex | null => {
-    const raw = chain.rawBlock(at)
+  handler: ([at], { blocks }): Hex | null => {
+    const raw = blocks.rawBlock(at)
     if (raw !== undefined) return bytesToHex(raw)
     if (typeof at === 'object') throw new ServerError(`block ${at.blockHash} not found`)
     return null

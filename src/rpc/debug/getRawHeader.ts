@@ -15,8 +15,8 @@ export const getRawHeader = defineMethod({
   name: 'debug_getRawHeader',
   access: 'public',
   params: z.tuple([block]),
-  handler: ([at], { chain }): Hex | null => {
-    const raw = chain.rawHeader(at)
+  handler: ([at], { blocks }): Hex | null => {
+    const raw = blocks.rawHeader(at)
     if (raw !== undefined) return bytesToHex(raw)
     if (typeof at === 'object') throw new ServerError(`header ${at.blockHash} not found`)
     return null

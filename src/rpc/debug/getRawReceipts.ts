@@ -14,8 +14,8 @@ export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
   access: 'public',
   params: z.tuple([block]),
-  handler: ([at], { chain }): Hex[] | null => {
-    const receipts = chain.rawReceipts(at)
+  handler: ([at], { blocks }): Hex[] | null => {
+    const receipts = blocks.rawReceipts(at)
     if (receipts !== undefined) return receipts.map(bytesToHex)
     return typeof at === 'object' ? [] : null
   },

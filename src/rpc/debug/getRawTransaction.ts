@@ -11,8 +11,8 @@ export const getRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
   access: 'public',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }): Hex | null => {
-    const raw = chain.rawTransaction(txHash)
+  handler: ([txHash], { blocks }): Hex | null => {
+    const raw = blocks.rawTransaction(txHash)
     return raw === undefined ? null : bytesToHex(raw)
   },
 })

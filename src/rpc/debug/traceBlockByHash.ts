@@ -11,5 +11,5 @@ export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
   access: 'public',
   params: z.tuple([hash, traceConfig.optional()]),
-  handler: ([blockHash, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock({ blockHash }, options),
+  handler: ([blockHash, options = {}], { calls }): Promise<EncodedJson> => calls.traceBlock({ blockHash }, options),
 })

@@ -11,5 +11,5 @@ export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
   access: 'public',
   params: z.tuple([block, traceConfig.optional()]),
-  handler: ([at, options = {}], { chain }): Promise<EncodedJson> => chain.traceBlock(at, options),
+  handler: ([at, options = {}], { calls }): Promise<EncodedJson> => calls.traceBlock(at, options),
 })

@@ -12,6 +12,6 @@ export const traceCall = defineMethod({
   name: 'debug_traceCall',
   access: 'public',
   params: z.tuple([callRequest, block.optional(), traceCallConfig.optional()]),
-  handler: ([request, given, config], { chain, node }): Promise<unknown> =>
-    chain.traceCall(request, given ?? node.defaultBlock, config?.options ?? {}, config?.overrides ?? {}),
+  handler: ([request, given, config], { calls, node }): Promise<unknown> =>
+    calls.traceCall(request, given ?? node.defaultBlock, config?.options ?? {}, config?.overrides ?? {}),
 })

@@ -13,5 +13,5 @@ export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
   access: 'public',
   params: z.tuple([hash, traceConfig.optional()]),
-  handler: ([txHash, options = {}], { chain }): Promise<unknown> => chain.traceTransaction(txHash, options),
+  handler: ([txHash, options = {}], { calls }): Promise<unknown> => calls.traceTransaction(txHash, options),
 })

@@ -14,8 +14,8 @@ export const baseFee = defineMethod({
   name: 'eth_baseFee',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex | null => {
-    const { baseFeePerGas } = (chain.block('pending') as PendingBlock).env
+  handler: (_params, { blocks }): Hex | null => {
+    const { baseFeePerGas } = (blocks.block('pending') as PendingBlock).env
     return baseFeePerGas === undefined ? null : toQuantity(baseFeePerGas)
   },
 })

@@ -10,5 +10,5 @@ export const blobBaseFee = defineMethod({
   name: 'eth_blobBaseFee',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex => toQuantity(chain.blobBaseFee() ?? 0n),
+  handler: (_params, { blocks }): Hex => toQuantity(blocks.blobBaseFee() ?? 0n),
 })

@@ -10,5 +10,5 @@ export const blockNumber = defineMethod({
   name: 'eth_blockNumber',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex => toQuantity(chain.head().header.number),
+  handler: (_params, { blocks }): Hex => toQuantity(blocks.head().header.number),
 })

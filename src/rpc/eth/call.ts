@@ -12,8 +12,8 @@ export const call = defineMethod({
   name: 'eth_call',
   access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, given, state, env], { chain, node }): Promise<Hex | EncodedJson> => {
-    const data = await chain.call(request, given ?? node.defaultBlock, { state, block: env })
+  handler: async ([request, given, state, env], { calls, node }): Promise<Hex | EncodedJson> => {
+    const data = await calls.call(request, given ?? node.defaultBlock, { state, block: env })
     return data.byteLength >= LARGE_ANSWER_BYTES ? EncodedJson.hex(data) : bytesToHex(data)
   },
 })

@@ -27,8 +27,8 @@ export const capabilities = defineMethod({
   name: 'eth_capabilities',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Capabilities => {
-    const head = chain.head()
+  handler: (_params, { blocks }): Capabilities => {
+    const head = blocks.head()
     const all: Resource = { disabled: false, oldestBlock: '0x0' }
     return {
       head: { number: toQuantity(head.header.number), hash: head.hash },

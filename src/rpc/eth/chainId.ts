@@ -9,5 +9,5 @@ export const chainId = defineMethod({
   name: 'eth_chainId',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex => toQuantity(chain.chainId),
+  handler: (_params, { spec }): Hex => toQuantity(spec.chainId),
 })

@@ -33,8 +33,8 @@ export const config = defineMethod({
   name: 'eth_config',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): { current: ForkConfigJSON | null; next: ForkConfigJSON | null; last: ForkConfigJSON | null } => {
-    const { current, next, last } = chain.config()
+  handler: (_params, { spec }): { current: ForkConfigJSON | null; next: ForkConfigJSON | null; last: ForkConfigJSON | null } => {
+    const { current, next, last } = spec.config()
     return { current: formatForkConfig(current), next: formatForkConfig(next), last: formatForkConfig(last) }
   },
 })

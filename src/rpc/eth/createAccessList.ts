@@ -17,8 +17,8 @@ export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
   access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional()]),
-  handler: async ([request, given, state], { chain, node }): Promise<AccessListResultJSON> => {
-    const result = await chain.createAccessList(request, given ?? node.defaultBlock, { state })
+  handler: async ([request, given, state], { calls, node }): Promise<AccessListResultJSON> => {
+    const result = await calls.createAccessList(request, given ?? node.defaultBlock, { state })
     return {
       accessList: result.accessList,
       ...(result.error === undefined ? {} : { error: result.error }),

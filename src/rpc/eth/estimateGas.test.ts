@@ -10,7 +10,7 @@ const { request, rejection } = node
 
 describe('eth_estimateGas', () => {
   test('default: a plain transfer is 21000', async () => {
-    const [from] = node.flashchain.chain.accounts
+    const [from] = node.flashchain.chain.spec.accounts
     expect(await request('eth_estimateGas', [{ from: from!.address, to: poor, value: '0x1' }])).toBe('0x5208')
   })
 
@@ -25,9 +25,9 @@ describe('eth_estimateGas', () => {
   test('a run that never looks at its gas is estimated in one EVM run, at the least limit that succeeds', async () => {
     // PUSH1 1, PUSH0, SSTORE, STOP: 21000 + 3 + 2 + a cold 0 → 1 SSTORE (22100).
     const overrides = { [target]: { code: '0x60015f5500' } }
-    const before = node.flashchain.chain.executionRuns
+    const before = node.flashchain.chain.calls.executionRuns
     expect(await request('eth_estimateGas', [{ to: target }, 'latest', overrides])).toBe(`0x${(43_105).toString(16)}`)
-    expect(node.flashchain.chain.executionRuns - before).toBe(1)
+    expect(node.flashchain.chain.calls.executionRuns - before).toBe(1)
     expect(await rejection('eth_estimateGas', [{ to: target, gas: `0x${(43_104).toString(16)}` }, 'latest', overrides])).toEqual({
       code: -32000,
       message: 'gas required exceeds allowance (43104)',
@@ -37,9 +37,9 @@ describe('eth_estimateGas', () => {
   test('a run that reads GAS is confirmed by a second run', async () => {
     // GAS, POP, PUSH1 1, PUSH0, SSTORE, STOP
     const overrides = { [target]: { code: '0x5a5060015f5500' } }
-    const before = node.flashchain.chain.executionRuns
+    const before = node.flashchain.chain.calls.executionRuns
     expect(await request('eth_estimateGas', [{ to: target }, 'latest', overrides])).toBe(`0x${(43_109).toString(16)}`)
-    expect(node.flashchain.chain.executionRuns - before).toBe(2)
+    expect(node.flashchain.chain.calls.executionRuns - before).toBe(2)
   })
 
   test('error: a code override that reverts is -32000 with the revert data', async () => {

@@ -14,6 +14,6 @@ export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   access: 'public',
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
-  handler: async ([request, given, state, env], { chain, node }): Promise<Hex> =>
-    toQuantity(await chain.estimateGas(request, given ?? node.defaultBlock, { state, block: env })),
+  handler: async ([request, given, state, env], { calls, node }): Promise<Hex> =>
+    toQuantity(await calls.estimateGas(request, given ?? node.defaultBlock, { state, block: env })),
 })

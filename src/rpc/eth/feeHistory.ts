@@ -14,10 +14,10 @@ export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
   access: 'public',
   params: z.tuple([blockCount, block, z.array(z.number().min(0).max(100)).optional()]),
-  handler: ([count, newest, percentiles], { chain }): FeeHistoryJSON => {
+  handler: ([count, newest, percentiles], { blocks }): FeeHistoryJSON => {
     if (percentiles?.some((value, i) => i > 0 && value < percentiles[i - 1]!)) {
       throw new InvalidParamsError(`invalid reward percentile: ${percentiles.join(',')}, must be ascending`)
     }
-    return formatFeeHistory(chain.feeHistory(count, newest, percentiles))
+    return formatFeeHistory(blocks.feeHistory(count, newest, percentiles))
   },
 })

@@ -10,5 +10,5 @@ export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex => toQuantity(chain.suggestedFees().gasPrice),
+  handler: (_params, { pool }): Hex => toQuantity(pool.suggestedFees().gasPrice),
 })

@@ -10,5 +10,5 @@ export const getBalance = defineMethod({
   name: 'eth_getBalance',
   access: 'public',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, given], { chain, node }): Hex => toQuantity(chain.stateAt(given ?? node.defaultBlock).account(account)?.balance ?? 0n),
+  handler: ([account, given], { state, node }): Hex => toQuantity(state.stateAt(given ?? node.defaultBlock).account(account)?.balance ?? 0n),
 })

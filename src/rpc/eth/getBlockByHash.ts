@@ -11,8 +11,8 @@ export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   access: 'public',
   params: z.tuple([hash, z.boolean().optional()]),
-  handler: ([blockHash, full = false], { chain }): BlockJSON | null => {
-    const found = chain.block({ blockHash })
+  handler: ([blockHash, full = false], { blocks }): BlockJSON | null => {
+    const found = blocks.block({ blockHash })
     return found === undefined ? null : formatBlock(found, full)
   },
 })

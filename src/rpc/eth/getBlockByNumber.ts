@@ -11,8 +11,8 @@ export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   access: 'public',
   params: z.tuple([blockByNumber, z.boolean().optional()]),
-  handler: ([at, full = false], { chain }): BlockJSON | null => {
-    const found = chain.block(at)
+  handler: ([at, full = false], { blocks }): BlockJSON | null => {
+    const found = blocks.block(at)
     return found === undefined ? null : formatBlock(found, full)
   },
 })

@@ -11,8 +11,8 @@ export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   access: 'public',
   params: z.tuple([block]),
-  handler: ([at], { chain }): ReceiptJSON[] | null => {
-    const found = chain.block(at)
+  handler: ([at], { blocks }): ReceiptJSON[] | null => {
+    const found = blocks.block(at)
     return found === undefined ? null : formatBlockReceipts(found)
   },
 })

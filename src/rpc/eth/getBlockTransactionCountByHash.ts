@@ -10,8 +10,8 @@ export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
   access: 'public',
   params: z.tuple([hash]),
-  handler: ([blockHash], { chain }): Hex | null => {
-    const found = chain.block({ blockHash })
+  handler: ([blockHash], { blocks }): Hex | null => {
+    const found = blocks.block({ blockHash })
     return found === undefined ? null : toQuantity(found.transactions.length)
   },
 })

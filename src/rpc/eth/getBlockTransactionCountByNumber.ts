@@ -10,8 +10,8 @@ export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   access: 'public',
   params: z.tuple([blockByNumber]),
-  handler: ([at], { chain }): Hex | null => {
-    const found = chain.block(at)
+  handler: ([at], { blocks }): Hex | null => {
+    const found = blocks.block(at)
     return found === undefined ? null : toQuantity(found.transactions.length)
   },
 })

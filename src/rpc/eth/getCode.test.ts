@@ -11,13 +11,13 @@ const { request, rejection } = node
 
 describe('eth_getCode', () => {
   test('default: an account without code is 0x, and a missing block means latest', async () => {
-    const [account] = node.flashchain.chain.accounts
+    const [account] = node.flashchain.chain.spec.accounts
     expect(await request('eth_getCode', [account!.address, 'latest'])).toBe('0x')
     expect(await request('eth_getCode', [account!.address])).toBe('0x')
   })
 
   test('args: pending sees a deployment before the block seals; latest and history do not', async () => {
-    const [deployer] = node.flashchain.chain.accounts
+    const [deployer] = node.flashchain.chain.spec.accounts
     const hash = await request('eth_sendTransaction', [{ from: deployer!.address, data: initCode }])
     await request('flashchain_preconfirm', [])
     const receipt = (await request('eth_getTransactionReceipt', [hash])) as { contractAddress: string; blockHash: string }

@@ -14,5 +14,5 @@ export const getCode = defineMethod({
   name: 'eth_getCode',
   access: 'public',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, given], { chain, node }): Hex => chain.code(account, given ?? node.defaultBlock),
+  handler: ([account, given], { state, node }): Hex => state.code(account, given ?? node.defaultBlock),
 })

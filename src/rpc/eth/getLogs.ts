@@ -19,12 +19,12 @@ export const getLogs = defineMethod({
   name: 'eth_getLogs',
   access: 'public',
   params: z.tuple([logFilter]),
-  handler: ([query], { chain }): LogJSON[] => {
+  handler: ([query], { blocks }): LogJSON[] => {
     // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.
-    const head = chain.head().header.number
+    const head = blocks.head().header.number
     for (const bound of [query.fromBlock, query.toBlock]) {
       if (typeof bound === 'bigint' && bound > head) throw new InvalidParamsError('block range extends beyond current head block')
     }
-    return chain.logs({ ...resolveLogQuery(chain, query), maxResults: MAX_LOGS_PER_RESPONSE }).map((entry) => formatLog(entry))
+    return blocks.logs({ ...resolveLogQuery(blocks, query), maxResults: MAX_LOGS_PER_RESPONSE }).map((entry) => formatLog(entry))
   },
 })

@@ -45,8 +45,8 @@ export const getProof = defineMethod({
   name: 'eth_getProof',
   access: 'public',
   params: z.tuple([address, z.array(proofKey), block]),
-  handler: async ([account, keys, at], { chain }): Promise<ProofJSON> => {
-    const proof = await chain.proof(
+  handler: async ([account, keys, at], { state }): Promise<ProofJSON> => {
+    const proof = await state.proof(
       account,
       keys.map((key) => key.slot),
       at,

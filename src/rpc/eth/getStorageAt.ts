@@ -11,5 +11,5 @@ export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   access: 'public',
   params: z.tuple([address, storageSlot, block.optional()]),
-  handler: ([account, slot, given], { chain, node }): Hex => formatStorageWord(chain.stateAt(given ?? node.defaultBlock).storage(account, slot)),
+  handler: ([account, slot, given], { state, node }): Hex => formatStorageWord(state.stateAt(given ?? node.defaultBlock).storage(account, slot)),
 })

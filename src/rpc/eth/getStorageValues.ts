@@ -18,13 +18,13 @@ export const getStorageValues = defineMethod({
   name: 'eth_getStorageValues',
   access: 'public',
   params: z.tuple([z.record(address, z.array(hash)), block.optional()]),
-  handler: ([requests, given], { chain, node }): Record<Hex, Hex[]> => {
+  handler: ([requests, given], { state, node }): Record<Hex, Hex[]> => {
     const entries = Object.entries(requests) as [Hex, Hex[]][]
     const total = entries.reduce((sum, [, slots]) => sum + slots.length, 0)
     if (total > MAX_SLOTS) throw new LimitExceededError(`too many slots (max ${MAX_SLOTS})`)
     if (total === 0) throw new InvalidParamsError('empty request')
-    const state = chain.stateAt(given ?? node.defaultBlock)
+    const reader = state.stateAt(given ?? node.defaultBlock)
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return Object.fromEntries(entries.map(([account, slots]) => [account, slots.map((slot) => formatStorageWord(state.storage(account, slot)))]))
+    return Object.fromEntries(entries.map(([account, slots]) => [account, slots.map((slot) => formatStorageWord(reader.storage(account, slot)))]))
   },
 })

@@ -11,8 +11,8 @@ export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
   access: 'public',
   params: z.tuple([hash, uint64]),
-  handler: ([blockHash, index], { chain }): TransactionJSON | null => {
-    const found = chain.block({ blockHash })
+  handler: ([blockHash, index], { blocks }): TransactionJSON | null => {
+    const found = blocks.block({ blockHash })
     return found === undefined ? null : formatTransactionAt(found, index)
   },
 })

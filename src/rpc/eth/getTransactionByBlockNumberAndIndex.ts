@@ -11,8 +11,8 @@ export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   access: 'public',
   params: z.tuple([block, uint64]),
-  handler: ([at, index], { chain }): TransactionJSON | null => {
-    const found = chain.block(at)
+  handler: ([at, index], { blocks }): TransactionJSON | null => {
+    const found = blocks.block(at)
     return found === undefined ? null : formatTransactionAt(found, index)
   },
 })

@@ -11,8 +11,8 @@ export const getTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
   access: 'public',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }): TransactionJSON | null => {
-    const location = chain.transaction(txHash)
+  handler: ([txHash], { blocks }): TransactionJSON | null => {
+    const location = blocks.transaction(txHash)
     return location === undefined ? null : formatLocatedTransaction(location)
   },
 })

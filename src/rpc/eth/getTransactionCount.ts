@@ -16,9 +16,9 @@ export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   access: 'public',
   params: z.tuple([address, block.optional()]),
-  handler: ([account, given], { chain, node }): Hex => {
+  handler: ([account, given], { state, pool, node }): Hex => {
     const at = given ?? node.defaultBlock
-    if (at === 'pending') return toQuantity(chain.nextNonce(account))
-    return toQuantity(chain.stateAt(at === 'latest' ? 'pending' : at).account(account)?.nonce ?? 0n)
+    if (at === 'pending') return toQuantity(pool.nextNonce(account))
+    return toQuantity(state.stateAt(at === 'latest' ? 'pending' : at).account(account)?.nonce ?? 0n)
   },
 })

@@ -11,8 +11,8 @@ export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
   access: 'public',
   params: z.tuple([hash]),
-  handler: ([txHash], { chain }): ReceiptJSON | null => {
-    const location = chain.transaction(txHash)
+  handler: ([txHash], { blocks }): ReceiptJSON | null => {
+    const location = blocks.transaction(txHash)
     return location === undefined || location.kind === 'pool' ? null : formatReceipt(location)
   },
 })

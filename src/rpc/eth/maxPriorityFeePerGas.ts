@@ -9,5 +9,5 @@ export const maxPriorityFeePerGas = defineMethod({
   name: 'eth_maxPriorityFeePerGas',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): Hex => toQuantity(chain.suggestedFees().maxPriorityFeePerGas),
+  handler: (_params, { pool }): Hex => toQuantity(pool.suggestedFees().maxPriorityFeePerGas),
 })

@@ -11,5 +11,5 @@ export const sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
   access: 'public',
   params: z.tuple([data]),
-  handler: ([raw], { chain }): Promise<Hex> => chain.sendRawTransaction(hexToBytes(raw)),
+  handler: ([raw], { pool }): Promise<Hex> => pool.sendRawTransaction(hexToBytes(raw)),
 })

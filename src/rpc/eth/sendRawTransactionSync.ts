@@ -25,10 +25,10 @@ export const sendRawTransactionSync = defineMethod({
   name: 'eth_sendRawTransactionSync',
   access: 'public',
   params: z.tuple([data, timeoutMs.optional()]),
-  handler: async ([raw, timeout = DEFAULT_TIMEOUT], { chain }): Promise<ReceiptJSON> => {
-    const hash = await chain.sendRawTransaction(hexToBytes(raw))
-    const preconfirmed = await chain.waitForPreconfirmation(hash, timeout)
-    const location = chain.transaction(hash)
+  handler: async ([raw, timeout = DEFAULT_TIMEOUT], { blocks, pool }): Promise<ReceiptJSON> => {
+    const hash = await pool.sendRawTransaction(hexToBytes(raw))
+    const preconfirmed = await pool.waitForPreconfirmation(hash, timeout)
+    const location = blocks.transaction(hash)
     if (!preconfirmed || location === undefined || location.kind === 'pool') throw new TransactionTimeoutError(hash, timeout)
     return formatReceipt(location)
   },

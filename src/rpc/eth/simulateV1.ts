@@ -40,8 +40,8 @@ export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
   access: 'public',
   params: z.tuple([simulation, block.optional()]),
-  handler: async ([options, given], { chain, node }): Promise<(BlockJSON & { calls: CallResultJSON[] })[]> => {
-    const blocks = await chain.simulate(
+  handler: async ([options, given], { calls, node }): Promise<(BlockJSON & { calls: CallResultJSON[] })[]> => {
+    const blocks = await calls.simulate(
       { blocks: options.blockStateCalls, validation: options.validation === true, traceTransfers: options.traceTransfers === true },
       given ?? node.defaultBlock,
     )

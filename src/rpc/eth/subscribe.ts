@@ -15,10 +15,10 @@ export const subscribe = defineMethod({
   name: 'eth_subscribe',
   access: 'public',
   params: z.tuple([z.string(), z.unknown().optional()]),
-  handler: ([kind, options], { chain, wallet, request: caller }): Hex => {
+  handler: ([kind, options], { events, wallet, request: caller }): Hex => {
     if (caller.session === undefined) throw new NotificationsUnsupportedError()
     const request = parseSubscription(kind, options)
     if (ownerKinds.has(request.kind)) wallet.requireOwner(caller)
-    return caller.session.subscribe((notify) => startSubscription({ chain, approvals: wallet.approvals }, request, notify))
+    return caller.session.subscribe((notify) => startSubscription({ events, approvals: wallet.approvals }, request, notify))
   },
 })

@@ -8,7 +8,7 @@ export const increaseTime = defineMethod({
   name: 'evm_increaseTime',
   access: 'owner',
   params: z.tuple([quantity]),
-  handler: ([seconds], { chain }): number => {
-    return Number(chain.increaseTime(seconds))
+  handler: ([seconds], { producer }): number => {
+    return Number(producer.increaseTime(seconds))
   },
 })

@@ -11,8 +11,8 @@ export const mine = defineMethod({
   name: 'evm_mine',
   access: 'owner',
   params: z.tuple([quantity.optional()]),
-  handler: async ([timestamp], { chain }): Promise<'0x0'> => {
-    await chain.mine({ timestamp })
+  handler: async ([timestamp], { producer }): Promise<'0x0'> => {
+    await producer.mine({ timestamp })
     return '0x0'
   },
 })

@@ -20,7 +20,7 @@ type Stamping = 'anvil' | 'hardhat'
  * built (interval mining) keeps the timestamp it started with.
  */
 async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.output<typeof params>, context: MethodContext): Promise<void> {
-  const { chain, node } = context
+  const { blocks, producer, node } = context
   // Every block is sealed for real (flashchain reserves no blocks as Hardhat does: EIP-2935 and EIP-4788 write each
   // block's parent into the state, so an empty block's hash depends on the state roots of all before it), so a call
   // takes time and memory in proportion, and is bounded (--max-mine-blocks; docs/chain.md#mining-many-blocks).
@@ -29,13 +29,13 @@ async function mineBlocks(stamping: Stamping, [count = 1n, interval = 0n]: z.out
   }
   // Zero blocks: nothing to seal, as anvil's loop over none.
   if (count === 0n) return
-  const previous = stamping === 'anvil' ? chain.now() : chain.head().header.timestamp
+  const previous = stamping === 'anvil' ? producer.now() : blocks.head().header.timestamp
   const last = previous + interval * count
   if (interval > 0n && last > MAX_TIMESTAMP) {
     throw new InvalidParamsError(`the last block would be stamped ${last}, past ${MAX_TIMESTAMP}, the latest a block may take`)
   }
   const timestamp = interval > 0n && stamping === 'anvil' ? previous + interval : undefined
-  await chain.mineBlocks(count, { timestamp, interval })
+  await producer.mineBlocks(count, { timestamp, interval })
 }
 
 /** Answers null, as anvil does. */

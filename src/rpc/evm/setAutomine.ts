@@ -7,8 +7,8 @@ import type { MethodContext } from '../method.ts'
 const params = z.tuple([z.boolean()])
 
 /** Seals each transaction as it arrives (true), or goes back to the interval clock or manual mining (false). */
-function setAutomineOf([enabled]: z.output<typeof params>, { chain }: MethodContext): Promise<void> {
-  return chain.setAutomine(enabled)
+function setAutomineOf([enabled]: z.output<typeof params>, { producer }: MethodContext): Promise<void> {
+  return producer.setAutomine(enabled)
 }
 
 /** Answers true, as Hardhat does. */

@@ -8,8 +8,8 @@ export const setBlockGasLimit = defineMethod({
   name: 'evm_setBlockGasLimit',
   access: 'owner',
   params: z.tuple([uint64.refine((gas) => gas > 0n, 'the block gas limit must be above 0')]),
-  handler: async ([gasLimit], { chain }): Promise<true> => {
-    await chain.planBlocks((plan) => {
+  handler: async ([gasLimit], { producer }): Promise<true> => {
+    await producer.planBlocks((plan) => {
       plan.gasLimit = gasLimit
     })
     return true

@@ -6,8 +6,8 @@ import type { MethodContext } from '../method.ts'
 
 const interval = z.number().int().nonnegative()
 
-async function setInterval(blockTime: number, { chain }: MethodContext): Promise<void> {
-  await chain.setIntervalMining(blockTime)
+async function setInterval(blockTime: number, { producer }: MethodContext): Promise<void> {
+  await producer.setIntervalMining(blockTime)
 }
 
 /**
@@ -20,7 +20,7 @@ export const setIntervalMining = defineMethod({
   access: 'owner',
   params: z.tuple([interval]),
   handler: ([value], context): Promise<true> =>
-    setInterval(value < context.chain.flashblockInterval ? value * 1000 : value, context).then((): true => true),
+    setInterval(value < context.spec.flashblockInterval ? value * 1000 : value, context).then((): true => true),
 })
 
 /** anvil's method, in seconds. 0 stops interval mining. Answers null. */

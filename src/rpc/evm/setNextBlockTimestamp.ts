@@ -11,8 +11,8 @@ const params = z.tuple([quantity])
  * The timestamp the next block to start takes; the blocks after it go on from there. It must be after the latest
  * block's. With interval mining, a block is always being built, so it applies to the block after that one.
  */
-function setNext([timestamp]: z.output<typeof params>, { chain }: MethodContext): null {
-  chain.setNextBlockTimestamp(timestamp)
+function setNext([timestamp]: z.output<typeof params>, { producer }: MethodContext): null {
+  producer.setNextBlockTimestamp(timestamp)
   return null
 }
 

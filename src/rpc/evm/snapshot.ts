@@ -6,15 +6,15 @@ import { quantity } from '../schemas.ts'
 import type { Hex } from '../../hex.ts'
 import type { MethodContext } from '../method.ts'
 
-async function takeSnapshot(_: unknown, { wallet }: MethodContext): Promise<Hex> {
-  return `0x${(await wallet.snapshot()).toString(16)}`
+async function takeSnapshot(_: unknown, { control }: MethodContext): Promise<Hex> {
+  return `0x${(await control.snapshot()).toString(16)}`
 }
 
 const revertParams = z.tuple([quantity])
 
 /** True after going back to the snapshot, which is then gone with every later one; false for an unknown id. */
-function revertTo([id]: z.output<typeof revertParams>, { wallet }: MethodContext): Promise<boolean> {
-  return wallet.revert(id)
+function revertTo([id]: z.output<typeof revertParams>, { control }: MethodContext): Promise<boolean> {
+  return control.revert(id)
 }
 
 const none = z.tuple([])

@@ -12,8 +12,8 @@ export const preconfirm = defineMethod({
   name: 'flashchain_preconfirm',
   access: 'owner',
   params: z.tuple([]),
-  handler: async (_params, { chain }): Promise<PreconfirmResult> => {
-    const pending = await chain.preconfirm()
+  handler: async (_params, { producer }): Promise<PreconfirmResult> => {
+    const pending = await producer.preconfirm()
     return {
       blockNumber: toQuantity(pending.env.number),
       flashblockIndex: pending.flashblockIndex,

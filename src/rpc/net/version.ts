@@ -7,5 +7,5 @@ export const version = defineMethod({
   name: 'net_version',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): string => chain.chainId.toString(),
+  handler: (_params, { spec }): string => spec.chainId.toString(),
 })

@@ -47,8 +47,8 @@ export const buildBlockV1 = defineMethod({
   name: 'testing_buildBlockV1',
   access: 'owner',
   params,
-  handler: async ([parentHash, attributes, transactions, extraData], { chain }): Promise<BuiltPayloadJSON> => {
-    const built = await chain.buildPayload({
+  handler: async ([parentHash, attributes, transactions, extraData], { producer }): Promise<BuiltPayloadJSON> => {
+    const built = await producer.buildPayload({
       parentHash,
       attributes: {
         timestamp: attributes.timestamp,

@@ -11,8 +11,8 @@ export const content = defineMethod({
   name: 'txpool_content',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): { pending: BySender<TransactionJSON>; queued: BySender<TransactionJSON> } => {
-    const { pending, queued } = chain.pool()
+  handler: (_params, { pool }): { pending: BySender<TransactionJSON>; queued: BySender<TransactionJSON> } => {
+    const { pending, queued } = pool.content()
     return { pending: bySender(pending, formatPoolTransaction), queued: bySender(queued, formatPoolTransaction) }
   },
 })

@@ -12,8 +12,8 @@ export const contentFrom = defineMethod({
   name: 'txpool_contentFrom',
   access: 'public',
   params: z.tuple([address]),
-  handler: ([sender], { chain }): { pending: ByNonce<TransactionJSON>; queued: ByNonce<TransactionJSON> } => {
-    const { pending, queued } = chain.pool()
+  handler: ([sender], { pool }): { pending: ByNonce<TransactionJSON>; queued: ByNonce<TransactionJSON> } => {
+    const { pending, queued } = pool.content()
     const from = (tx: { from: string }) => tx.from === sender
     return {
       pending: byNonce(pending.filter(from), formatPoolTransaction),

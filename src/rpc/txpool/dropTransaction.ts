@@ -12,8 +12,8 @@ export const anvilDropTransaction = defineMethod({
   name: 'anvil_dropTransaction',
   access: 'owner',
   params,
-  handler: ([txHash], { chain }): Hex | null => {
-    return chain.dropTransactions([txHash])[0] ?? null
+  handler: ([txHash], { pool }): Hex | null => {
+    return pool.dropTransactions([txHash])[0] ?? null
   },
 })
 
@@ -22,8 +22,8 @@ export const hardhatDropTransaction = defineMethod({
   name: 'hardhat_dropTransaction',
   access: 'owner',
   params,
-  handler: ([txHash], { chain }): boolean => {
-    return chain.dropTransactions([txHash]).length > 0
+  handler: ([txHash], { pool }): boolean => {
+    return pool.dropTransactions([txHash]).length > 0
   },
 })
 
@@ -32,8 +32,8 @@ export const anvilDropAllTransactions = defineMethod({
   name: 'anvil_dropAllTransactions',
   access: 'owner',
   params: z.tuple([]),
-  handler: (_params, { chain }): null => {
-    chain.dropTransactions()
+  handler: (_params, { pool }): null => {
+    pool.dropTransactions()
     return null
   },
 })

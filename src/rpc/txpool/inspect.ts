@@ -12,8 +12,8 @@ export const inspect = defineMethod({
   name: 'txpool_inspect',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): { pending: BySender<string>; queued: BySender<string> } => {
-    const { pending, queued } = chain.pool()
+  handler: (_params, { pool }): { pending: BySender<string>; queued: BySender<string> } => {
+    const { pending, queued } = pool.content()
     return { pending: bySender(pending, summary), queued: bySender(queued, summary) }
   },
 })

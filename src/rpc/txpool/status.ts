@@ -10,8 +10,8 @@ export const status = defineMethod({
   name: 'txpool_status',
   access: 'public',
   params: z.tuple([]),
-  handler: (_params, { chain }): { pending: Hex; queued: Hex } => {
-    const { pending, queued } = chain.pool()
+  handler: (_params, { pool }): { pending: Hex; queued: Hex } => {
+    const { pending, queued } = pool.content()
     return { pending: toQuantity(BigInt(pending.length)), queued: toQuantity(BigInt(queued.length)) }
   },
 })

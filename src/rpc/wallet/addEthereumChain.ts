@@ -9,10 +9,10 @@ export const addEthereumChain = defineMethod({
   name: 'wallet_addEthereumChain',
   access: 'public',
   params: z.tuple([z.object({ chainId: chainIdParam }).catchall(z.unknown())]),
-  handler: ([{ chainId }], { chain }): null => {
-    if (chainId === chain.chainId) return null
+  handler: ([{ chainId }], { spec }): null => {
+    if (chainId === spec.chainId) return null
     throw new UnsupportedMethodError(
-      `flashchain's wallet serves one chain, ${chain.chainId} (0x${chain.chainId.toString(16)}), and cannot add 0x${chainId.toString(16)}`,
+      `flashchain's wallet serves one chain, ${spec.chainId} (0x${spec.chainId.toString(16)}), and cannot add 0x${chainId.toString(16)}`,
     )
   },
 })

@@ -9,8 +9,8 @@ export const switchEthereumChain = defineMethod({
   name: 'wallet_switchEthereumChain',
   access: 'public',
   params: z.tuple([z.object({ chainId: chainIdParam })]),
-  handler: ([{ chainId }], { chain }): null => {
-    if (chainId !== chain.chainId) throw new UnrecognizedChainError(`0x${chainId.toString(16)}`)
+  handler: ([{ chainId }], { spec }): null => {
+    if (chainId !== spec.chainId) throw new UnrecognizedChainError(`0x${chainId.toString(16)}`)
     return null
   },
 })

@@ -1,0 +1,136 @@
+import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
+import { encodeReceipt, runTx } from '@ethereumjs/vm'
+
+import { createEnvBlock } from '../execution/executor.ts'
+import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
+import { startBuilder } from './startBuilder.ts'
+import { createOrderedTrie } from './orderedTrie.ts'
+import { toReceipt } from './receipts.ts'
+import { createStateDiff } from '../state/types.ts'
+
+import type { Block } from '@ethereumjs/block'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
+import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
+import type { PendingSnapshot } from '../blocks/types.ts'
+import type { PoolTransaction } from './txpool.ts'
+import type { FlatStateManager } from '../state/stateManager.ts'
+import type { StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { BlockEnv, Receipt } from '../types.ts'
+
+/** The block the producer is building: its builder, what its flashblocks pre-confirmed, and what it published. */
+export type Building = {
+  builder: BlockBuilder
+  /** The builder's own lists, which build() turns into the roots, bloom and requests of the sealed block. */
+  sealed: BuilderRecord
+  /** The header-only block that carries the environment into runTx. */
+  envBlock: Block
+  env: BlockEnv
+  transactions: TypedTransaction[]
+  senders: Hex[]
+  receipts: Receipt[]
+  /** The pool entries the transactions came from, to build the block again after a revert. */
+  entries: PoolTransaction[]
+  segments: StateDiff[]
+  flashblockIndex: number
+  /** How many transactions the flashblocks published so far hold. */
+  announced: number
+  /** The newest flashblock: where its transactions start, and its own state writes. */
+  newest: { first: number; diff: StateDiff }
+  /** The header the block would seal with as of the newest flashblock, and its hash. */
+  preview: Preview | undefined
+  /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
+  byHash: Map<Hex, PendingSnapshot>
+  /** The newest flashblock is the seal's, held back from the stream until the sealed block's roots are known. */
+  held: boolean
+}
+
+/** The header a block would seal with as of a flashblock, and its hash. */
+export type Preview = { header: Block['header']; hash: Hex }
+
+/** What runs transactions on the block being built. */
+export type BlockExecution = {
+  vm: VM
+  stateManager: FlatStateManager
+  /** A pool transaction was found invalid when its turn came. */
+  dropTransaction: (entry: PoolTransaction, reason: string) => void
+}
+
+/** Failures that say "not in this block", not "never": the transaction stays in the pool. */
+const retryLater = [/higher gas limit than the remaining gas in the block/, /is less than the block's baseFeePerGas/, /blob gas limit reached/]
+
+/** Starts a block on `parent` with the environment given, its builder's root tries replaced by growing ones. */
+export async function openBlock(vm: VM, parent: Block, env: BlockEnv): Promise<Building> {
+  const builder = await startBuilder(vm, parent, env)
+  // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
+  // seal's write only what was added since the last one.
+  const sealed = builderRecord(builder)
+  const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
+  const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+  replaceRootTries(builder, {
+    transactionsTrie: () => transactionsTrie.rootOf(sealed.transactions.length),
+    receiptTrie: () => receiptTrie.rootOf(sealed.results.length),
+  })
+  // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
+  return {
+    builder,
+    sealed,
+    envBlock: createEnvBlock(env, vm.common, env.baseFeePerGas),
+    env,
+    transactions: [],
+    senders: [],
+    receipts: [],
+    entries: [],
+    segments: [],
+    flashblockIndex: -1,
+    announced: 0,
+    newest: { first: 0, diff: createStateDiff() },
+    preview: undefined,
+    byHash: new Map(),
+    held: false,
+  }
+}
+
+/** Runs one pool transaction on the block being built, with the checks BlockBuilder.addTransaction makes. */
+async function execute(parts: BlockExecution, block: Building, tx: TypedTransaction, impersonating?: Hex): Promise<RunTxResult> {
+  const { vm, stateManager } = parts
+  const { sealed, builder } = block
+  if (tx.gasLimit > block.env.gasLimit - builder.gasUsed) throw new Error('tx has a higher gas limit than the remaining gas in the block')
+  let blobGas = 0n
+  if (tx instanceof Blob4844Tx) {
+    blobGas = BigInt(tx.blobVersionedHashes.length) * vm.common.param('blobGasPerBlob')
+    if (builder.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
+  }
+  stateManager.codeHiddenFor = impersonating
+  let result: RunTxResult
+  try {
+    result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
+  } finally {
+    stateManager.codeHiddenFor = undefined
+  }
+  // Blocks carry blob transactions without their blobs (EIP-4844).
+  sealed.add(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx, result, blobGas)
+  return result
+}
+
+/**
+ * Runs a pool transaction on the block being built and adds it, receipt and all; false when it did not run. One
+ * that can never run is dropped, one that may fit a later block stays in the pool.
+ */
+export async function includeTransaction(parts: BlockExecution, block: Building, entry: PoolTransaction): Promise<boolean> {
+  try {
+    const result = await execute(parts, block, entry.tx, entry.impersonated === true ? entry.sender : undefined)
+    block.transactions.push(entry.tx)
+    block.senders.push(entry.sender)
+    block.receipts.push(toReceipt(result, entry.tx, block.env))
+    block.entries.push(entry)
+    // It leaves the pool when its flashblock goes out (publish): until then it is pending to every reader.
+    entry.taken = true
+    return true
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    if (!retryLater.some((pattern) => pattern.test(reason))) parts.dropTransaction(entry, reason)
+    return false
+  }
+}

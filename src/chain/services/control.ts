@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto'
+
+import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+
+import { erc20Word, findERC20Slot } from '../execution/erc20Slot.ts'
+import { loadDump } from '../state/dump.ts'
+import { setStorage } from '../state/edits.ts'
+import { createTouchedKeys } from '../state/history.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { withStorageRoots } from '../state/trie.ts'
+
+import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
+import type { BlockResolver } from '../blocks/tags.ts'
+import type { Calls } from '../execution/calls.ts'
+import type { ERC20Getter } from '../execution/erc20Slot.ts'
+import type { ChainClock, ClockSettings } from '../production/clock.ts'
+import type { Producer } from '../production/producer.ts'
+import type { Pool, PoolTransaction } from '../production/txpool.ts'
+import type { StateDump } from '../state/dump.ts'
+import type { StateEdit } from '../state/edits.ts'
+import type { StateHistory, TouchedKeys, UndoneEdit } from '../state/history.ts'
+import type { StateTrie } from '../state/trie.ts'
+import type { StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { ChainStore, StoreMark } from '../storage/chainStore.ts'
+
+/**
+ * What evm_snapshot keeps: where the sealed chain and its stored state writes end, the block being built (its
+ * transactions, to build it again), the pool, the clock, and what each participant captured beside it (the
+ * wallet's state). Nothing here survives a restart.
+ */
+type Snapshot = {
+  head: bigint
+  mark: StoreMark
+  /** How many edits had been made when it was taken (the edit log's length). */
+  edits: number
+  building: { timestamp: bigint; transactions: PoolTransaction[] } | undefined
+  pool: PoolTransaction[]
+  clock: ClockSettings
+  /** Each participant's restore, holding what it captured. */
+  participants: (() => void)[]
+}
+
+/**
+ * State kept beside the chain's that snapshots, reverts and resets take along (the wallet's batches, watched tokens
+ * and impersonated accounts). `restore` and `reset` run inside the store's transaction that rewinds the chain, so
+ * the chain and the participant go back together or not at all.
+ */
+export type Participant<Saved> = {
+  /** What a snapshot keeps, taken at the same moment as the chain's. */
+  capture(): Saved
+  /** Back to what `capture` returned, on a revert to that snapshot. */
+  restore(saved: Saved): void
+  /** Back to how a reset leaves it. */
+  reset(): void
+}
+
+export type ControlParts = {
+  store: ChainStore
+  history: StateHistory
+  trie: StateTrie
+  blocks: SealedBlocks
+  producer: Producer
+  pool: Pool
+  clock: ChainClock
+  calls: Calls
+  resolver: BlockResolver
+  /** Block 0's state, computed again, for a reset. */
+  genesis: () => Promise<{ diff: StateDiff; stateRoot: Uint8Array }>
+  log: (line: string) => void
+}
+
+/**
+ * Test control: the methods that change the chain in place rather than by a block: state edits (anvil_setBalance
+ * and the like), snapshots and reverts (evm_snapshot, evm_revert), and reset (anvil_reset). Each runs on the
+ * producer's queue, so none interleaves with a flashblock or a seal, and each is written to the store in one
+ * transaction before memory changes.
+ */
+export type ControlService = {
+  /**
+   * Changes state in place, visible at once through `latest` and `pending`, without producing a block
+   * (anvil_setBalance and the like): applies an edit to the head's state and to the pending state. The latest
+   * block's state root no longer describes its state afterwards.
+   */
+  edit(edit: StateEdit): Promise<void>
+  /** Takes a snapshot, with what each participant captures at the same moment. */
+  snapshot(): Promise<bigint>
+  /**
+   * Goes back to a snapshot, forgetting it and every later one (Hardhat's semantics). Each participant restores
+   * what it captured, inside the store's transaction. False when there is no such snapshot.
+   */
+  revert(id: bigint): Promise<boolean>
+  /**
+   * Back to block 0 as the chain was created: every later block, edit, pool transaction and snapshot is gone. Each
+   * participant resets inside the store's transaction.
+   */
+  reset(): Promise<void>
+  /** The live snapshots, oldest first, with the block each was taken at. */
+  snapshots(): { id: bigint; number: bigint }[]
+  /** Takes part in every later snapshot, revert and reset. */
+  participate<Saved>(participant: Participant<Saved>): void
+  /**
+   * Sets what an ERC20 getter answers (anvil_dealERC20's balanceOf, anvil_setERC20Allowance's allowance): finds the
+   * slot the getter reads it from, and edits it at latest and pending. -32602 when no slot holds the value whole.
+   */
+  setERC20(token: Hex, getter: ERC20Getter, amount: bigint): Promise<void>
+  /** Loads a dump over the state, at latest and pending (anvil_loadState). */
+  loadState(dump: StateDump): Promise<void>
+  /** 32 random bytes naming this run of the chain; a reset draws new ones, as Hardhat's instanceId (hardhat_metadata). */
+  readonly instanceId: Hex
+}
+
+/** A participant with its saved state's type closed over: capturing returns what restores it. */
+type Joined = { capture(): () => void; reset(): void }
+
+export function createControlService(parts: ControlParts): ControlService {
+  const { store, history, trie, blocks, producer, pool, clock } = parts
+  const snapshots = new Map<bigint, Snapshot>()
+  const participants: Joined[] = []
+  let nextId = 1n
+  /** Every edit since the oldest live snapshot, oldest first: what a revert takes back. */
+  const edits: UndoneEdit[] = []
+  const newInstanceId = () => bytesToHex(randomBytes(32)) as Hex
+  let instanceId = newInstanceId()
+
+  /**
+   * Memory follows the store: the history (and with it the workers' replicas and the answer cache), the blocks and
+   * the pool. Returns the keys that changed, for the trie to move back by those alone.
+   */
+  function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]): TouchedKeys {
+    const touched = createTouchedKeys()
+    history.apply({ kind: 'rewind', number, undo: undone }, touched)
+    blocks.truncate(number < 0n ? 0n : number)
+    for (const entry of [...pool.all()]) pool.remove(entry.hash)
+    for (const entry of entries) pool.add(entry)
+    return touched
+  }
+
+  const edit = (edit: StateEdit) =>
+    producer.exclusive(async () => {
+      const number = blocks.head().number
+      const editPending = producer.editPending(edit)
+      const before = history.at(number)
+      const diff = edit(before)
+      const after = createOverlay(diff, before)
+      withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
+      store.writeEdit(number, diff)
+      const undo = history.apply({ kind: 'edit', number, diff })!
+      if (snapshots.size > 0) edits.push({ number, undo })
+      editPending()
+    })
+
+  return {
+    get instanceId() {
+      return instanceId
+    },
+    snapshots: () => [...snapshots].map(([id, snapshot]) => ({ id, number: snapshot.head })),
+    participate(participant) {
+      participants.push({
+        capture() {
+          const saved = participant.capture()
+          return () => participant.restore(saved)
+        },
+        reset: () => participant.reset(),
+      })
+    },
+    edit,
+
+    snapshot: () =>
+      producer.exclusive(async () => {
+        const id = nextId++
+        snapshots.set(id, {
+          head: blocks.head().number,
+          mark: store.mark(),
+          edits: edits.length,
+          building: producer.building(),
+          pool: [...pool.all()],
+          clock: clock.save(),
+          participants: participants.map((participant) => participant.capture()),
+        })
+        return id
+      }),
+
+    revert: (id) =>
+      producer.exclusive(async () => {
+        const snapshot = snapshots.get(id)
+        if (snapshot === undefined) return false
+        for (const later of snapshots.keys()) if (later >= id) snapshots.delete(later)
+        const waiting = snapshot.pool.concat(snapshot.building?.transactions ?? []).map(({ hash, raw, sender, impersonated, tx }) => ({
+          hash,
+          raw,
+          sender: impersonated === true ? sender : undefined,
+          publicKey: impersonated === true ? undefined : tx.cache.senderPubKey,
+        }))
+        store.rewind(snapshot.head, { mark: snapshot.mark }, waiting, () => {
+          for (const restore of snapshot.participants) restore()
+        })
+        const touched = rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)
+        // The trie moves back by what changed since the snapshot, not by the whole state.
+        await trie.apply(history.restore(snapshot.head, touched), history.at(snapshot.head))
+        if (snapshots.size === 0) edits.length = 0
+        await producer.restart(snapshot.building)
+        clock.restore(snapshot.clock)
+        return true
+      }),
+
+    reset: () =>
+      producer.exclusive(async () => {
+        const genesis = await parts.genesis()
+        snapshots.clear()
+        edits.length = 0
+        store.rewind(0n, { genesis: genesis.diff }, [], () => {
+          for (const participant of participants) participant.reset()
+        })
+        rewindTo(-1n, [], [])
+        history.apply({ kind: 'block', number: 0n, hash: blocks.head().block.hash(), diff: genesis.diff })
+        await trie.rebuild(history.entries())
+        if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
+        await producer.restart()
+        clock.restore({ offsetMs: 0, next: undefined })
+        instanceId = newInstanceId()
+      }),
+
+    loadState: (dump) => edit(loadDump(dump)),
+    async setERC20(token, getter, amount) {
+      const { address, slot } = await findERC20Slot(parts.calls, parts.resolver.resolve('latest'), token, getter)
+      await edit(setStorage(address, hexToBytes(slot), erc20Word(amount)))
+    },
+  }
+}

@@ -1,0 +1,68 @@
+import { bytesToHex } from '@ethereumjs/util'
+
+import { logsOf } from '../blocks/logs.ts'
+import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
+
+import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
+import type { ChainEvents, ChainListener } from '../events.ts'
+import type { Hex } from '../../hex.ts'
+import type { Flashblock } from '../types.ts'
+
+export type EventsParts = {
+  events: ChainEvents
+  flashblocks: ChainEvents<Flashblock>
+}
+
+/** What happens on the chain, announced to whoever listens (docs/architecture.md#events-and-subscriptions). */
+export type EventsService = {
+  /**
+   * Listens to what happens: transactions entering the pool, flashblocks, sealed blocks (see ChainEvent). Events
+   * arrive in order, on a later turn than the change they announce. Returns what stops listening.
+   */
+  subscribe(listener: ChainListener): () => void
+  /**
+   * Listens to flashblocks as the flashblocks stream carries them: what each adds, and the block's roots and hash as
+   * if sealed after it. Previewing them costs the writer work, done only while someone listens here.
+   */
+  subscribeFlashblocks(listener: (flashblock: Flashblock) => void): () => void
+}
+
+export function createEventsService({ events, flashblocks }: EventsParts): EventsService {
+  return {
+    subscribe: (listener) => events.subscribe(listener),
+    subscribeFlashblocks: (listener) => flashblocks.subscribe(listener),
+  }
+}
+
+/** Announces a sealed block with its logs: the last stage of the seal pipeline. */
+export function announceSealed(events: ChainEvents, sealed: SealedBlock): void {
+  events.announce(() => ({ type: 'sealed', block: sealedBlockOf(sealed), logs: logsOf(sealedLogsSource(sealed)) }))
+}
+
+/** Announces a published flashblock: the pending block as of it, and the logs of its transactions from `first` on. */
+export function announcePublished(events: ChainEvents, snapshot: PendingSnapshot, first: number): void {
+  events.announce(() => ({ type: 'flashblock', block: pendingBlockOf(snapshot), first, logs: logsOf(pendingLogsSource(snapshot), first) }))
+}
+
+/** A sealed block's logs with their positions, for its announcement. */
+function sealedLogsSource(sealed: SealedBlock) {
+  const { block } = sealed
+  return {
+    number: sealed.number,
+    hash: sealed.hash,
+    timestamp: block.header.timestamp,
+    receipts: sealed.receipts,
+    transactionHash: (index: number) => bytesToHex(block.transactions[index]!.hash()) as Hex,
+  }
+}
+
+/** The pending block's logs, with the hash of their block as of its newest flashblock. */
+function pendingLogsSource(pending: PendingSnapshot) {
+  return {
+    number: pending.env.number,
+    hash: pending.hash,
+    timestamp: pending.env.timestamp,
+    receipts: pending.receipts,
+    transactionHash: (index: number) => bytesToHex(pending.transactions[index]!.hash()) as Hex,
+  }
+}

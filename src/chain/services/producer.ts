@@ -1,0 +1,153 @@
+import { InvalidParamsError } from '../../errors.ts'
+import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
+import { MAX_TIMESTAMP } from '../production/clock.ts'
+import { buildPayload } from '../production/payload.ts'
+
+import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
+import type { PendingSnapshot } from '../blocks/types.ts'
+import type { Automine } from '../production/automine.ts'
+import type { ChainClock } from '../production/clock.ts'
+import type { BuiltPayload, PayloadHost, PayloadRequest } from '../production/payload.ts'
+import type { BlockPlan } from '../production/plan.ts'
+import type { Producer } from '../production/producer.ts'
+import type { BlockStamps } from '../production/sealBlocks.ts'
+import type { Pool } from '../production/txpool.ts'
+import type { MiningMode } from '../spec/config.ts'
+import type { Block, PendingBlock } from '../types.ts'
+
+/** The interval clock's settings: a block every `blockTime` ms, a flashblock every `flashblockInterval` ms. */
+type Interval = { blockTime: number; flashblockInterval: number }
+
+export type ProducerParts = Omit<PayloadHost, 'waiting' | 'head'> & {
+  producer: Producer
+  clock: ChainClock
+  automine: Automine
+  /** The interval clock the chain starts with, if any: the composition starts it once the chain is loaded. */
+  interval: Interval | undefined
+  flashblockInterval: number
+  blocks: SealedBlocks
+  pool: Pool
+  pending: () => PendingSnapshot
+}
+
+/** Block production: how blocks are mined, the blocks and flashblocks made on request, the plan and the clock. */
+export type ProducerService = {
+  /** How blocks are produced now: `auto` while automine is on, else `interval` while its clock runs, else `manual`. */
+  readonly mining: MiningMode
+  /**
+   * Turns automine on or off (evm_setAutomine). Off, the chain goes back to its interval clock if it has one, as
+   * Hardhat does; while automine is on, the clock is stopped.
+   */
+  setAutomine(enabled: boolean): Promise<void>
+  /**
+   * Seals a block every `blockTime` ms, with flashblocks between (evm_setIntervalMining), and turns automine off;
+   * 0 stops the clock. -32602 for a block time shorter than the flashblock interval.
+   */
+  setIntervalMining(blockTime: number): Promise<void>
+  /** Changes what the blocks to come take (evm_setBlockGasLimit, anvil_setCoinbase …); the pending block follows. */
+  planBlocks(change: (plan: BlockPlan) => void): Promise<void>
+  /** Executes what the pool holds and publishes one flashblock. */
+  preconfirm(): Promise<PendingBlock>
+  /**
+   * Pre-confirms what is pending, then seals the block; with a timestamp, at that timestamp, which must be after the
+   * latest block's and not past MAX_TIMESTAMP (-32602).
+   */
+  mine(options?: { timestamp?: bigint }): Promise<Block>
+  /**
+   * Seals `count` blocks, the first with what is pending, stamped as `stamps` says; other requests are answered
+   * meanwhile. The first timestamp is checked as mine's; the caller keeps the last one within MAX_TIMESTAMP.
+   */
+  mineBlocks(count: bigint, stamps: BlockStamps): Promise<Block>
+  /**
+   * Builds the block that would follow the head with a consensus layer's attributes and the given transactions
+   * (or the node's own), and keeps nothing of it (testing_buildBlockV1).
+   */
+  buildPayload(request: PayloadRequest): Promise<BuiltPayload>
+  /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
+  increaseTime(seconds: bigint): bigint
+  /** The chain's clock, s: wall time plus what evm_increaseTime added, and never behind the latest block. */
+  now(): bigint
+  /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
+  setNextBlockTimestamp(timestamp: bigint): void
+}
+
+export function createProducerService(parts: ProducerParts): ProducerService {
+  const { producer, clock, plan, automine, flashblockInterval, blocks, pool, pending } = parts
+  let { interval } = parts
+
+  return {
+    get mining() {
+      return automine.enabled ? 'auto' : interval !== undefined ? 'interval' : 'manual'
+    },
+    async setAutomine(enabled) {
+      if (enabled === automine.enabled) return
+      automine.enabled = enabled
+      if (interval === undefined) return
+      if (enabled) await producer.stop()
+      else producer.start(interval)
+    },
+    async setIntervalMining(blockTime) {
+      if (blockTime !== 0 && blockTime < flashblockInterval) {
+        throw new InvalidParamsError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
+      }
+      await producer.stop()
+      interval = blockTime === 0 ? undefined : { blockTime, flashblockInterval }
+      if (interval === undefined) return
+      automine.enabled = false
+      producer.start(interval)
+    },
+    planBlocks: (change) =>
+      producer.exclusive(async () => {
+        change(plan)
+        producer.replan()
+      }),
+    preconfirm: async () => pendingBlockOf(await producer.preconfirm()),
+    async mine(mineOptions = {}) {
+      if (mineOptions.timestamp !== undefined) checkTimestamp(mineOptions.timestamp)
+      return sealedBlockOf(await producer.seal(mineOptions))
+    },
+    async mineBlocks(count, stamps) {
+      if (stamps.timestamp !== undefined) checkTimestamp(stamps.timestamp)
+      return sealedBlockOf(await producer.sealBlocks(count, stamps))
+    },
+    buildPayload: (request) =>
+      buildPayload(
+        {
+          common: parts.common,
+          history: parts.history,
+          blockHashes: parts.blockHashes,
+          head: () => blocks.head(),
+          plan,
+          blockGasLimit: parts.blockGasLimit,
+          waiting() {
+            const { state } = pending()
+            const building = producer.building()?.transactions ?? []
+            const pooled = pool.content((sender) => state.account(sender)?.nonce ?? 0n).pending
+            return [...building, ...pooled].map((entry) => entry.tx)
+          },
+        },
+        request,
+      ),
+    increaseTime(seconds) {
+      const now = BigInt(Math.floor(clock.now() / 1000))
+      if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
+      return clock.increase(seconds)
+    },
+    now() {
+      const seconds = BigInt(Math.floor(clock.now() / 1000))
+      const latest = blocks.head().block.header.timestamp
+      return seconds > latest ? seconds : latest
+    },
+    setNextBlockTimestamp(timestamp) {
+      checkTimestamp(timestamp)
+      clock.next = timestamp
+    },
+  }
+
+  /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
+  function checkTimestamp(timestamp: bigint) {
+    const latest = blocks.head().block.header.timestamp
+    if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+    if (timestamp > MAX_TIMESTAMP) throw new InvalidParamsError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
+  }
+}
