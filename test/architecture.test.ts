@@ -1,8 +1,8 @@
 // The layout's rules, checked on every run: src/ has no import cycles, imports flow one way,
 // cli → prool → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime), only
 // chain/ethereumjs/ reaches into @ethereumjs internals, and the layers above the engine reach it through the chain's
-// services, which createChain composes and docs/architecture.md names. docs/architecture.md explains the layers and
-// the services, docs/patches.md the reaches.
+// services, which createChain composes and docs/architecture.md names, and no module is over 400 lines.
+// docs/architecture.md explains the layers and the services, docs/patches.md the reaches.
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
@@ -22,6 +22,9 @@ const COMPOSITION_ROOT = 'chain/chain.ts'
 
 /** What the library entry may build of the engine: the chain, and the database it shares with the wallet. */
 const ENTRY_FACTORIES = new Set(['index.ts: createChain from chain/chain.ts', 'index.ts: openDatabase from chain/storage/database.ts'])
+
+/** The longest a module of src/ may be (the transport's state machine included: docs/http.md). */
+const MAX_MODULE_LINES = 400
 
 /** A factory of an engine part, by its name. */
 const FACTORY = /^(?:create|open|load)[A-Z]/
@@ -281,6 +284,15 @@ describe('src/', () => {
     const offenders = sourceFiles(src)
       .filter((file) => !relative(src, file).startsWith(ADAPTER))
       .flatMap((file) => ethereumjsReaches(readFileSync(file, 'utf8'), hidden).map((reach) => `${relative(src, file)}:${reach}`))
+    expect(offenders).toEqual([])
+  })
+
+  test(`no module is longer than ${MAX_MODULE_LINES} lines, tests aside: each reads whole, and a longer one is two concerns`, () => {
+    const offenders = sourceFiles(src)
+      .filter((file) => !file.endsWith('.test.ts'))
+      .map((file) => ({ file: relative(src, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_MODULE_LINES)
+      .map(({ file, lines }) => `${file}: ${lines} lines`)
     expect(offenders).toEqual([])
   })
 
