@@ -3,7 +3,7 @@ import './runtime/nodeVersion.ts'
 
 import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
-import { RpcError } from './errors.ts'
+import { RpcError } from './rpc/errors.ts'
 import { EncodedJson } from './runtime/encodedJson.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createFilters } from './rpc/filters.ts'
@@ -155,6 +155,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     methods,
     context: (request) => ({ chain, wallet, node, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
+    revertCode: chain.revertCode,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   const server = await createHttpServer({

@@ -1,7 +1,7 @@
 import { createVM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import { BlockNotFoundError, InvalidParamsError, ServerError } from '../errors.ts'
+import { BlockNotFoundError, InvalidInputError, NotFoundError, RefusedError } from './errors.ts'
 import { feeHistory } from './blocks/feeHistory.ts'
 import { encodeReceipt } from './blocks/encoding.ts'
 import { findLogs, logsOf } from './blocks/logs.ts'
@@ -423,7 +423,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
     increaseTime(seconds) {
       const now = BigInt(Math.floor(clock.now() / 1000))
-      if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
+      if (now + seconds > MAX_TIMESTAMP) throw new InvalidInputError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
       return clock.increase(seconds)
     },
     now() {
@@ -444,7 +444,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     },
     async setIntervalMining(blockTime) {
       if (blockTime !== 0 && blockTime < flashblockInterval) {
-        throw new InvalidParamsError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
+        throw new InvalidInputError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
       }
       await producer.stop()
       interval = blockTime === 0 ? undefined : { blockTime, flashblockInterval }
@@ -458,7 +458,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         producer.replan()
       }),
     setMinGasPrice(price) {
-      if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidParamsError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
+      if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidInputError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
       admission.minGasPrice = price
     },
     edit: control.edit,
@@ -577,16 +577,16 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         sealedAt !== undefined
           ? { resolved: { kind: 'sealed', block: blocks.byNumber(sealedAt.number)! } as const, index: sealedAt.index }
           : { resolved: { kind: 'pending', block: snapshot } as const, index: pendingIndexOf(snapshot, key) }
-      if (at.index === undefined) throw new ServerError('transaction not found')
+      if (at.index === undefined) throw new NotFoundError('transaction not found')
       return trace(at.resolved, at.index, at.index, true, traceOptions)
     },
     traceBlock(specifier, traceOptions) {
       const resolved = resolveIfAny(specifier)
       if (resolved === undefined) {
-        throw new ServerError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
+        throw new NotFoundError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
       }
       const count = resolved.kind === 'sealed' ? resolved.block.block.transactions.length : resolved.block.transactions.length
-      if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new ServerError('genesis is not traceable')
+      if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new RefusedError('genesis is not traceable')
       if (count === 0) return Promise.resolve(EncodedJson.of('[]'))
       return trace(resolved, 0, count - 1, false, traceOptions)
     },
@@ -659,8 +659,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
   function checkTimestamp(timestamp: bigint) {
     const latest = blocks.head().block.header.timestamp
-    if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
-    if (timestamp > MAX_TIMESTAMP) throw new InvalidParamsError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
+    if (timestamp <= latest) throw new InvalidInputError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+    if (timestamp > MAX_TIMESTAMP) throw new InvalidInputError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
   }
 
   function locate(hash: Hex, snapshot: PendingSnapshot): TransactionLocation | undefined {

@@ -48,6 +48,7 @@ beforeAll(async () => {
       request,
     }),
     maxBatchLength: 10,
+    revertCode: chain.revertCode,
   })
 })
 
@@ -397,6 +398,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
         request,
       }),
       maxBatchLength: 10,
+      revertCode: chain.revertCode,
     })
     const sent = await callFrom(undefined, 'wallet_sendCalls', [
       { version: '2.0.0', from: chain.accounts[0]!.address, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account, value: '0x1' }] },

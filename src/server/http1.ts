@@ -25,7 +25,7 @@
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
-import { InvalidRequestError, LimitExceededError, type RpcError } from '../errors.ts'
+import { InvalidRequestError, LimitExceededError, type RpcError } from '../rpc/errors.ts'
 import type { OutputBudget } from './outputBudget.ts'
 
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */

@@ -2,19 +2,18 @@ import { randomBytes } from 'node:crypto'
 
 import { keccak256 } from 'ox/Hash'
 
-import {
-  AtomicReadyWalletRejectedUpgradeError,
-  BundleTooLargeError,
-  DuplicateIdError,
-  GasAllowanceError,
-  InvalidParamsError,
-  UnknownBundleIdError,
-  UnsupportedChainIdError,
-  UnsupportedNonOptionalCapabilityError,
-  VersionNotSupportedError,
-} from '../errors.ts'
+import { GasAllowanceExceededError, InvalidInputError } from '../chain/errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { hexToBytes, toQuantity } from '../hex.ts'
+import {
+  BatchTooLargeError,
+  DuplicateBatchIdError,
+  UnknownBatchError,
+  UnsupportedCapabilityError,
+  UnsupportedChainError,
+  UnsupportedVersionError,
+  UpgradeRejectedError,
+} from './errors.ts'
 import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 
 import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
@@ -105,14 +104,15 @@ function mintId(): Hex {
 export function createBatches(core: WalletCore): Batches {
   const { chain, store } = core
 
-  /** The per-call gas limits, checked against what a block can hold (docs/wallet.md: else -32602). */
+  /** The per-call gas limits, checked against what a block can hold (docs/wallet.md: else the batch is an invalid input). */
   function gasLimits(request: SendCallsRequest, blockGasLimit: bigint): (bigint | undefined)[] {
     return request.calls.map((call, index) => {
       const override = call.capabilities?.gasLimitOverride as { value?: bigint } | undefined
       if (override?.value === undefined) return undefined
       if (override.value > blockGasLimit) {
-        throw new InvalidParamsError(
-          `invalid argument 0: calls.${index}.capabilities.gasLimitOverride.value: ${override.value} exceeds the block gas limit ${blockGasLimit}`,
+        throw new InvalidInputError(
+          `calls.${index}.capabilities.gasLimitOverride.value: ${override.value} exceeds the block gas limit ${blockGasLimit}`,
+          { input: 'batch' },
         )
       }
       return override.value
@@ -151,15 +151,15 @@ export function createBatches(core: WalletCore): Batches {
   async function send(caller: Caller, request: SendCallsRequest) {
     // The order of docs/wallet.md: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
     // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity; (9) the user, then the upgrade's prompt.
-    if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
+    if (request.version !== '2.0.0') throw new UnsupportedVersionError(request.version)
     core.authorize(caller, request.from)
     if (request.chainId !== core.chainIdHex) {
-      throw new InvalidParamsError(`Chain ID must match the wallet's selected network: got ${request.chainId}, expected ${core.chainIdHex}`)
+      throw new InvalidInputError(`Chain ID must match the wallet's selected network: got ${request.chainId}, expected ${core.chainIdHex}`)
     }
     const unsupported =
       unsupportedCapability(request.capabilities, supported.batch) ??
       request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
-    if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
+    if (unsupported !== undefined) throw new UnsupportedCapabilityError(unsupported)
     // ERC-8021's attribution, checked by the schema: its bytes end each call's data.
     const suffix = (request.capabilities?.dataSuffix as { value: Hex } | undefined)?.value
     if (suffix !== undefined && suffix !== '0x') {
@@ -170,7 +170,7 @@ export function createBatches(core: WalletCore): Batches {
     const blockGasLimit = pending?.kind === 'pending' ? pending.env.gasLimit : 0n
     const limits = gasLimits(request, blockGasLimit)
     if (request.calls.length > core.maxBatchSize) {
-      throw new BundleTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
+      throw new BatchTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
     }
     const txCap = chain.txGasCap()
     const perTransaction = txCap !== undefined && txCap < blockGasLimit ? txCap : blockGasLimit
@@ -178,7 +178,7 @@ export function createBatches(core: WalletCore): Batches {
     if (atomic) {
       const limited = limits.reduce<bigint>((sum, limit) => sum + (limit ?? 0n), 0n)
       if (limited > perTransaction) {
-        throw new BundleTooLargeError(`the calls' gas limits add up to ${limited}, more than one transaction may carry (${perTransaction})`)
+        throw new BatchTooLargeError(`the calls' gas limits add up to ${limited}, more than one transaction may carry (${perTransaction})`)
       }
     }
     const status = core.atomicStatus(request.from)
@@ -199,21 +199,21 @@ export function createBatches(core: WalletCore): Batches {
       try {
         plans = await chain.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
       } catch (error) {
-        if (!(error instanceof GasAllowanceError)) throw error
-        throw new BundleTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
+        if (!(error instanceof GasAllowanceExceededError)) throw error
+        throw new BatchTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
       }
     }
     const total = plans.reduce((sum, step) => sum + step.gas, 0n)
-    if (total > blockGasLimit) throw new BundleTooLargeError(`it needs ${total} gas, more than a block holds (${blockGasLimit})`)
+    if (total > blockGasLimit) throw new BatchTooLargeError(`it needs ${total} gas, more than a block holds (${blockGasLimit})`)
 
-    if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+    if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateBatchIdError()
 
     // The owner said this account has no batches (flashchain_setAtomicStatus): answer as a wallet on a chain it
     // cannot batch on does, in the words viem's experimental_fallback recognizes, so that the dApp's fallback runs.
-    if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainIdError()
+    if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainError()
     if (atomic && status === 'unsupported') {
-      if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
-      throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
+      if (!chain.isActive(7702) || chain.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainError()
+      throw new UpgradeRejectedError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
     // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
     // it: rejecting the request is 4001, rejecting only the upgrade is 5750.
@@ -221,13 +221,13 @@ export function createBatches(core: WalletCore): Batches {
     if (atomic && needsUpgrade) {
       const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: request }
       if (!(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [upgrade], origin: caller.origin }))) {
-        throw new AtomicReadyWalletRejectedUpgradeError()
+        throw new UpgradeRejectedError()
       }
     }
 
     return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
-      if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+      if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateBatchIdError()
       const nonce = chain.nextNonce(request.from)
       const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
       const signer = await core.signer(request.from)
@@ -311,7 +311,7 @@ export function createBatches(core: WalletCore): Batches {
   function find(caller: Caller, id: string): BatchRecord {
     const visible = core.permittedAccounts(caller)
     const batch = store.findBatches(id as Hex).find((candidate) => visible.includes(candidate.sender))
-    if (batch === undefined) throw new UnknownBundleIdError()
+    if (batch === undefined) throw new UnknownBatchError()
     return batch
   }
 

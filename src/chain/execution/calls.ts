@@ -1,4 +1,4 @@
-import { ExecutionRevertedError } from '../../errors.ts'
+import { ExecutionRevertedError } from '../errors.ts'
 import { headerEnv } from '../blocks/env.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createAnswerCache } from './answers.ts'

@@ -1,0 +1,420 @@
+/**
+ * The wire's errors: every JSON-RPC code and every wire message lives here, and `toRpcError` maps what the engine
+ * and the wallet throw (chain/errors.ts, wallet/errors.ts) to them, once, for every method.
+ *
+ * Messages follow geth's wording wherever clients match on it (viem's `src/errors/node.ts` and ethers classify
+ * node errors by message), and EIP-1193 / EIP-5792 / EIP-747 for wallet errors.
+ */
+import * as chain from '../chain/errors.ts'
+import * as wallet from '../wallet/errors.ts'
+
+import type { SimulationRejection, TransactionRejection } from '../chain/errors.ts'
+
+export type RpcErrorShape = { code: number; message: string; data?: unknown }
+
+export class RpcError extends Error {
+  static code = -32603
+  readonly code: number
+  readonly data: unknown
+
+  constructor(message: string, options: { code?: number; data?: unknown; cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.name = new.target.name
+    this.code = options.code ?? (new.target as typeof RpcError).code
+    this.data = options.data
+  }
+
+  toJSON(): RpcErrorShape {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON-RPC 2.0 envelope
+
+export class ParseError extends RpcError {
+  static override code = -32700
+  constructor(detail?: string) {
+    super(detail === undefined ? 'Parse error' : `Parse error: ${detail}`)
+  }
+}
+
+export class InvalidRequestError extends RpcError {
+  static override code = -32600
+  constructor(detail: string) {
+    super(`Invalid request: ${detail}`)
+  }
+}
+
+export class MethodNotFoundError extends RpcError {
+  static override code = -32601
+  constructor(method: string) {
+    super(`the method ${method} does not exist/is not available`)
+  }
+}
+
+/** geth's answer to eth_subscribe over a transport that cannot carry notifications (HTTP). */
+export class NotificationsUnsupportedError extends RpcError {
+  static override code = -32601
+  constructor() {
+    super('notifications not supported')
+  }
+}
+
+/** geth's answer to eth_subscribe with a kind it does not have. */
+export class SubscriptionKindNotFoundError extends RpcError {
+  static override code = -32601
+  constructor(kind: string) {
+    super(`no ${JSON.stringify(kind)} subscription in eth namespace`)
+  }
+}
+
+/** geth's answer to eth_unsubscribe with an id the connection does not have. */
+export class SubscriptionNotFoundError extends RpcError {
+  static override code = -32000
+  constructor() {
+    super('subscription not found')
+  }
+}
+
+/** geth's answer for a filter id it does not have, or one removed after 5 minutes without a poll. */
+export class FilterNotFoundError extends RpcError {
+  static override code = -32000
+  constructor() {
+    super('filter not found')
+  }
+}
+
+export class InvalidParamsError extends RpcError {
+  static override code = -32602
+}
+
+export class InternalError extends RpcError {
+  static override code = -32603
+  constructor() {
+    super('Internal error')
+  }
+}
+
+/** EIP-1474 -32005; used for the transport's body-size and batch-length limits. */
+export class LimitExceededError extends RpcError {
+  static override code = -32005
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reads and execution
+
+/** -32001 as in EIP-1474 ("resource not found"). */
+export class BlockNotFoundError extends RpcError {
+  static override code = -32001
+  constructor(block: string) {
+    super(`block not found: ${block}`)
+  }
+}
+
+/**
+ * A reverted call or estimate. The code is -32000 by default and 3 with `--revert-code 3` (geth's): the chain's
+ * configuration, which dispatch hands to toRpcError.
+ */
+export class ExecutionRevertedError extends RpcError {
+  static override code = -32000
+  constructor(options: { code: number; reason?: string; data: string }) {
+    super(options.reason === undefined ? 'execution reverted' : `execution reverted: ${options.reason}`, {
+      code: options.code,
+      data: options.data,
+    })
+  }
+}
+
+/** An error geth gives no code of its own, which it answers with -32000 (a missing block named by hash, for one). */
+export class ServerError extends RpcError {
+  static override code = -32000
+}
+
+/** Execution failed for a reason other than REVERT (out of gas, invalid opcode, …), in geth's words. */
+export class ExecutionError extends RpcError {
+  static override code = -32000
+}
+
+/** geth's answer for a call or estimate that ran past --rpc.evmtimeout. */
+export class ExecutionTimeoutError extends RpcError {
+  static override code = -32000
+  constructor(timeoutMs: number) {
+    super(`execution aborted (timeout = ${formatDuration(timeoutMs)})`)
+  }
+}
+
+/** A duration as Go's time.Duration prints it for whole seconds or milliseconds: 5s, 100ms. */
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
+export class GasAllowanceError extends RpcError {
+  static override code = -32000
+  constructor(allowance: bigint) {
+    super(`gas required exceeds allowance (${allowance})`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transaction validation (pool and execution). geth answers all of these with -32000.
+
+export class TransactionRejectedError extends RpcError {
+  static override code = -32000
+}
+
+/**
+ * eth_simulateV1's own codes (execution-apis, SIMULATION_CODES): a call the simulated block refuses fails the whole
+ * request with one of these, where eth_call would answer -32000.
+ */
+export class SimulationError extends RpcError {
+  static override code = -32000
+}
+
+/** EIP-7966: eth_sendRawTransactionSync ran out of time; the hash is in `data`. */
+export class TransactionTimeoutError extends RpcError {
+  static override code = 4
+  constructor(hash: string, timeoutMs: number) {
+    // geth's words (its Go duration aside), which clients may match on.
+    super(`The transaction was added to the transaction pool but wasn't processed in ${timeoutMs}ms`, { data: hash })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wallet: EIP-1193, EIP-5792, EIP-747
+
+export class UserRejectedRequestError extends RpcError {
+  static override code = 4001
+  constructor() {
+    super('User rejected the request')
+  }
+}
+
+export class UnauthorizedError extends RpcError {
+  static override code = 4100
+  constructor(detail?: string) {
+    super(
+      detail === undefined
+        ? 'The requested account and/or method has not been authorized by the user'
+        : `The requested account and/or method has not been authorized by the user: ${detail}`,
+    )
+  }
+}
+
+/** EIP-1193's 4200: the wallet does not do what was asked (e.g. add a second chain). */
+export class UnsupportedMethodError extends RpcError {
+  static override code = 4200
+  constructor(detail: string) {
+    super(`The Provider does not support the requested method: ${detail}`)
+  }
+}
+
+/** EIP-3326's 4902, in MetaMask's words: a chain the wallet does not know. */
+export class UnrecognizedChainError extends RpcError {
+  static override code = 4902
+  constructor(chainId: string) {
+    super(`Unrecognized chain ID "${chainId}". Try adding the chain using wallet_addEthereumChain first.`)
+  }
+}
+
+export class VersionNotSupportedError extends RpcError {
+  static override code = -32000
+  constructor(got: string) {
+    super(`Version not supported: got ${got}, expected 2.0.0`)
+  }
+}
+
+export class UnsupportedNonOptionalCapabilityError extends RpcError {
+  static override code = 5700
+  constructor(capability: string) {
+    super(`The wallet does not support a capability that was not marked as optional: ${capability}`)
+  }
+}
+
+export class UnsupportedChainIdError extends RpcError {
+  static override code = 5710
+  constructor() {
+    super('EIP-7702 not supported on the specified chain ID')
+  }
+}
+
+export class DuplicateIdError extends RpcError {
+  static override code = 5720
+  constructor() {
+    super('There is already a batch submitted with the specified batch ID')
+  }
+}
+
+export class UnknownBundleIdError extends RpcError {
+  static override code = 5730
+  constructor() {
+    super('This bundle id is unknown / has not been submitted')
+  }
+}
+
+export class BundleTooLargeError extends RpcError {
+  static override code = 5740
+  constructor(detail: string) {
+    super(`The batch is too large for the wallet to process: ${detail}`)
+  }
+}
+
+export class AtomicReadyWalletRejectedUpgradeError extends RpcError {
+  static override code = 5750
+  constructor(detail?: string) {
+    super(
+      detail === undefined
+        ? 'EIP-7702 upgrade rejected for this chain and account'
+        : `EIP-7702 upgrade rejected for this chain and account: ${detail}`,
+    )
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// From the engine and the wallet to the wire
+
+/**
+ * Where the methods take each input an engine or wallet error names (InvalidInputError's `input`), as geth names a
+ * bad argument. Every method taking one of these takes it at the same place: the call at 0 (eth_call,
+ * eth_estimateGas, eth_createAccessList, debug_traceCall), state overrides at 2 (eth_call, eth_estimateGas,
+ * debug_traceCall; eth_simulateV1, whose overrides are inside argument 0, has always answered as eth_call does).
+ * wallet_watchAsset's params are named, so there is no argument number to give.
+ */
+const ARGUMENTS: Record<string, string> = {
+  call: 'invalid argument 0',
+  stateOverrides: 'invalid argument 2',
+  transaction: 'invalid argument 0',
+  batch: 'invalid argument 0',
+  approval: 'invalid argument 0',
+  hash: 'invalid argument 1',
+  typedData: 'invalid argument 1',
+  asset: 'invalid params',
+}
+
+/** geth's words for a refused transaction (core/error.go, core/txpool/errors.go), which clients match on. */
+function rejectionWords(reason: TransactionRejection): string {
+  switch (reason.kind) {
+    case 'nonceTooLow':
+      return `nonce too low: address ${reason.address}, tx: ${reason.txNonce} state: ${reason.stateNonce}`
+    case 'nonceTooHigh':
+      return `nonce too high: address ${reason.address}, tx: ${reason.txNonce} state: ${reason.stateNonce}`
+    case 'insufficientFunds':
+      return `insufficient funds for gas * price + value: address ${reason.address} have ${reason.have} want ${reason.want}`
+    case 'intrinsicGasTooLow':
+      return `intrinsic gas too low: gas ${reason.gas}, minimum needed ${reason.minimum}`
+    case 'floorDataGas':
+      return `insufficient gas for floor data gas cost: gas ${reason.gas}, minimum needed ${reason.minimum}`
+    case 'exceedsBlockGasLimit':
+      return 'exceeds block gas limit'
+    case 'gasLimitTooHigh':
+      return `transaction gas limit too high (cap: ${reason.cap}, tx: ${reason.gas})`
+    case 'invalidChainId':
+      return `invalid chain id: have ${reason.got} want ${reason.expected}`
+    case 'typeNotSupported':
+      return 'transaction type not supported'
+    case 'replacementUnderpriced':
+      return 'replacement transaction underpriced'
+    case 'underpriced':
+      return 'transaction underpriced'
+    case 'alreadyKnown':
+      return 'already known'
+    case 'invalidSender':
+      return `invalid sender: ${reason.detail}`
+    case 'feeCapTooLow':
+      return `max fee per gas less than block base fee: address ${reason.address}, maxFeePerGas: ${reason.maxFeePerGas}, baseFee: ${reason.baseFee}`
+    case 'senderNotEOA':
+      return `sender not an eoa: address ${reason.address}`
+    case 'initcodeTooLarge':
+      // geth's pool writes "code size N, limit M", its state transition (eth_call, eth_estimateGas) "code size N limit M".
+      return `max initcode size exceeded: code size ${reason.size}${reason.by === 'pool' ? ', ' : ' '}limit ${reason.limit}`
+    case 'malformed':
+      return `invalid transaction: ${reason.detail}`
+  }
+}
+
+/** eth_simulateV1's code for each refusal; geth has none of its own for nonceMax and blobFeeCapTooLow, and answers its internal error's. */
+const SIMULATION_CODES: Record<SimulationRejection['kind'], number> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  feeCapTooLow: -38012,
+  intrinsicGasTooLow: -38013,
+  insufficientFunds: -38014,
+  nonceMax: -32603,
+  blobFeeCapTooLow: -32603,
+  blockGasLimitReached: -38015,
+  blockNumberOrder: -38020,
+  timestampOrder: -38021,
+  tooManyBlocks: -38026,
+}
+
+function simulationWords(reason: SimulationRejection): string {
+  switch (reason.kind) {
+    case 'nonceMax':
+      return `nonce has max value: address ${reason.address}, nonce: ${reason.nonce}`
+    case 'blobFeeCapTooLow':
+      return `max fee per blob gas less than block blob gas fee: address ${reason.address} blobGasFeeCap: ${reason.maxFeePerBlobGas}, blobBaseFee: ${reason.blobBaseFee}`
+    case 'blockGasLimitReached':
+      return `block gas limit reached: ${reason.used} >= ${reason.limit}`
+    case 'blockNumberOrder':
+      return `block numbers must be in order: ${reason.number} <= ${reason.previous}`
+    case 'timestampOrder':
+      return `block timestamps must be in order: ${reason.timestamp} <= ${reason.previous}`
+    case 'tooManyBlocks':
+      return 'too many blocks'
+    default:
+      return rejectionWords(reason)
+  }
+}
+
+function fromChain(error: chain.ChainError, revertCode: number): RpcError {
+  if (error instanceof chain.InvalidInputError) {
+    const argument = error.input === undefined ? undefined : ARGUMENTS[error.input]
+    return new InvalidParamsError(argument === undefined ? error.message : `${argument}: ${error.message}`)
+  }
+  if (error instanceof chain.BlockNotFoundError) return new BlockNotFoundError(error.block)
+  if (error instanceof chain.ExecutionRevertedError) return new ExecutionRevertedError({ code: revertCode, reason: error.reason, data: error.data })
+  if (error instanceof chain.ExecutionFailedError) return new ExecutionError(error.message)
+  if (error instanceof chain.TransactionNotAppliedError) {
+    return new ExecutionError(`failed to apply transaction: ${error.rejection === undefined ? error.failure : rejectionWords(error.rejection)}`)
+  }
+  if (error instanceof chain.ExecutionTimeoutError) {
+    return error.during === 'call' ? new ExecutionTimeoutError(error.timeoutMs) : new ServerError('execution timeout')
+  }
+  if (error instanceof chain.GasAllowanceExceededError) return new GasAllowanceError(error.allowance)
+  if (error instanceof chain.TransactionRejectedError) return new TransactionRejectedError(rejectionWords(error.reason))
+  if (error instanceof chain.SimulationRejectedError) {
+    return new SimulationError(simulationWords(error.reason), { code: SIMULATION_CODES[error.reason.kind] })
+  }
+  if (error instanceof chain.LimitExceededError) {
+    return error.limit === 'logResults' ? new InvalidParamsError(error.message) : new ServerError(error.message)
+  }
+  // NotFoundError, RefusedError: geth gives these no code of their own.
+  return new ServerError(error.message)
+}
+
+function fromWallet(error: wallet.WalletError): RpcError {
+  if (error instanceof wallet.UserRejectedError) return new UserRejectedRequestError()
+  if (error instanceof wallet.NotAuthorizedError) return new UnauthorizedError(error.detail)
+  if (error instanceof wallet.UnsupportedRequestError) return new MethodNotFoundError(error.method)
+  if (error instanceof wallet.UnsupportedVersionError) return new VersionNotSupportedError(error.version)
+  if (error instanceof wallet.UnsupportedCapabilityError) return new UnsupportedNonOptionalCapabilityError(error.capability)
+  if (error instanceof wallet.UnsupportedChainError) return new UnsupportedChainIdError()
+  if (error instanceof wallet.DuplicateBatchIdError) return new DuplicateIdError()
+  if (error instanceof wallet.UnknownBatchError) return new UnknownBundleIdError()
+  if (error instanceof wallet.BatchTooLargeError) return new BundleTooLargeError(error.detail)
+  if (error instanceof wallet.UpgradeRejectedError) return new AtomicReadyWalletRejectedUpgradeError(error.detail)
+  // NoSigningKeyError: geth gives it no code of its own.
+  return new ServerError(error.message)
+}
+
+/**
+ * What anything thrown by a handler is on the wire: an RpcError as it is, an engine's or a wallet's error as its code
+ * and geth's words, with `revertCode` for a revert (the chain's `--revert-code`). Undefined for an error that is not
+ * ours, which the client sees as -32603 with no stack: its detail goes to the log, never to the client.
+ */
+export function toRpcError(error: unknown, options: { revertCode: number }): RpcError | undefined {
+  if (error instanceof RpcError) return error
+  if (error instanceof chain.ChainError) return fromChain(error, options.revertCode)
+  if (error instanceof wallet.WalletError) return fromWallet(error)
+  return undefined
+}
