@@ -37,27 +37,22 @@ export type SendCallsRequest = {
   capabilities?: Capabilities
 }
 
-export type CallsStatus = {
-  version: '2.0.0'
-  id: string
+/** EIP-5792's status code of a batch: pending, confirmed, offchain failure, reverted, partially reverted. */
+export type BatchStatusCode = 100 | 200 | 400 | 500 | 600
+
+/** Where a batch stands, and its transactions sealed so far (rpc/format.ts writes it as wallet_getCallsStatus' answer). */
+export type BatchStatus = {
+  id: Hex
   chainId: Hex
-  status: 100 | 200 | 400 | 500 | 600
   atomic: boolean
-  receipts: {
-    logs: { address: Hex; data: Hex; topics: Hex[] }[]
-    status: '0x1' | '0x0'
-    blockHash: Hex
-    blockNumber: Hex
-    blockTimestamp: Hex
-    gasUsed: Hex
-    transactionHash: Hex
-  }[]
+  status: BatchStatusCode
+  sealed: SealedLocation[]
 }
 
 /** wallet_sendCalls' answer: `id` for viem, `batchId` and `status` as the method's specification shows them. */
 export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
 
-type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
+export type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
 
 /** A batch as the console page lists it: who sent what, and where it stands. */
 export type BatchSummary = {
@@ -65,7 +60,7 @@ export type BatchSummary = {
   from: Hex
   chainId: Hex
   atomic: boolean
-  status: CallsStatus['status']
+  status: BatchStatusCode
   calls: StoredCall[]
   transactions: Hex[]
   createdAt: number
@@ -73,7 +68,7 @@ export type BatchSummary = {
 
 export type Batches = {
   send(caller: Caller, request: SendCallsRequest): Promise<SendCallsResult>
-  status(caller: Caller, id: string): CallsStatus
+  status(caller: Caller, id: string): BatchStatus
   /** The latest batches of every account, newest first; for the owner. */
   recent(limit: number): BatchSummary[]
   /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
@@ -316,12 +311,12 @@ export function createBatches(core: WalletCore): Batches {
   }
 
   /** Where a batch's transactions are, and its EIP-5792 status code. */
-  function standing(batch: BatchRecord): { code: CallsStatus['status']; sealed: SealedLocation[] } {
+  function standing(batch: BatchRecord): { code: BatchStatusCode; sealed: SealedLocation[] } {
     const locations = batch.transactions.map((hash) => chain.transaction(hash))
     const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
     const reverted = sealed.filter((location) => location.receipt.status === 0).length
-    let code: CallsStatus['status']
+    let code: BatchStatusCode
     if (sealed.length === 0 && (lost || batch.failure !== null)) code = 400
     else if (sealed.length < locations.length && !lost && batch.failure === null) code = 100
     else if (reverted === 0 && sealed.length === batch.transactions.length) code = 200
@@ -330,25 +325,10 @@ export function createBatches(core: WalletCore): Batches {
     return { code, sealed }
   }
 
-  function status(caller: Caller, id: string): CallsStatus {
+  function status(caller: Caller, id: string): BatchStatus {
     const batch = find(caller, id)
     const { code, sealed } = standing(batch)
-    return {
-      version: '2.0.0',
-      id: batch.id,
-      chainId: batch.chainId,
-      status: code,
-      atomic: batch.atomic,
-      receipts: sealed.map((location) => ({
-        logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
-        status: location.receipt.status === 1 ? '0x1' : '0x0',
-        blockHash: location.block.hash,
-        blockNumber: toQuantity(location.block.number),
-        blockTimestamp: toQuantity(location.block.timestamp),
-        gasUsed: toQuantity(location.receipt.gasUsed),
-        transactionHash: location.transaction.hash,
-      })),
-    }
+    return { id: batch.id, chainId: batch.chainId, atomic: batch.atomic, status: code, sealed }
   }
 
   return {
