@@ -32,7 +32,7 @@ export type AdmissionOptions = {
 
 /**
  * The door of the pool: decodes a raw transaction and checks it against the pending state as geth's txpool does,
- * with geth's words, before it is kept. A transaction whose hash was returned is in the store's pool table.
+ * refusing with the reasons geth tells apart (TransactionRejection), before it is kept. A transaction whose hash was returned is in the store's pool table.
  */
 export type Admission = {
   /** `impersonated`: left unfrozen, so that admit can tell it who it is from. */
