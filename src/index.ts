@@ -3,7 +3,7 @@ import './runtime/nodeVersion.ts'
 
 import { createChain } from './chain/chain.ts'
 import { openDatabase } from './chain/storage/database.ts'
-import { RpcError } from './errors.ts'
+import { RpcError } from './rpc/errors.ts'
 import { EncodedJson } from './runtime/encodedJson.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createFilters } from './rpc/filters.ts'
@@ -159,6 +159,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     methods,
     context: (request) => ({ ...services, wallet, node, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
+    revertCode: chain.spec.revertCode,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   const server = await createHttpServer({

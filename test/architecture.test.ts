@@ -1,8 +1,8 @@
 // The layout's rules, checked on every run: src/ has no import cycles, imports flow one way,
-// cli → prool → index → server → rpc → wallet → chain → the shared modules (errors, hex, runtime), only
-// chain/ethereumjs/ reaches into @ethereumjs internals, and the layers above the engine reach it through the chain's
-// services, which createChain composes and docs/architecture.md names, and no module is over 400 lines.
-// docs/architecture.md explains the layers and the services, docs/patches.md the reaches.
+// cli → prool → index → server → rpc → wallet → chain → the shared modules (hex, runtime), no module below rpc/
+// imports the wire's errors, only chain/ethereumjs/ reaches into @ethereumjs internals, the layers above the engine
+// reach it through the chain's services, which createChain composes and docs/architecture.md names, and no module is
+// over 400 lines. docs/architecture.md explains the layers and the services, docs/patches.md the reaches.
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
@@ -40,8 +40,11 @@ const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
   { name: 'rpc', owns: (path) => path.startsWith('rpc/') },
   { name: 'wallet', owns: (path) => path.startsWith('wallet/') },
   { name: 'chain', owns: (path) => path.startsWith('chain/') },
-  { name: 'shared', owns: (path) => path === 'errors.ts' || path === 'hex.ts' || path.startsWith('runtime/') },
+  { name: 'shared', owns: (path) => path === 'hex.ts' || path.startsWith('runtime/') },
 ]
+
+/** JSON-RPC codes and geth's words: the RPC layer maps the engine's and the wallet's errors to them (docs/architecture.md). */
+const WIRE_ERRORS = 'rpc/errors.ts'
 
 type Graph = Map<string, string[]>
 
@@ -147,6 +150,12 @@ function upwardImports(graph: Graph): string[] {
     for (const to of targets) if (layerOf(to) < layerOf(from)) found.push(`${from} → ${to}`)
   }
   return found
+}
+
+/** Modules below the RPC layer (the wallet, the engine, the shared modules) that import the wire's errors. */
+function wireErrorImports(graph: Graph): string[] {
+  const rpc = LAYERS.findIndex((layer) => layer.name === 'rpc')
+  return [...graph].filter(([from, targets]) => targets.includes(WIRE_ERRORS) && layerOf(from) > rpc).map(([from]) => from)
 }
 
 /**
@@ -277,6 +286,10 @@ describe('src/', () => {
 
   test('imports flow one way: cli → prool → index → server → rpc → wallet → chain → shared', () => {
     expect(upwardImports(graph)).toEqual([])
+  })
+
+  test('no wire error imported below rpc/: the engine and the wallet throw domain errors, which rpc/ maps once', () => {
+    expect(wireErrorImports(graph)).toEqual([])
   })
 
   test('only chain/ethereumjs/ reaches into @ethereumjs internals (docs/patches.md#reaches-into-ethereumjs)', () => {
@@ -575,10 +588,21 @@ describe('the checks themselves', () => {
 
   test('upwardImports finds the chain importing the RPC layer, and allows imports downwards and sideways', () => {
     const graph: Graph = new Map([
-      ['chain/chain.ts', ['rpc/format.ts', 'errors.ts', 'chain/types.ts']],
+      ['chain/chain.ts', ['rpc/format.ts', 'hex.ts', 'chain/types.ts']],
       ['rpc/format.ts', ['chain/types.ts', 'hex.ts']],
       ['cli.ts', ['index.ts', 'runtime/memoryTrim.ts']],
     ])
     expect(upwardImports(graph)).toEqual(['chain/chain.ts → rpc/format.ts'])
+  })
+
+  test('wireErrorImports finds the engine, the wallet and the shared modules importing the wire errors, and allows rpc/ and server/', () => {
+    const graph: Graph = new Map([
+      ['chain/execution/estimate.ts', ['rpc/errors.ts', 'chain/errors.ts']],
+      ['wallet/batches.ts', ['rpc/errors.ts']],
+      ['runtime/eventLoop.ts', ['rpc/errors.ts']],
+      ['rpc/dispatch.ts', ['rpc/errors.ts', 'chain/errors.ts']],
+      ['server/http.ts', ['rpc/errors.ts']],
+    ])
+    expect(wireErrorImports(graph)).toEqual(['chain/execution/estimate.ts', 'wallet/batches.ts', 'runtime/eventLoop.ts'])
   })
 })

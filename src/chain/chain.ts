@@ -114,7 +114,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   // The console, unless nothing is logged (--quiet, or a library caller without a log).
   if (options.log !== undefined) events.subscribe(activityLog(log))
   const traceMaxBytes = options.traceMaxBytes ?? defaults.traceMaxBytes
-  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, revertCode, traceMaxBytes, debug: options.debug })
+  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, traceMaxBytes, debug: options.debug })
   const pool = createPool()
   const producerCommon = common.copy()
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
@@ -235,7 +235,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       history: history.snapshot(),
       blockHashes: blocks.hashes(),
       rpcGasCap,
-      revertCode,
       traceMaxBytes,
       codeSizeLimit,
     }),

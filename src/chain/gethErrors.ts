@@ -1,11 +1,10 @@
 /**
  * ethereumjs words the transactions it refuses in its own way; clients (viem's `src/errors/node.ts`, ethers) classify
- * node errors by geth's words. This is the one place that turns the first into the second.
+ * node errors by geth's words. This is the one place that reads the first: it turns them into the reasons geth
+ * tells apart (TransactionRejection), which the RPC layer words as geth does, and an EVM halt into geth's word for it.
  */
-import { ExecutionError, TransactionRejectedError, txErrors } from '../errors.ts'
+import { ExecutionFailedError, TransactionRejectedError } from './errors.ts'
 import { EIP7825_TX_GAS_CAP } from './spec/forks.ts'
-
-import type { RpcError } from '../errors.ts'
 
 /** The first line of an ethereumjs message, without the context it appends in parentheses. */
 function detailOf(message: string): string {
@@ -13,52 +12,57 @@ function detailOf(message: string): string {
 }
 
 /** A transaction that could not be decoded, or that decoding refused (chain id, type, EIP-7825 cap). */
-export function decodeError(message: string, context: { chainId: bigint; blockGasLimit: bigint }): RpcError {
+export function decodeError(message: string, context: { chainId: bigint; blockGasLimit: bigint }): TransactionRejectedError {
   let match: RegExpMatchArray | null
-  if ((match = message.match(/not matching the derived chain ID (\d+)/)) !== null) return txErrors.invalidChainId(context.chainId, BigInt(match[1]!))
+  if ((match = message.match(/not matching the derived chain ID (\d+)/)) !== null) {
+    return new TransactionRejectedError({ kind: 'invalidChainId', expected: context.chainId, got: BigInt(match[1]!) })
+  }
   if ((match = message.match(/Incompatible EIP155-based V (\d+)/)) !== null) {
-    return txErrors.invalidChainId(context.chainId, (BigInt(match[1]!) - 35n) / 2n)
+    return new TransactionRejectedError({ kind: 'invalidChainId', expected: context.chainId, got: (BigInt(match[1]!) - 35n) / 2n })
   }
   if ((match = message.match(/Transaction gas limit (\d+) exceeds the maximum allowed by EIP-7825/)) !== null) {
     const gas = BigInt(match[1]!)
-    return gas > context.blockGasLimit ? txErrors.exceedsBlockGasLimit() : txErrors.gasLimitTooHigh(EIP7825_TX_GAS_CAP, gas)
+    return new TransactionRejectedError(
+      gas > context.blockGasLimit ? { kind: 'exceedsBlockGasLimit' } : { kind: 'gasLimitTooHigh', cap: EIP7825_TX_GAS_CAP, gas },
+    )
   }
-  const initcode = initcodeSizeError(message, ', ')
+  const initcode = initcodeSizeError(message, 'pool')
   if (initcode !== undefined) return initcode
-  if (/not activated|not supported|Unknown tx type|TypedTransaction with ID \d+ unknown/i.test(message)) return txErrors.typeNotSupported()
+  if (/not activated|not supported|Unknown tx type|TypedTransaction with ID \d+ unknown/i.test(message)) {
+    return new TransactionRejectedError({ kind: 'typeNotSupported' })
+  }
   // Anything else is malformed input; its first line says what.
-  return new TransactionRejectedError(`invalid transaction: ${detailOf(message)}`)
+  return new TransactionRejectedError({ kind: 'malformed', detail: detailOf(message) })
 }
 
 /**
- * ethereumjs' EIP-3860 refusal of a creation's initcode, in geth's words (core.ErrMaxInitCodeSizeExceeded): geth's
- * pool writes "code size N, limit M" and its state transition (eth_call, eth_estimateGas) "code size N limit M", so
- * `separator` is ", " or " ". Undefined for any other message.
+ * ethereumjs' EIP-3860 refusal of a creation's initcode (core.ErrMaxInitCodeSizeExceeded), by the pool or by the
+ * state transition (eth_call, eth_estimateGas), which geth words apart. Undefined for any other message.
  */
-export function initcodeSizeError(message: string, separator: ', ' | ' '): RpcError | undefined {
+export function initcodeSizeError(message: string, by: 'pool' | 'execution'): TransactionRejectedError | undefined {
   const match = message.match(/the initcode size of this transaction is too large: it is (\d+) while the max is (\d+)/)
   if (match === null) return undefined
-  return new TransactionRejectedError(`max initcode size exceeded: code size ${match[1]}${separator}limit ${match[2]}`)
+  return new TransactionRejectedError({ kind: 'initcodeTooLarge', size: BigInt(match[1]!), limit: BigInt(match[2]!), by })
 }
 
 /** A call or estimate that the EVM refused to start (or that halted), from `from`. */
-export function invalidCallError(message: string, from: string): RpcError {
+export function invalidCallError(message: string, from: string): TransactionRejectedError | ExecutionFailedError {
   const detail = detailOf(message)
   let match: RegExpMatchArray | null
   if ((match = detail.match(/upfront cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
+    return new TransactionRejectedError({ kind: 'insufficientFunds', address: from, have: BigInt(match[2]!), want: BigInt(match[1]!) })
   }
   if ((match = detail.match(/max cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return txErrors.insufficientFunds(from, BigInt(match[2]!), BigInt(match[1]!))
+    return new TransactionRejectedError({ kind: 'insufficientFunds', address: from, have: BigInt(match[2]!), want: BigInt(match[1]!) })
   }
   if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
-    return txErrors.feeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
+    return new TransactionRejectedError({ kind: 'feeCapTooLow', address: from, maxFeePerGas: BigInt(match[1]!), baseFee: BigInt(match[2]!) })
   }
   if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
-    return txErrors.intrinsicGasTooLow(BigInt(match[1]!), BigInt(match[2]!))
+    return new TransactionRejectedError({ kind: 'intrinsicGasTooLow', gas: BigInt(match[1]!), minimum: BigInt(match[2]!) })
   }
-  if (/address is not EOA/.test(detail)) return txErrors.senderNotEOA(from)
-  return new ExecutionError(detail)
+  if (/address is not EOA/.test(detail)) return new TransactionRejectedError({ kind: 'senderNotEOA', address: from })
+  return new ExecutionFailedError(detail)
 }
 
 /** The reason a pool transaction failed when its turn came, for the log. */

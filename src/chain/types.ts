@@ -153,8 +153,8 @@ export type LogFilter = {
   /** Also the logs of the pre-confirmed transactions (toBlock "pending"). */
   includePending?: boolean
   /**
-   * At most this many logs: past it, -32602 "query exceeds max results N, retry with the range A-B" (reth's words,
-   * with the blocks whose logs fit), found without holding more than one block past the cap.
+   * At most this many logs: past it, a LimitExceededError, "query exceeds max results N, retry with the range A-B"
+   * (reth's words, with the blocks whose logs fit), found without holding more than one block past the cap.
    */
   maxResults?: number
 }

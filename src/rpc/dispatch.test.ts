@@ -1,7 +1,7 @@
 import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 
-import { RpcError } from '../errors.ts'
+import { RpcError } from './errors.ts'
 import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createDispatcher, encodeResponse } from './dispatch.ts'
 import { defineMethod, type MethodContext, type RequestContext } from './method.ts'
@@ -68,6 +68,7 @@ function setup(options: { maxBatchLength?: number } = {}) {
     methods,
     context: () => ({}) as MethodContext,
     maxBatchLength: options.maxBatchLength ?? 10,
+    revertCode: -32000,
     onInternalError,
   })
   return { dispatch: (body: unknown) => dispatch(body, request), log, onInternalError }
@@ -331,6 +332,7 @@ test('builds the method context once per body from the request', async () => {
     methods: [defineMethod({ name: 'origin', access: 'public', params: z.tuple([]), handler: (_, { request }) => request.origin })],
     context,
     maxBatchLength: 10,
+    revertCode: -32000,
   })
   const call = { jsonrpc: '2.0', id: 1, method: 'origin' }
   expect(await dispatch([call, call], { origin: 'http://localhost:3000', authorization: undefined })).toEqual([

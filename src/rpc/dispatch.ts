@@ -1,14 +1,15 @@
 import type { z } from 'zod'
 
 import {
+  InternalError,
   InvalidParamsError,
   InvalidRequestError,
   LimitExceededError,
   MethodNotFoundError,
-  RpcError,
+  type RpcError,
   type RpcErrorShape,
-  toRpcError,
-} from '../errors.ts'
+} from './errors.ts'
+import { toRpcError } from './errorMapping.ts'
 import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createRegistry } from './method.ts'
 
@@ -29,13 +30,15 @@ export type CreateDispatcherOptions = {
   /** Builds what handlers receive; called once per body, so a batch shares one context. */
   context: (request: RequestContext) => MethodContext
   maxBatchLength: number
-  /** Called for anything a handler throws that is not an RpcError. The client only sees -32603. */
+  /** The code a reverted call or estimate is answered with: the chain's (`Chain.revertCode`, `--revert-code`). */
+  revertCode: number
+  /** Called for anything a handler throws that is not ours (toRpcError). The client only sees -32603. */
   onInternalError?: ((error: unknown, method: string) => void) | undefined
 }
 
 export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
   const methods = createRegistry(options.methods)
-  const { maxBatchLength, onInternalError = logInternalError } = options
+  const { maxBatchLength, revertCode, onInternalError = logInternalError } = options
 
   async function handle(request: unknown, context: MethodContext): Promise<RpcResponse | undefined> {
     if (!isObject(request)) return failure(null, new InvalidRequestError('request must be an object'))
@@ -73,8 +76,9 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
       const result = await method.handler(parsed.data, context)
       return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, result: result ?? null }
     } catch (error) {
-      if (!(error instanceof RpcError)) onInternalError(error, name)
-      return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, error: toRpcError(error) }
+      const wire = toRpcError(error, { revertCode })
+      if (wire === undefined) onInternalError(error, name)
+      return isNotification ? undefined : failure(replyId, wire ?? new InternalError())
     }
   }
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { matchesLog } from '../chain/blocks/logs.ts'
-import { FilterNotFoundError, InvalidParamsError, LimitExceededError } from '../errors.ts'
+import { FilterNotFoundError, InvalidParamsError, LimitExceededError } from './errors.ts'
 import { createJournal } from './filterJournal.ts'
 import { formatLog, formatTransaction } from './format.ts'
 

@@ -5,6 +5,7 @@ import { bytesToHex, toQuantity } from '../hex.ts'
 
 import type { Block, BlockPosition, FeeHistory, FoundLog, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
+import type { BatchStatus, BatchStatusCode } from '../wallet/batches.ts'
 
 export type TransactionJSON = Record<string, unknown>
 export type ReceiptJSON = Record<string, unknown>
@@ -228,5 +229,42 @@ export function formatFeeHistory(history: FeeHistory): FeeHistoryJSON {
     baseFeePerBlobGas: history.baseFeePerBlobGas.map(toQuantity),
     blobGasUsedRatio: history.blobGasUsedRatio,
     ...(history.reward === undefined ? {} : { reward: history.reward.map((tips) => tips.map(toQuantity)) }),
+  }
+}
+
+/** wallet_getCallsStatus' answer (EIP-5792): the batch's status code and a receipt for each transaction sealed so far. */
+export type CallsStatus = {
+  version: '2.0.0'
+  id: string
+  chainId: Hex
+  status: BatchStatusCode
+  atomic: boolean
+  receipts: {
+    logs: { address: Hex; data: Hex; topics: Hex[] }[]
+    status: '0x1' | '0x0'
+    blockHash: Hex
+    blockNumber: Hex
+    blockTimestamp: Hex
+    gasUsed: Hex
+    transactionHash: Hex
+  }[]
+}
+
+export function formatCallsStatus(batch: BatchStatus): CallsStatus {
+  return {
+    version: '2.0.0',
+    id: batch.id,
+    chainId: batch.chainId,
+    status: batch.status,
+    atomic: batch.atomic,
+    receipts: batch.sealed.map((location) => ({
+      logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
+      status: location.receipt.status === 1 ? '0x1' : '0x0',
+      blockHash: location.block.hash,
+      blockNumber: toQuantity(location.block.number),
+      blockTimestamp: toQuantity(location.block.timestamp),
+      gasUsed: toQuantity(location.receipt.gasUsed),
+      transactionHash: location.transaction.hash,
+    })),
   }
 }

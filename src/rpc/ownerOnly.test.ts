@@ -49,6 +49,7 @@ beforeAll(async () => {
       request,
     }),
     maxBatchLength: 10,
+    revertCode: chain.spec.revertCode,
   })
 })
 
@@ -398,6 +399,7 @@ describe('each method from a browser origin, on a loopback bind', () => {
         request,
       }),
       maxBatchLength: 10,
+      revertCode: chain.spec.revertCode,
     })
     const sent = await callFrom(undefined, 'wallet_sendCalls', [
       { version: '2.0.0', from: chain.spec.accounts[0]!.address, chainId: '0x7a69', atomicRequired: false, calls: [{ to: account, value: '0x1' }] },

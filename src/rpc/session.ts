@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-import { LimitExceededError } from '../errors.ts'
+import { LimitExceededError } from './errors.ts'
 
 import type { Hex } from '../hex.ts'
 

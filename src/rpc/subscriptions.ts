@@ -9,7 +9,7 @@
 import { z } from 'zod'
 
 import { matchesLog } from '../chain/blocks/logs.ts'
-import { SubscriptionKindNotFoundError } from '../errors.ts'
+import { SubscriptionKindNotFoundError } from './errors.ts'
 import { toInvalidParamsError } from './dispatch.ts'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts'
 import { logCriteria } from './schemas.ts'

@@ -27,6 +27,7 @@ const dispatch = createDispatcher({
   ],
   context: (request) => ({ request }) as MethodContext,
   maxBatchLength: 10,
+  revertCode: -32000,
 })
 
 beforeAll(async () => {

@@ -19,6 +19,7 @@ beforeAll(async () => {
     ],
     context: (request) => ({ request }) as MethodContext,
     maxBatchLength: 10,
+    revertCode: -32000,
   })
   server = await createHttpServer({ host: '127.0.0.1', port: 0, dispatch, maxBodyBytes })
 })

@@ -1,4 +1,4 @@
-import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../errors.ts'
+import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../rpc/errors.ts'
 import { encodeResponse } from '../rpc/dispatch.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'

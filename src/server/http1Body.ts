@@ -3,7 +3,7 @@
  * extensions and trailers, which are checked and dropped. Reads what the connection has buffered and gives back the
  * rest, which belongs to the next request.
  */
-import { LimitExceededError, type RpcError } from '../errors.ts'
+import { LimitExceededError, type RpcError } from '../rpc/errors.ts'
 import { bodyTooLarge, malformedRequest, parseChunkSize, parseFieldLine } from './http1Messages.ts'
 
 const CRLF = Buffer.from('\r\n')

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net'
 
-import { InvalidRequestError, LimitExceededError, type RpcError } from '../errors.ts'
+import { InvalidRequestError, LimitExceededError, type RpcError } from '../rpc/errors.ts'
 import { RequestBody } from './http1Body.ts'
 import { bodyTooLarge, formatHead, hasBareLineEnd, headTooLarge, isAscii, malformedRequest, parseHead } from './http1Messages.ts'
 

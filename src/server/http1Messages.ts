@@ -2,7 +2,7 @@
  * HTTP/1.1 messages as the server reads and writes them (RFC 9112): the parts of a request's head it keeps, the
  * response it writes, and the parsing and formatting of both. No sockets here; http1Connection.ts frames them.
  */
-import { InvalidRequestError, LimitExceededError } from '../errors.ts'
+import { InvalidRequestError, LimitExceededError } from '../rpc/errors.ts'
 
 import type { Http1Head, Http1Response, Http1Upgrade } from './http1Types.ts'
 

@@ -4,7 +4,7 @@
  */
 import type { Socket } from 'node:net'
 
-import type { RpcError } from '../errors.ts'
+import type { RpcError } from '../rpc/errors.ts'
 import type { OutputBudget } from './outputBudget.ts'
 
 /** The parts of a request's head the JSON-RPC server reads. Header values as sent, the first of each name. */

@@ -31,7 +31,12 @@ afterEach(async () => {
 })
 
 async function start(websocket: { pingInterval?: number } = {}): Promise<HttpServer> {
-  const dispatch = createDispatcher({ methods: [whoami], context: (request) => ({ request }) as MethodContext, maxBatchLength: 10 })
+  const dispatch = createDispatcher({
+    methods: [whoami],
+    context: (request) => ({ request }) as MethodContext,
+    maxBatchLength: 10,
+    revertCode: -32000,
+  })
   server = await createHttpServer({ host: '127.0.0.1', port: 0, dispatch, websocket })
   return server
 }

@@ -5,7 +5,7 @@
  */
 import { WebSocket, WebSocketServer } from 'ws'
 
-import { InternalError, ParseError, type RpcError } from '../errors.ts'
+import { InternalError, ParseError, type RpcError } from '../rpc/errors.ts'
 import { createSession } from '../rpc/session.ts'
 import { createOutputBudget, type OutputBudget } from './outputBudget.ts'
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 
-import { InvalidParamsError } from '../errors.ts'
+import { InvalidInputError } from '../chain/errors.ts'
 import { toQuantity } from '../hex.ts'
 
 import type { ApprovalKey, ApprovalPolicy } from './approvalKeys.ts'
@@ -52,7 +52,7 @@ export function createApprovals(options: { policy: ApprovalPolicy; timeoutMs: nu
 
     resolve(id, decision) {
       const entry = waiting.get(id)
-      if (entry === undefined) throw new InvalidParamsError(`invalid argument 0: no pending approval with id ${id}`)
+      if (entry === undefined) throw new InvalidInputError(`no pending approval with id ${id}`, { input: 'approval' })
       entry.settle(decision === 'approve')
     },
 

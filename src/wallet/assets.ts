@@ -1,7 +1,8 @@
 import * as AbiParameters from 'ox/AbiParameters'
 import { toString as hexToString } from 'ox/Hex'
 
-import { ExecutionRevertedError, InvalidParamsError, UnauthorizedError } from '../errors.ts'
+import { ExecutionRevertedError, InvalidInputError } from '../chain/errors.ts'
+import { NotAuthorizedError } from './errors.ts'
 
 import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './core.ts'
@@ -38,23 +39,23 @@ async function read(core: WalletCore, to: Hex, data: Hex): Promise<Hex | undefin
  */
 export async function watchAsset(core: WalletCore, caller: Caller, asset: AssetRequest): Promise<true> {
   const [account] = core.permittedAccounts(caller)
-  if (account === undefined) throw new UnauthorizedError()
+  if (account === undefined) throw new NotAuthorizedError()
   core.authorize(caller, account)
   const { address, symbol, decimals, image } = asset.options
   if (core.chain.state.code(address, 'pending') === '0x')
-    throw new InvalidParamsError(`invalid params: options.address: no contract code at ${address}`)
+    throw new InvalidInputError(`options.address: no contract code at ${address}`, { input: 'asset' })
 
   const actualSymbol = await read(core, address, SYMBOL).then((data) => (data === undefined ? undefined : decodeSymbol(data)))
   if (actualSymbol !== undefined && actualSymbol !== symbol) {
-    throw new InvalidParamsError(`invalid params: options.symbol: the token at ${address} says its symbol is "${actualSymbol}", not "${symbol}"`)
+    throw new InvalidInputError(`options.symbol: the token at ${address} says its symbol is "${actualSymbol}", not "${symbol}"`, { input: 'asset' })
   }
   const decimalsData = await read(core, address, DECIMALS)
   if (decimalsData !== undefined && decimalsData.length === 66) {
     const actualDecimals = Number(BigInt(decimalsData))
     if (actualDecimals !== decimals) {
-      throw new InvalidParamsError(
-        `invalid params: options.decimals: the token at ${address} says its decimals are ${actualDecimals}, not ${decimals}`,
-      )
+      throw new InvalidInputError(`options.decimals: the token at ${address} says its decimals are ${actualDecimals}, not ${decimals}`, {
+        input: 'asset',
+      })
     }
   }
 

@@ -2,19 +2,18 @@ import { randomBytes } from 'node:crypto'
 
 import { keccak256 } from 'ox/Hash'
 
-import {
-  AtomicReadyWalletRejectedUpgradeError,
-  BundleTooLargeError,
-  DuplicateIdError,
-  GasAllowanceError,
-  InvalidParamsError,
-  UnknownBundleIdError,
-  UnsupportedChainIdError,
-  UnsupportedNonOptionalCapabilityError,
-  VersionNotSupportedError,
-} from '../errors.ts'
+import { GasAllowanceExceededError, InvalidInputError } from '../chain/errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { hexToBytes, toQuantity } from '../hex.ts'
+import {
+  BatchTooLargeError,
+  DuplicateBatchIdError,
+  UnknownBatchError,
+  UnsupportedCapabilityError,
+  UnsupportedChainError,
+  UnsupportedVersionError,
+  UpgradeRejectedError,
+} from './errors.ts'
 import { EXECUTOR_ADDRESS, encodeExecute } from './executor.ts'
 
 import type { SequencePlan, TransactionLocation } from '../chain/types.ts'
@@ -38,27 +37,22 @@ export type SendCallsRequest = {
   capabilities?: Capabilities
 }
 
-export type CallsStatus = {
-  version: '2.0.0'
-  id: string
+/** EIP-5792's status code of a batch: pending, confirmed, offchain failure, reverted, partially reverted. */
+export type BatchStatusCode = 100 | 200 | 400 | 500 | 600
+
+/** Where a batch stands, and its transactions sealed so far (rpc/format.ts writes it as wallet_getCallsStatus' answer). */
+export type BatchStatus = {
+  id: Hex
   chainId: Hex
-  status: 100 | 200 | 400 | 500 | 600
   atomic: boolean
-  receipts: {
-    logs: { address: Hex; data: Hex; topics: Hex[] }[]
-    status: '0x1' | '0x0'
-    blockHash: Hex
-    blockNumber: Hex
-    blockTimestamp: Hex
-    gasUsed: Hex
-    transactionHash: Hex
-  }[]
+  status: BatchStatusCode
+  sealed: SealedLocation[]
 }
 
 /** wallet_sendCalls' answer: `id` for viem, `batchId` and `status` as the method's specification shows them. */
 export type SendCallsResult = { id: string; batchId: string; status: 'pending' }
 
-type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
+export type SealedLocation = Extract<TransactionLocation, { kind: 'sealed' | 'preconfirmed' }>
 
 /** A batch as the console page lists it: who sent what, and where it stands. */
 export type BatchSummary = {
@@ -66,7 +60,7 @@ export type BatchSummary = {
   from: Hex
   chainId: Hex
   atomic: boolean
-  status: CallsStatus['status']
+  status: BatchStatusCode
   calls: StoredCall[]
   transactions: Hex[]
   createdAt: number
@@ -74,7 +68,7 @@ export type BatchSummary = {
 
 export type Batches = {
   send(caller: Caller, request: SendCallsRequest): Promise<SendCallsResult>
-  status(caller: Caller, id: string): CallsStatus
+  status(caller: Caller, id: string): BatchStatus
   /** The latest batches of every account, newest first; for the owner. */
   recent(limit: number): BatchSummary[]
   /** wallet_showCallsStatus: nothing to show headless, but the id must exist. */
@@ -105,14 +99,15 @@ function mintId(): Hex {
 export function createBatches(core: WalletCore): Batches {
   const { chain, store } = core
 
-  /** The per-call gas limits, checked against what a block can hold (docs/wallet.md: else -32602). */
+  /** The per-call gas limits, checked against what a block can hold (docs/wallet.md: else the batch is an invalid input). */
   function gasLimits(request: SendCallsRequest, blockGasLimit: bigint): (bigint | undefined)[] {
     return request.calls.map((call, index) => {
       const override = call.capabilities?.gasLimitOverride as { value?: bigint } | undefined
       if (override?.value === undefined) return undefined
       if (override.value > blockGasLimit) {
-        throw new InvalidParamsError(
-          `invalid argument 0: calls.${index}.capabilities.gasLimitOverride.value: ${override.value} exceeds the block gas limit ${blockGasLimit}`,
+        throw new InvalidInputError(
+          `calls.${index}.capabilities.gasLimitOverride.value: ${override.value} exceeds the block gas limit ${blockGasLimit}`,
+          { input: 'batch' },
         )
       }
       return override.value
@@ -151,15 +146,15 @@ export function createBatches(core: WalletCore): Batches {
   async function send(caller: Caller, request: SendCallsRequest) {
     // The order of docs/wallet.md: (1) the schema, checked by the RPC layer; (2) version; (3) authorization; (4) chain;
     // (5) capabilities; (6) size and gas; (7) duplicate id; (8) atomicity; (9) the user, then the upgrade's prompt.
-    if (request.version !== '2.0.0') throw new VersionNotSupportedError(request.version)
+    if (request.version !== '2.0.0') throw new UnsupportedVersionError(request.version)
     core.authorize(caller, request.from)
     if (request.chainId !== core.chainIdHex) {
-      throw new InvalidParamsError(`Chain ID must match the wallet's selected network: got ${request.chainId}, expected ${core.chainIdHex}`)
+      throw new InvalidInputError(`Chain ID must match the wallet's selected network: got ${request.chainId}, expected ${core.chainIdHex}`)
     }
     const unsupported =
       unsupportedCapability(request.capabilities, supported.batch) ??
       request.calls.map((call) => unsupportedCapability(call.capabilities, supported.call)).find((name) => name !== undefined)
-    if (unsupported !== undefined) throw new UnsupportedNonOptionalCapabilityError(unsupported)
+    if (unsupported !== undefined) throw new UnsupportedCapabilityError(unsupported)
     // ERC-8021's attribution, checked by the schema: its bytes end each call's data.
     const suffix = (request.capabilities?.dataSuffix as { value: Hex } | undefined)?.value
     if (suffix !== undefined && suffix !== '0x') {
@@ -170,7 +165,7 @@ export function createBatches(core: WalletCore): Batches {
     const blockGasLimit = pending?.kind === 'pending' ? pending.env.gasLimit : 0n
     const limits = gasLimits(request, blockGasLimit)
     if (request.calls.length > core.maxBatchSize) {
-      throw new BundleTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
+      throw new BatchTooLargeError(`${request.calls.length} calls, at most ${core.maxBatchSize}`)
     }
     const txCap = chain.spec.txGasCap()
     const perTransaction = txCap !== undefined && txCap < blockGasLimit ? txCap : blockGasLimit
@@ -178,7 +173,7 @@ export function createBatches(core: WalletCore): Batches {
     if (atomic) {
       const limited = limits.reduce<bigint>((sum, limit) => sum + (limit ?? 0n), 0n)
       if (limited > perTransaction) {
-        throw new BundleTooLargeError(`the calls' gas limits add up to ${limited}, more than one transaction may carry (${perTransaction})`)
+        throw new BatchTooLargeError(`the calls' gas limits add up to ${limited}, more than one transaction may carry (${perTransaction})`)
       }
     }
     const status = core.atomicStatus(request.from)
@@ -199,21 +194,21 @@ export function createBatches(core: WalletCore): Batches {
       try {
         plans = await chain.calls.estimateSequence([{ request: atomicRequest(request, limits, authorization) }], 'pending')
       } catch (error) {
-        if (!(error instanceof GasAllowanceError)) throw error
-        throw new BundleTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
+        if (!(error instanceof GasAllowanceExceededError)) throw error
+        throw new BatchTooLargeError(`it needs more gas than one transaction may carry (${perTransaction})`)
       }
     }
     const total = plans.reduce((sum, step) => sum + step.gas, 0n)
-    if (total > blockGasLimit) throw new BundleTooLargeError(`it needs ${total} gas, more than a block holds (${blockGasLimit})`)
+    if (total > blockGasLimit) throw new BatchTooLargeError(`it needs ${total} gas, more than a block holds (${blockGasLimit})`)
 
-    if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+    if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateBatchIdError()
 
     // The owner said this account has no batches (flashchain_setAtomicStatus): answer as a wallet on a chain it
     // cannot batch on does, in the words viem's experimental_fallback recognizes, so that the dApp's fallback runs.
-    if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainIdError()
+    if (core.atomicOverrides.get(request.from) === 'unsupported') throw new UnsupportedChainError()
     if (atomic && status === 'unsupported') {
-      if (!chain.spec.isActive(7702) || chain.state.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainIdError()
-      throw new AtomicReadyWalletRejectedUpgradeError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
+      if (!chain.spec.isActive(7702) || chain.state.code(EXECUTOR_ADDRESS, 'pending') === '0x') throw new UnsupportedChainError()
+      throw new UpgradeRejectedError(`${request.from} is delegated to ${delegate ?? 'code'} that this wallet does not trust`)
     }
     // The request's own prompt comes first, as a wallet shows the batch before it offers the upgrade that carries
     // it: rejecting the request is 4001, rejecting only the upgrade is 5750.
@@ -221,13 +216,13 @@ export function createBatches(core: WalletCore): Batches {
     if (atomic && needsUpgrade) {
       const upgrade = { account: request.from, delegate: EXECUTOR_ADDRESS, batch: request }
       if (!(await core.approvals.ask('upgrade', { method: 'wallet_sendCalls', params: [upgrade], origin: caller.origin }))) {
-        throw new AtomicReadyWalletRejectedUpgradeError()
+        throw new UpgradeRejectedError()
       }
     }
 
     return core.serially(async () => {
       // Between the estimate and now the account may have sent more: nonces and the authorization are fresh.
-      if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateIdError()
+      if (request.id !== undefined && store.hasBatch(request.from, request.id as Hex)) throw new DuplicateBatchIdError()
       const nonce = chain.pool.nextNonce(request.from)
       const upgrade = atomic && core.atomicStatus(request.from) === 'ready'
       const signer = await core.signer(request.from)
@@ -311,17 +306,17 @@ export function createBatches(core: WalletCore): Batches {
   function find(caller: Caller, id: string): BatchRecord {
     const visible = core.permittedAccounts(caller)
     const batch = store.findBatches(id as Hex).find((candidate) => visible.includes(candidate.sender))
-    if (batch === undefined) throw new UnknownBundleIdError()
+    if (batch === undefined) throw new UnknownBatchError()
     return batch
   }
 
   /** Where a batch's transactions are, and its EIP-5792 status code. */
-  function standing(batch: BatchRecord): { code: CallsStatus['status']; sealed: SealedLocation[] } {
+  function standing(batch: BatchRecord): { code: BatchStatusCode; sealed: SealedLocation[] } {
     const locations = batch.transactions.map((hash) => chain.blocks.transaction(hash))
     const sealed = locations.filter((location): location is SealedLocation => location?.kind === 'sealed')
     const lost = locations.some((location) => location === undefined) || (batch.failure !== null && locations.length < batch.transactions.length)
     const reverted = sealed.filter((location) => location.receipt.status === 0).length
-    let code: CallsStatus['status']
+    let code: BatchStatusCode
     if (sealed.length === 0 && (lost || batch.failure !== null)) code = 400
     else if (sealed.length < locations.length && !lost && batch.failure === null) code = 100
     else if (reverted === 0 && sealed.length === batch.transactions.length) code = 200
@@ -330,25 +325,10 @@ export function createBatches(core: WalletCore): Batches {
     return { code, sealed }
   }
 
-  function status(caller: Caller, id: string): CallsStatus {
+  function status(caller: Caller, id: string): BatchStatus {
     const batch = find(caller, id)
     const { code, sealed } = standing(batch)
-    return {
-      version: '2.0.0',
-      id: batch.id,
-      chainId: batch.chainId,
-      status: code,
-      atomic: batch.atomic,
-      receipts: sealed.map((location) => ({
-        logs: location.receipt.logs.map((entry) => ({ address: entry.address, data: entry.data, topics: entry.topics })),
-        status: location.receipt.status === 1 ? '0x1' : '0x0',
-        blockHash: location.block.hash,
-        blockNumber: toQuantity(location.block.number),
-        blockTimestamp: toQuantity(location.block.timestamp),
-        gasUsed: toQuantity(location.receipt.gasUsed),
-        transactionHash: location.transaction.hash,
-      })),
-    }
+    return { id: batch.id, chainId: batch.chainId, atomic: batch.atomic, status: code, sealed }
   }
 
   return {

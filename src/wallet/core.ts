@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 
-import { AtomicReadyWalletRejectedUpgradeError, ServerError, UnauthorizedError, UserRejectedRequestError } from '../errors.ts'
+import { NoSigningKeyError, NotAuthorizedError, UpgradeRejectedError, UserRejectedError } from './errors.ts'
 import { delegateOf } from '../chain/spec/eip7702.ts'
 import { createApprovals } from './approvals.ts'
 import { EXECUTOR_ADDRESS } from './executor.ts'
@@ -143,7 +143,7 @@ let utilsModule: Promise<typeof import('viem/utils')> | undefined
 const loadUtils = () => (utilsModule ??= import('viem/utils'))
 
 function noKey(address: Hex): never {
-  throw new ServerError(`${address} is impersonated: there is no key to sign a message with`)
+  throw new NoSigningKeyError(`${address} is impersonated: there is no key to sign a message with`)
 }
 
 export function createWalletCore(options: WalletOptions): WalletCore {
@@ -160,7 +160,7 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     const key = options.accounts.find((candidate) => candidate.address === address)
     if (key === undefined) {
       if (impersonation.has(address)) return impersonatedSigner(address)
-      throw new UnauthorizedError(`${address} is not an account of this wallet`)
+      throw new NotAuthorizedError(`${address} is not an account of this wallet`)
     }
     const { privateKeyToAccount } = await loadAccounts()
     const account = signers.get(address) ?? Object.assign(privateKeyToAccount(key.privateKey), { impersonated: false })
@@ -177,7 +177,7 @@ export function createWalletCore(options: WalletOptions): WalletCore {
       signTransaction: (async (transaction: Parameters<typeof serializeTransaction>[0]) =>
         serializeTransaction(transaction, signature)) as unknown as Signer['signTransaction'],
       signAuthorization: () => {
-        throw new AtomicReadyWalletRejectedUpgradeError(
+        throw new UpgradeRejectedError(
           `${address} is impersonated: there is no key to sign its EIP-7702 authorization, so it cannot send an atomic batch`,
         )
       },
@@ -227,16 +227,16 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     permittedAccounts,
 
     authorize(caller, address) {
-      if (!tokenAccepted(caller)) throw new UnauthorizedError(options.loopback ? undefined : 'a bearer token is required')
+      if (!tokenAccepted(caller)) throw new NotAuthorizedError(options.loopback ? undefined : 'a bearer token is required')
       if (!addresses.includes(address) && isOwner(caller) && impersonation.has(address)) return
-      if (!addresses.includes(address)) throw new UnauthorizedError(`${address} is not an account of this wallet`)
+      if (!addresses.includes(address)) throw new NotAuthorizedError(`${address} is not an account of this wallet`)
       if (!isOwner(caller) && !permittedAccounts(caller).includes(address)) {
-        throw new UnauthorizedError(`${caller.origin} has not been granted ${address}; call eth_requestAccounts first`)
+        throw new NotAuthorizedError(`${caller.origin} has not been granted ${address}; call eth_requestAccounts first`)
       }
     },
 
     async approve(key, caller, method, params, approveOptions) {
-      if (!(await approvals.ask(key, { method, params, origin: caller.origin }, approveOptions))) throw new UserRejectedRequestError()
+      if (!(await approvals.ask(key, { method, params, origin: caller.origin }, approveOptions))) throw new UserRejectedError()
     },
 
     originTrusted,

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '../errors.ts'
+import { NotAuthorizedError } from './errors.ts'
 
 import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './core.ts'
@@ -47,7 +47,7 @@ export function createPermissions(core: WalletCore): Permissions {
    * only a trusted origin is approved at once: any other waits in the approval queue, as under manual.
    */
   async function grant(caller: Caller, method: string): Promise<void> {
-    if (!core.tokenAccepted(caller)) throw new UnauthorizedError('a bearer token is required')
+    if (!core.tokenAccepted(caller)) throw new NotAuthorizedError('a bearer token is required')
     if (caller.origin === undefined) return
     if (store.permissions(caller.origin) !== undefined) return
     // Any web page can call; one from an origin the developer has not named waits for a click, even under approve.

@@ -4,7 +4,8 @@
  * beyond this chain (a login, a permit signed with an imported key), so a browser origin the developer has not said
  * they trust waits for a click even under the approve policy.
  */
-import { InvalidParamsError, MethodNotFoundError } from '../errors.ts'
+import { InvalidInputError } from '../chain/errors.ts'
+import { UnsupportedRequestError } from './errors.ts'
 
 import type { Hex } from '../hex.ts'
 import type { Caller, WalletCore } from './core.ts'
@@ -50,8 +51,8 @@ export function createSigning(core: WalletCore, options: { enableEthSign: boolea
     async ethSign(caller, address, hash) {
       // Off by default, as in MetaMask, which answers as if the method did not exist: it signs any 32 bytes, a
       // transaction's hash among them, and a dApp can show none of that to the user.
-      if (!options.enableEthSign) throw new MethodNotFoundError('eth_sign')
-      if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new InvalidParamsError('invalid argument 1: eth_sign signs a 32-byte hash')
+      if (!options.enableEthSign) throw new UnsupportedRequestError('eth_sign')
+      if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new InvalidInputError('eth_sign signs a 32-byte hash', { input: 'hash' })
       core.authorize(caller, address)
       const signer = await approvedSigner(caller, 'eth_sign', [address, hash], address)
       return signer.sign({ hash })
@@ -69,17 +70,17 @@ async function parseTypedData(given: string | Record<string, unknown>, chainIdHe
     try {
       value = JSON.parse(given)
     } catch {
-      throw new InvalidParamsError('invalid argument 1: typed data is not valid JSON')
+      throw new InvalidInputError('typed data is not valid JSON', { input: 'typedData' })
     }
   }
   const data = value as Partial<TypedData> | null
   const isObject = (member: unknown) => typeof member === 'object' && member !== null && !Array.isArray(member)
-  if (!isObject(data)) throw new InvalidParamsError('invalid argument 1: typed data must be an object')
+  if (!isObject(data)) throw new InvalidInputError('typed data must be an object', { input: 'typedData' })
   for (const member of ['types', 'domain', 'message'] as const) {
-    if (!isObject(data![member])) throw new InvalidParamsError(`invalid argument 1: typed data needs "${member}", an object`)
+    if (!isObject(data![member])) throw new InvalidInputError(`typed data needs "${member}", an object`, { input: 'typedData' })
   }
   if (typeof data!.primaryType !== 'string' || data!.types![data!.primaryType] === undefined) {
-    throw new InvalidParamsError('invalid argument 1: typed data needs "primaryType", one of its types')
+    throw new InvalidInputError('typed data needs "primaryType", one of its types', { input: 'typedData' })
   }
   const chainId = data!.domain!.chainId
   if (chainId !== undefined && chainId !== null) {
@@ -87,10 +88,10 @@ async function parseTypedData(given: string | Record<string, unknown>, chainIdHe
     try {
       given = BigInt(chainId as string | number)
     } catch {
-      throw new InvalidParamsError(`invalid argument 1: domain.chainId ${JSON.stringify(chainId)} is not a number`)
+      throw new InvalidInputError(`domain.chainId ${JSON.stringify(chainId)} is not a number`, { input: 'typedData' })
     }
     if (given !== BigInt(chainIdHex)) {
-      throw new InvalidParamsError(`Provided chainId "${given}" must match the active chainId "${BigInt(chainIdHex)}"`)
+      throw new InvalidInputError(`Provided chainId "${given}" must match the active chainId "${BigInt(chainIdHex)}"`)
     }
   }
   // The message must fit its types: hashing it checks that, as signing would, before anyone is asked.
@@ -101,7 +102,7 @@ async function parseTypedData(given: string | Record<string, unknown>, chainIdHe
   try {
     hashTypedData(typedData as never)
   } catch (error) {
-    throw new InvalidParamsError(`invalid argument 1: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
+    throw new InvalidInputError(`${error instanceof Error ? error.message.split('\n')[0] : error}`, { input: 'typedData' })
   }
   return typedData
 }

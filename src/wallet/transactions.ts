@@ -1,4 +1,5 @@
-import { InvalidParamsError, ServerError } from '../errors.ts'
+import { InvalidInputError } from '../chain/errors.ts'
+import { NoSigningKeyError } from './errors.ts'
 import { hexToBytes } from '../hex.ts'
 
 import type { CallRequest } from '../chain/execution/executor.ts'
@@ -29,7 +30,7 @@ export async function signTransaction(core: WalletCore, caller: Caller, request:
   core.authorize(caller, request.from)
   await core.approve('eth_signTransaction', caller, 'eth_signTransaction', [request], { prompt: core.untrusted(caller) })
   const account = await core.signer(request.from)
-  if (account.impersonated) throw new ServerError(`${request.from} is impersonated: there is no key to sign a transaction with`)
+  if (account.impersonated) throw new NoSigningKeyError(`${request.from} is impersonated: there is no key to sign a transaction with`)
   return core.serially(() => fillAndSign(core, account, request))
 }
 
@@ -38,7 +39,8 @@ async function fillAndSign(core: WalletCore, account: Signer, request: CallReque
   const { chain } = core
   const nonce = request.nonce ?? chain.pool.nextNonce(request.from)
   // The signer counts nonces in doubles; no account gets near 2^53 transactions.
-  if (nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidParamsError(`invalid argument 0: nonce ${nonce} is beyond what this wallet signs`)
+  if (nonce > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InvalidInputError(`nonce ${nonce} is beyond what this wallet signs`, { input: 'transaction' })
   const gas = request.gas ?? (await chain.calls.estimateGas({ ...request, nonce }, 'pending'))
   const suggested = chain.pool.suggestedFees()
   const tip = request.maxPriorityFeePerGas ?? suggested.maxPriorityFeePerGas

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '../errors.ts'
+import { NotAuthorizedError } from './errors.ts'
 import { watchAsset } from './assets.ts'
 import { createBatches } from './batches.ts'
 import { createWalletCore } from './core.ts'
@@ -108,7 +108,7 @@ export function createWallet(options: WalletOptions): Wallet {
     approvals: core.approvals,
 
     requireOwner(caller) {
-      if (!core.isOwner(caller)) throw new UnauthorizedError('admin methods are for the owner only')
+      if (!core.isOwner(caller)) throw new NotAuthorizedError('admin methods are for the owner only')
     },
 
     impersonation: core.impersonation,

@@ -1,7 +1,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 import { Bloom } from '@ethereumjs/vm'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { LimitExceededError } from '../errors.ts'
 import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
 
 import type { Common } from '@ethereumjs/common'
@@ -38,7 +38,7 @@ export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pendi
 /** reth's refusal of a query whose logs pass the cap in block `over`: the range before it fits. */
 function tooMany(filter: LogFilter, over: bigint): never {
   const fits = over > filter.fromBlock ? over - 1n : filter.fromBlock
-  throw new InvalidParamsError(`query exceeds max results ${filter.maxResults}, retry with the range ${filter.fromBlock}-${fits}`)
+  throw new LimitExceededError(`query exceeds max results ${filter.maxResults}, retry with the range ${filter.fromBlock}-${fits}`, 'logResults')
 }
 
 /** geth's rule: a log has at least as many topics as the filter has positions; null and [] there match any topic. */

@@ -1,4 +1,4 @@
-import { BlockNotFoundError } from '../../errors.ts'
+import { BlockNotFoundError } from '../errors.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { StateHistory } from '../state/history.ts'

@@ -1,7 +1,7 @@
 import { getActivePrecompiles } from '@ethereumjs/evm'
 import { createContractAddress, createAddressFromString, eoaCode7702RecoverAuthority } from '@ethereumjs/util'
 
-import { ExecutionError } from '../../errors.ts'
+import { TransactionNotAppliedError, type TransactionRejectedError } from '../errors.ts'
 import { haltReason, invalidCallError } from '../gethErrors.ts'
 import { requireValueCovered } from './callRunner.ts'
 
@@ -102,7 +102,7 @@ export async function createAccessList(runner: CallRunner, common: Common, reque
   try {
     requireValueCovered(view.state, request)
   } catch (error) {
-    throw new ExecutionError(`failed to apply transaction: ${(error as Error).message}`)
+    throw new TransactionNotAppliedError(error as TransactionRejectedError)
   }
   const gasLimit = runner.gasLimit(request, view)
   let list = createCollector(request.accessList ?? [], excluded).list()
@@ -110,7 +110,7 @@ export async function createAccessList(runner: CallRunner, common: Common, reque
     const collector = createCollector(list, excluded)
     const { outcome } = await runner.executor.trace({ ...request, nonce, accessList: list }, gasLimit, view, { step: collector.step })
     if (outcome.kind === 'invalid') {
-      throw new ExecutionError(`failed to apply transaction: ${invalidCallError(outcome.error, from).message}`)
+      throw new TransactionNotAppliedError(invalidCallError(outcome.error, from))
     }
     const found = collector.list()
     if (sameList(found, list) || round + 1 === MAX_ROUNDS) {

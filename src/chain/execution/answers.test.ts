@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
-import { RpcError } from '../../errors.ts'
+import { ExecutionRevertedError } from '../errors.ts'
 import { useFlashchain } from '../../../test/support/flashchain.ts'
 import { createAnswerCache } from './answers.ts'
 import { CALL_REQUEST_FIELDS } from './executor.ts'
@@ -86,10 +86,10 @@ describe('createAnswerCache', () => {
     expect(compute.calls).toBe(2 + CALL_REQUEST_FIELDS.length + 1)
   })
 
-  test('a failure that is an answer (an RpcError) is kept and thrown again; any other error is not kept', async () => {
+  test('a failure that is an answer (a ChainError) is kept and thrown again; any other error is not kept', async () => {
     const cache = createAnswerCache()
     const snapshot = {}
-    const reverted = new RpcError('execution reverted', { code: 3, data: '0x' })
+    const reverted = new ExecutionRevertedError({ data: '0x' })
     let runs = 0
     const reverts = async () => {
       runs++

@@ -1,4 +1,4 @@
-import { RpcError } from '../../errors.ts'
+import { ChainError } from '../errors.ts'
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
 import type { CallRequest } from './executor.ts'
@@ -31,7 +31,7 @@ export type AnswerCache = {
   readonly size: number
 }
 
-type Entry = { ok: true; value: unknown } | { ok: false; error: RpcError }
+type Entry = { ok: true; value: unknown } | { ok: false; error: ChainError }
 
 /** Entries kept in all. */
 export const ANSWER_CACHE_ENTRIES = 1024
@@ -119,7 +119,7 @@ export function createAnswerCache(capacity = ANSWER_CACHE_ENTRIES): AnswerCache 
       const run: Promise<Entry> = compute().then(
         (value) => ({ ok: true, value }),
         (error: unknown) => {
-          if (error instanceof RpcError) return { ok: false, error }
+          if (error instanceof ChainError) return { ok: false, error }
           throw error
         },
       )

@@ -1,6 +1,6 @@
 import { getMinimumGasLimit } from '@ethereumjs/tx'
 
-import { ExecutionError, txErrors } from '../../errors.ts'
+import { ExecutionFailedError, TransactionRejectedError } from '../errors.ts'
 import { createForks } from '../spec/forks.ts'
 import { gasUpperBound, searchGas } from './estimate.ts'
 import { haltReason, invalidCallError } from '../gethErrors.ts'
@@ -19,8 +19,6 @@ export type CallRunnerOptions = {
   blockHashes: BlockHashes
   /** geth's RPCGasCap. */
   rpcGasCap: bigint
-  /** Error code of "execution reverted". */
-  revertCode: number
 }
 
 /** eth_call and eth_estimateGas on one state view, as geth answers them. */
@@ -37,7 +35,7 @@ export type CallRunner = {
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 
 export async function createCallRunner(options: CallRunnerOptions): Promise<CallRunner> {
-  const { rpcGasCap, revertCode } = options
+  const { rpcGasCap } = options
   const executor = await createExecutor({ common: options.common, blockHashes: options.blockHashes })
   const forks = createForks(options.common)
 
@@ -74,10 +72,10 @@ export async function createCallRunner(options: CallRunnerOptions): Promise<Call
         case 'success':
           return outcome.returnValue
         case 'revert':
-          throw revertError(outcome.returnValue, revertCode)
+          throw revertError(outcome.returnValue)
         case 'halt':
           // geth answers a halted call with its own word for the halt (core/vm/errors.go).
-          throw new ExecutionError(haltReason(outcome.error ?? 'execution failed'))
+          throw new ExecutionFailedError(haltReason(outcome.error ?? 'execution failed'))
         case 'invalid':
           throw invalidCallError(outcome.error, request.from ?? ZERO_ADDRESS)
       }
@@ -92,7 +90,6 @@ export async function createCallRunner(options: CallRunnerOptions): Promise<Call
         lowest: getMinimumGasLimit(atCeiling),
         hi,
         isTransfer: isTransfer(request, view.state),
-        revertCode,
         from: request.from ?? ZERO_ADDRESS,
       })
     },
@@ -115,5 +112,5 @@ export function requireValueCovered(state: StateReader, request: CallRequest) {
   const from = request.from ?? ZERO_ADDRESS
   const balance = state.account(from)?.balance ?? 0n
   const value = request.value ?? 0n
-  if (value > balance) throw txErrors.insufficientFunds(from, balance, value)
+  if (value > balance) throw new TransactionRejectedError({ kind: 'insufficientFunds', address: from, have: balance, want: value })
 }

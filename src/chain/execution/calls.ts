@@ -1,4 +1,4 @@
-import { ExecutionRevertedError } from '../../errors.ts'
+import { ExecutionRevertedError } from '../errors.ts'
 import { headerEnv } from '../blocks/env.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createAnswerCache } from './answers.ts'
@@ -30,7 +30,6 @@ export type CallsOptions = {
   history: StateHistory
   blockHashes: BlockHashes
   rpcGasCap: bigint
-  revertCode: number
   /** The most bytes a trace's JSON may take. */
   traceMaxBytes: number
   debug?: (line: string) => void

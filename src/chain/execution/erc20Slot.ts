@@ -1,6 +1,6 @@
 import { bytesToBigInt, hexToBytes } from '@ethereumjs/util'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidInputError } from '../errors.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { ResolvedBlock } from '../blocks/tags.ts'
@@ -38,7 +38,7 @@ export async function findERC20Slot(calls: Calls, block: ResolvedBlock, token: H
     if (answer?.length === 32 && bytesToBigInt(answer) === PROBE) return read
   }
   const what = getter.name === 'balanceOf' ? 'balance' : 'allowance'
-  throw new InvalidParamsError(
+  throw new InvalidInputError(
     reads.length === 0
       ? `${token}'s ${getter.name} reads no storage: it is not an ERC20 whose ${what} this can set`
       : `none of the ${reads.length} storage slots ${token}'s ${getter.name} reads holds the ${what} whole`,

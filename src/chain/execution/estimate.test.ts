@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 
+import { GasAllowanceExceededError } from '../errors.ts'
 import { gasUpperBound, isNarrowEnough, searchGas, updateBounds } from './estimate.ts'
 
 import type { CallOutcome } from './executor.ts'
@@ -30,11 +31,15 @@ describe('gasUpperBound', () => {
     expect(gasUpperBound({ ...base, feeCap: 10n, balance: 1_000_000n, value: 400_000n })).toBe(60_000n)
   })
   test('error: value above balance is insufficient funds, even when gas is free', () => {
-    expect(() => gasUpperBound({ ...base, balance: 5n, value: 6n })).toThrow(/^insufficient funds for gas \* price \+ value/)
+    expect(() => gasUpperBound({ ...base, balance: 5n, value: 6n })).toThrow(
+      expect.objectContaining({ reason: expect.objectContaining({ kind: 'insufficientFunds' }) }),
+    )
   })
   test('error: value above balance is insufficient funds', () => {
     expect(() => gasUpperBound({ ...base, feeCap: 1n, balance: 5n, value: 6n })).toThrow(
-      'insufficient funds for gas * price + value: address 0x0000000000000000000000000000000000000001 have 5 want 6',
+      expect.objectContaining({
+        reason: { kind: 'insufficientFunds', address: '0x0000000000000000000000000000000000000001', have: 5n, want: 6n },
+      }),
     )
   })
 })
@@ -69,7 +74,7 @@ function model(options: { needed: bigint; consumed: bigint; refund?: bigint; rev
   return { run, tried }
 }
 
-const search = { lowest: 21_000n, hi: 30_000_000n, isTransfer: false, revertCode: -32000, from: base.from }
+const search = { lowest: 21_000n, hi: 30_000_000n, isTransfer: false, from: base.from }
 
 describe('searchGas', () => {
   test('a transfer takes one run', async () => {
@@ -117,25 +122,21 @@ describe('searchGas', () => {
       ),
     )
     const { run, tried } = model({ needed: 0n, consumed: 30_000n, revertData: data })
-    await expect(searchGas({ ...search, run, revertCode: 3 })).rejects.toMatchObject({
-      code: 3,
-      message: 'execution reverted: nope',
+    await expect(searchGas({ ...search, run })).rejects.toMatchObject({
+      reason: 'nope',
       data: `0x${Buffer.from(data).toString('hex')}`,
     })
     expect(tried).toHaveLength(1)
   })
 
-  test('error: out of gas at the ceiling is "gas required exceeds allowance"', async () => {
+  test('error: out of gas at the ceiling exceeds the allowance', async () => {
     const { run } = model({ needed: 200_000n, consumed: 200_000n })
-    await expect(searchGas({ ...search, run, hi: 100_000n })).rejects.toMatchObject({
-      code: -32000,
-      message: 'gas required exceeds allowance (100000)',
-    })
+    await expect(searchGas({ ...search, run, hi: 100_000n })).rejects.toThrow(new GasAllowanceExceededError(100_000n))
   })
 
   test('error: a ceiling below the intrinsic gas cannot succeed', async () => {
     const { run, tried } = model({ needed: 21_000n, consumed: 21_000n })
-    await expect(searchGas({ ...search, run, hi: 20_000n })).rejects.toMatchObject({ message: 'gas required exceeds allowance (20000)' })
+    await expect(searchGas({ ...search, run, hi: 20_000n })).rejects.toThrow(new GasAllowanceExceededError(20_000n))
     expect(tried).toEqual([])
   })
 })

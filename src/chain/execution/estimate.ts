@@ -1,4 +1,4 @@
-import { ExecutionError, GasAllowanceError, txErrors } from '../../errors.ts'
+import { ExecutionFailedError, GasAllowanceExceededError, TransactionRejectedError } from '../errors.ts'
 import { haltReason, invalidCallError } from '../gethErrors.ts'
 import { revertError } from './revert.ts'
 
@@ -29,7 +29,9 @@ export function gasUpperBound(input: GasBoundsInput): bigint {
   let hi = input.blockGasLimit
   if (input.gas !== undefined && input.gas < hi) hi = input.gas
   if (input.txGasCap !== undefined && input.txGasCap < hi) hi = input.txGasCap
-  if (input.value > input.balance) throw txErrors.insufficientFunds(input.from, input.balance, input.value)
+  if (input.value > input.balance) {
+    throw new TransactionRejectedError({ kind: 'insufficientFunds', address: input.from, have: input.balance, want: input.value })
+  }
   if (input.feeCap > 0n) {
     const allowance = (input.balance - input.value) / input.feeCap
     if (allowance < hi) hi = allowance
@@ -57,7 +59,6 @@ export type EstimateInput = {
   hi: bigint
   /** A plain value transfer to an account without code: one run at `lowest` decides. */
   isTransfer: boolean
-  revertCode: number
   /** The sender, for error messages. */
   from: string
 }
@@ -77,7 +78,7 @@ export async function searchGas(input: EstimateInput): Promise<Estimate> {
     return input.run(gas)
   }
 
-  if (input.lowest > input.hi) throw new GasAllowanceError(input.hi)
+  if (input.lowest > input.hi) throw new GasAllowanceExceededError(input.hi)
 
   if (input.isTransfer) {
     const outcome = await run(input.lowest)
@@ -89,10 +90,10 @@ export async function searchGas(input: EstimateInput): Promise<Estimate> {
     case 'invalid':
       throw invalidCallError(atCeiling.error, input.from)
     case 'revert':
-      throw revertError(atCeiling.returnValue, input.revertCode)
+      throw revertError(atCeiling.returnValue)
     case 'halt':
-      if (atCeiling.error === 'out of gas') throw new GasAllowanceError(input.hi)
-      throw new ExecutionError(haltReason(atCeiling.error ?? 'execution failed'))
+      if (atCeiling.error === 'out of gas') throw new GasAllowanceExceededError(input.hi)
+      throw new ExecutionFailedError(haltReason(atCeiling.error ?? 'execution failed'))
   }
 
   if (atCeiling.sufficientGas !== undefined) {

@@ -3,7 +3,7 @@ import { createTx } from '@ethereumjs/tx'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { Address, createZeroAddress, hexToBytes } from '@ethereumjs/util'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidInputError } from '../errors.ts'
 import { initcodeSizeError } from '../gethErrors.ts'
 import { attachGasProbe } from './gasProbe.ts'
 import { canSimulate, simulateCall } from './simulate.ts'
@@ -110,7 +110,7 @@ export function createCallTransaction(request: CallRequest, gasLimit: bigint, co
   } catch (error) {
     // Fields that cannot make a transaction of this fork (too many blobs, an authorization ethereumjs refuses …).
     const message = error instanceof Error ? error.message : String(error)
-    throw initcodeSizeError(message, ' ') ?? new InvalidParamsError(`invalid argument 0: ${message.replace(/ \(tx type=.*$/s, '')}`)
+    throw initcodeSizeError(message, 'execution') ?? new InvalidInputError(message.replace(/ \(tx type=.*$/s, ''), { input: 'call' })
   }
 }
 

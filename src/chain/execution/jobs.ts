@@ -1,4 +1,4 @@
-import { ServerError } from '../../errors.ts'
+import { NotFoundError } from '../errors.ts'
 import { createForks } from '../spec/forks.ts'
 import { createAccessList } from './accessList.ts'
 import { createEnvBlock, createHeaderBlock } from './executor.ts'
@@ -72,7 +72,7 @@ export function createJobRunner(host: JobHost): JobRunner {
       case 'traceBlock': {
         const results = await traces.replay(job.source, view, job.first, job.last, job.options)
         if (!job.one) return encode(results)
-        if (results.length === 0) throw new ServerError('transaction not found')
+        if (results.length === 0) throw new NotFoundError('transaction not found')
         return encode(results[0]!.result)
       }
       case 'accessList':

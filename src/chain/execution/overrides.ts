@@ -1,6 +1,6 @@
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, hexToBytes, unpadBytes } from '@ethereumjs/util'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidInputError } from '../errors.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff } from '../state/types.ts'
@@ -56,7 +56,7 @@ export function withOverrides(view: ExecutionView, overrides: Overrides): Execut
     const diff = createStateDiff()
     for (const [address, account] of Object.entries(overrides.state) as [Hex, StateOverrides[Hex]][]) {
       if (account.state !== undefined && account.stateDiff !== undefined) {
-        throw new InvalidParamsError(`invalid argument 2: account ${address} has both 'state' and 'stateDiff'`)
+        throw new InvalidInputError(`account ${address} has both 'state' and 'stateDiff'`, { input: 'stateOverrides' })
       }
       const current = state.account(address) ?? { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP }
       let codeHash = current.codeHash

@@ -1,6 +1,6 @@
 import * as AbiParameters from 'ox/AbiParameters'
 
-import { ExecutionRevertedError } from '../../errors.ts'
+import { ExecutionRevertedError } from '../errors.ts'
 
 import type { Hex } from '../../hex.ts'
 
@@ -50,7 +50,7 @@ export function failureReason(halt: string, returnValue: Uint8Array): string | u
   return returnValue.length >= 4 ? `custom error ${data.slice(0, 10)}` : `revert data ${data}`
 }
 
-export function revertError(returnValue: Uint8Array, code: number): ExecutionRevertedError {
+export function revertError(returnValue: Uint8Array): ExecutionRevertedError {
   const data = `0x${Buffer.from(returnValue).toString('hex')}` as Hex
-  return new ExecutionRevertedError({ code, reason: decodeRevertReason(data), data })
+  return new ExecutionRevertedError({ reason: decodeRevertReason(data), data })
 }

@@ -61,9 +61,9 @@ const env = testBlockEnv({ baseFeePerGas: 1_000n, coinbase: '0x00000000000000000
 const { common } = parseGethGenesis(devGenesis({ chainId: 1337n, hardfork: 'osaka', gasLimit: env.gasLimit, timestamp: 0, alloc: {} }))
 const executor = await createExecutor({ common, blockHashes: () => undefined })
 
-/** The answer as a client would see it: for an invalid call, the error the RPC layer would send. */
+/** The answer as the engine gives it: for an invalid call, the error's class and fields (the RPC layer words them). */
 function answer(outcome: CallOutcome, from: Hex) {
-  if (outcome.kind === 'invalid') return { kind: 'invalid' as const, message: invalidCallError(outcome.error, from).message }
+  if (outcome.kind === 'invalid') return { kind: 'invalid' as const, error: { ...invalidCallError(outcome.error, from) } }
   return { ...outcome, returnValue: bytesToHex(outcome.returnValue) }
 }
 
@@ -128,7 +128,7 @@ describe('simulateCall answers as runTx does', () => {
   test('error: a gas limit below the intrinsic gas, or the floor', async () => {
     expect(await bothWays(codes.storeOnce, { from: sender, to: target }, 20_000n)).toEqual({
       kind: 'invalid',
-      message: 'intrinsic gas too low: gas 20000, minimum needed 21000',
+      error: { name: 'TransactionRejectedError', reason: { kind: 'intrinsicGasTooLow', gas: 20_000n, minimum: 21_000n } },
     })
     expect(await bothWays(codes.storeOnce, { from: sender, to: eoa, data: `0x${'00'.repeat(1000)}` }, 30_000n)).toMatchObject({ kind: 'invalid' })
   })

@@ -4,7 +4,7 @@ import { createTx } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 
-import { ExecutionError, InvalidParamsError, type RpcError, simulationErrors } from '../../errors.ts'
+import { ExecutionFailedError, InvalidInputError, SimulationRejectedError } from '../errors.ts'
 import { sealedBlockOf } from '../blocks/views.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { haltReason } from '../gethErrors.ts'
@@ -71,7 +71,7 @@ function movePrecompiles(precompiles: Map<string, unknown>, common: Common, over
     const to = override.movePrecompileToAddress
     if (to === undefined) continue
     const precompile = precompiles.get(address.slice(2))
-    if (precompile === undefined) throw new ExecutionError(`account ${address} is not a precompile`)
+    if (precompile === undefined) throw new ExecutionFailedError(`account ${address} is not a precompile`)
     precompiles.delete(address.slice(2))
     precompiles.set(to.slice(2), precompile)
   }
@@ -88,32 +88,33 @@ function builderTransaction(tx: TypedTransaction): TypedTransaction {
   return Object.assign(copy, { serialize: () => tx.serialize() })
 }
 
-/** An ethereumjs refusal of a simulated call, as eth_simulateV1's codes name it. */
-function validationError(message: string, from: Hex): RpcError {
+/** An ethereumjs refusal of a simulated call, as the reason eth_simulateV1's codes tell apart. */
+function validationError(message: string, from: Hex): SimulationRejectedError | ExecutionFailedError {
   // ethereumjs appends the block and transaction it refused, in parentheses.
   const detail = message.split('\n')[0]!.replace(/ \(vm hf=.*$/s, '')
   let match: RegExpMatchArray | null
   if ((match = detail.match(/account has nonce of: (\d+) tx has nonce of: (\d+)/)) !== null) {
     const [state, tx] = [BigInt(match[1]!), BigInt(match[2]!)]
-    return tx < state
-      ? simulationErrors.nonceTooLow(`nonce too low: address ${from}, tx: ${tx} state: ${state}`)
-      : simulationErrors.nonceTooHigh(`nonce too high: address ${from}, tx: ${tx} state: ${state}`)
+    return new SimulationRejectedError({ kind: tx < state ? 'nonceTooLow' : 'nonceTooHigh', address: from, txNonce: tx, stateNonce: state })
   }
   if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
-    return simulationErrors.baseFeeTooLow(
-      `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${match[1]}, baseFee: ${match[2]}`,
-    )
+    return new SimulationRejectedError({ kind: 'feeCapTooLow', address: from, maxFeePerGas: BigInt(match[1]!), baseFee: BigInt(match[2]!) })
   }
   if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
-    return simulationErrors.intrinsicGasTooLow(`intrinsic gas too low: gas ${match[1]}, minimum needed ${match[2]}`)
+    return new SimulationRejectedError({ kind: 'intrinsicGasTooLow', gas: BigInt(match[1]!), minimum: BigInt(match[2]!) })
   }
   if ((match = detail.match(/maxFeePerBlobGas (\d+)\) is less than block blobGasPrice \((\d+)\)/)) !== null) {
-    return simulationErrors.blobFeeCapTooLow(from, BigInt(match[1]!), BigInt(match[2]!))
+    return new SimulationRejectedError({
+      kind: 'blobFeeCapTooLow',
+      address: from,
+      maxFeePerBlobGas: BigInt(match[1]!),
+      blobBaseFee: BigInt(match[2]!),
+    })
   }
   if ((match = detail.match(/(?:upfront|max) cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return simulationErrors.insufficientFunds(`insufficient funds for gas * price + value: address ${from} have ${match[2]} want ${match[1]}`)
+    return new SimulationRejectedError({ kind: 'insufficientFunds', address: from, have: BigInt(match[2]!), want: BigInt(match[1]!) })
   }
-  return new ExecutionError(detail)
+  return new ExecutionFailedError(detail)
 }
 
 /**
@@ -123,7 +124,7 @@ function validationError(message: string, from: Hex): RpcError {
  * `validation`, a block's base fee is 0 unless overridden and nonces are not checked; balances always are.
  */
 export async function simulateBlocks(host: SimulationHost, base: SimulationBase, request: SimulationRequest): Promise<SimulatedBlock[]> {
-  if (request.blocks.length === 0) throw new InvalidParamsError('empty input')
+  if (request.blocks.length === 0) throw new InvalidInputError('empty input')
   const { common, history } = host
 
   // Numbers and timestamps strictly increase; a gap in numbers is filled with empty blocks.
@@ -132,14 +133,14 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
   let timestamp = base.block.header.timestamp
   for (const input of request.blocks) {
     const wanted = input.blockOverrides?.number ?? number + 1n
-    if (wanted <= number) throw simulationErrors.blockNumberOrder(wanted, number)
-    if (wanted - base.block.header.number > MAX_BLOCKS) throw simulationErrors.tooManyBlocks()
+    if (wanted <= number) throw new SimulationRejectedError({ kind: 'blockNumberOrder', number: wanted, previous: number })
+    if (wanted - base.block.header.number > MAX_BLOCKS) throw new SimulationRejectedError({ kind: 'tooManyBlocks' })
     for (let gap = number + 1n; gap < wanted; gap++) {
       timestamp += TIMESTAMP_INCREMENT
       planned.push({ number: gap, timestamp, input: undefined })
     }
     const time = input.blockOverrides?.time
-    if (time !== undefined && time <= timestamp) throw simulationErrors.timestampOrder(time, timestamp)
+    if (time !== undefined && time <= timestamp) throw new SimulationRejectedError({ kind: 'timestampOrder', timestamp: time, previous: timestamp })
     timestamp = time ?? timestamp + TIMESTAMP_INCREMENT
     number = wanted
     planned.push({ number, timestamp, input })
@@ -227,9 +228,10 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
       const stateNonce = (await stateManager.getAccount(sender))?.nonce ?? 0n
       const nonce = call.nonce ?? stateNonce
       // geth checks EIP-2681's bound with the nonce, so only with validation: without, the call runs.
-      if (request.validation && nonce === MAX_NONCE) throw simulationErrors.nonceMax(from, nonce)
+      if (request.validation && nonce === MAX_NONCE) throw new SimulationRejectedError({ kind: 'nonceMax', address: from, nonce })
       const wanted = call.gas ?? env.gasLimit - builder.gasUsed
-      if (builder.gasUsed + wanted > env.gasLimit) throw simulationErrors.blockGasLimitReached(builder.gasUsed, env.gasLimit)
+      if (builder.gasUsed + wanted > env.gasLimit)
+        throw new SimulationRejectedError({ kind: 'blockGasLimitReached', used: builder.gasUsed, limit: env.gasLimit })
       // As geth's gas pool: the RPC gas cap bounds the whole simulation, each call given at most what is left of it.
       const gas = wanted < gasPool ? wanted : gasPool
       let tx: ReturnType<typeof createCallTransaction>
@@ -255,7 +257,7 @@ export async function simulateBlocks(host: SimulationHost, base: SimulationBase,
           txCommon,
         )
       } catch (error) {
-        throw new InvalidParamsError(`invalid call: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
+        throw new InvalidInputError(`invalid call: ${error instanceof Error ? error.message.split('\n')[0] : error}`)
       }
       // Unsigned, as geth has them: a zero signature, so that the transaction has a hash and the block a root.
       Object.assign(tx, { nonce, v: 0n, r: 0n, s: 0n })

@@ -7,7 +7,7 @@ import { workerData } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
 
-import { RpcError, toPortable } from '../../errors.ts'
+import { ChainError, toPortable } from '../errors.ts'
 import { hexJson, LARGE_ANSWER_BYTES } from '../../runtime/encodedJson.ts'
 import { startWorkerMemoryTrim } from '../../runtime/memoryTrim.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
@@ -51,7 +51,6 @@ const runner = await createCallRunner({
   common,
   blockHashes: (number) => blockHashes[Number(number)],
   rpcGasCap: init.rpcGasCap,
-  revertCode: init.revertCode,
 })
 
 const runJob = createJobRunner({
@@ -105,7 +104,7 @@ async function job(message: JobMessage) {
 }
 
 function reply(id: number, error: unknown, runs: number) {
-  if (error instanceof RpcError) post({ kind: 'error', id, error: toPortable(error), runs })
+  if (error instanceof ChainError) post({ kind: 'error', id, error: toPortable(error), runs })
   else post({ kind: 'failure', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
 }
 

@@ -8,7 +8,7 @@
 // when the worker has kept too many.
 import { CALL_REQUEST_FIELDS } from './executor.ts'
 
-import type { PortableRpcError } from '../../errors.ts'
+import type { PortableError } from '../errors.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
@@ -24,7 +24,6 @@ export type WorkerInit = {
   /** Block hashes by number, for BLOCKHASH. */
   blockHashes: Uint8Array[]
   rpcGasCap: bigint
-  revertCode: number
   /** The most bytes a trace's answer may take (TRACE_MAX_BYTES unless configured). */
   traceMaxBytes: number
   /** The chain's code size limit (createChainSpec), if it has another than EIP-170's. */
@@ -71,8 +70,8 @@ export type FromWorker =
   | { kind: 'ready' }
   /** A run's answer, flat like the run (RunMessage). */
   | ResultMessage
-  /** An answer that is an error (a revert, insufficient funds …): the RpcError's wire form. */
-  | { kind: 'error'; id: number; error: PortableRpcError; runs: number }
+  /** An answer that is an error (a revert, insufficient funds …): the ChainError, portable. */
+  | { kind: 'error'; id: number; error: PortableError; runs: number }
   /** Anything else thrown: a bug, reported as an internal error. */
   | { kind: 'failure'; id: number; message: string }
 

@@ -2,7 +2,7 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
 
-import { ExecutionTimeoutError, fromPortable } from '../../errors.ts'
+import { ExecutionTimeoutError, fromPortable } from '../errors.ts'
 import { rememberHexJson } from '../../runtime/encodedJson.ts'
 import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
@@ -274,7 +274,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
         timeout = setTimeout(() => {
           if (!member.inFlight.has(id)) return
           member.inFlight.delete(id)
-          reject(new ExecutionTimeoutError(timeoutMs))
+          reject(new ExecutionTimeoutError(timeoutMs, 'call'))
           options.log(`execution worker stopped: a run passed the ${timeoutMs} ms timeout`)
           // Replaced at once, so that the next run has a worker to wait for while this one exits.
           member.stopped = true

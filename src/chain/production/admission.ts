@@ -2,7 +2,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, getMinimumGasLimit } from '@ethereumjs/tx'
 import { KECCAK256_NULL, bytesToBigInt, bytesToHex, createAddressFromString, eoaCode7702RecoverAuthority, equalsBytes } from '@ethereumjs/util'
 
-import { txErrors } from '../../errors.ts'
+import { TransactionRejectedError } from '../errors.ts'
 import { decodeError } from '../gethErrors.ts'
 import { isDelegation } from '../spec/eip7702.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
@@ -32,7 +32,7 @@ export type AdmissionOptions = {
 
 /**
  * The door of the pool: decodes a raw transaction and checks it against the pending state as geth's txpool does,
- * with geth's words, before it is kept. A transaction whose hash was returned is in the store's pool table.
+ * refusing with the reasons geth tells apart (TransactionRejection), before it is kept. A transaction whose hash was returned is in the store's pool table.
  */
 export type Admission = {
   /** `impersonated`: left unfrozen, so that admit can tell it who it is from. */
@@ -98,37 +98,39 @@ export function createAdmission(options: AdmissionOptions): Admission {
     if (impersonating !== undefined) tx.getSenderAddress = () => createAddressFromString(impersonating)
     const hash = bytesToHex(tx.hash()) as Hex
     const pending = options.pending()
-    if (options.isSealed(hash) || pool.get(hash) !== undefined || pendingIndexOf(pending, hash) !== undefined) throw txErrors.alreadyKnown()
+    if (options.isSealed(hash) || pool.get(hash) !== undefined || pendingIndexOf(pending, hash) !== undefined)
+      throw new TransactionRejectedError({ kind: 'alreadyKnown' })
     if (tx.supports(Capability.EIP155ReplayProtection) && tx.common.chainId() !== chainId) {
-      throw txErrors.invalidChainId(chainId, tx.common.chainId())
+      throw new TransactionRejectedError({ kind: 'invalidChainId', expected: chainId, got: tx.common.chainId() })
     }
     let sender: Hex
     try {
       sender = tx.getSenderAddress().toString() as Hex
     } catch (error) {
-      throw txErrors.invalidSender(error instanceof Error ? error.message : String(error))
+      throw new TransactionRejectedError({ kind: 'invalidSender', detail: error instanceof Error ? error.message : String(error) })
     }
-    if (admission.minGasPrice !== undefined && 'gasPrice' in tx && (tx.gasPrice as bigint) < admission.minGasPrice) throw txErrors.underpriced()
-    if (tx.gasLimit > pending.env.gasLimit) throw txErrors.exceedsBlockGasLimit()
+    if (admission.minGasPrice !== undefined && 'gasPrice' in tx && (tx.gasPrice as bigint) < admission.minGasPrice)
+      throw new TransactionRejectedError({ kind: 'underpriced' })
+    if (tx.gasLimit > pending.env.gasLimit) throw new TransactionRejectedError({ kind: 'exceedsBlockGasLimit' })
     const cap = forks.txGasCap(pending.env)
-    if (cap !== undefined && tx.gasLimit > cap) throw txErrors.gasLimitTooHigh(cap, tx.gasLimit)
+    if (cap !== undefined && tx.gasLimit > cap) throw new TransactionRejectedError({ kind: 'gasLimitTooHigh', cap, gas: tx.gasLimit })
     const intrinsic = tx.getIntrinsicGas()
-    if (tx.gasLimit < intrinsic) throw txErrors.intrinsicGasTooLow(tx.gasLimit, intrinsic)
+    if (tx.gasLimit < intrinsic) throw new TransactionRejectedError({ kind: 'intrinsicGasTooLow', gas: tx.gasLimit, minimum: intrinsic })
     const floor = getMinimumGasLimit(tx)
-    if (tx.gasLimit < floor) throw txErrors.floorDataGas(tx.gasLimit, floor)
+    if (tx.gasLimit < floor) throw new TransactionRejectedError({ kind: 'floorDataGas', gas: tx.gasLimit, minimum: floor })
 
     const account = pending.state.account(sender)
     const stateNonce = account?.nonce ?? 0n
-    if (tx.nonce < stateNonce) throw txErrors.nonceTooLow(sender, tx.nonce, stateNonce)
+    if (tx.nonce < stateNonce) throw new TransactionRejectedError({ kind: 'nonceTooLow', address: sender, txNonce: tx.nonce, stateNonce })
     const balance = account?.balance ?? 0n
     const cost = tx.getUpfrontCost()
     const maxCost = 'maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost
-    if (balance < maxCost) throw txErrors.insufficientFunds(sender, balance, maxCost)
+    if (balance < maxCost) throw new TransactionRejectedError({ kind: 'insufficientFunds', address: sender, have: balance, want: maxCost })
     // An impersonated account may have code: anvil lets a test send as a contract.
     if (impersonating === undefined && account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
       const code = pending.state.code(bytesToHex(account.codeHash) as Hex) ?? EMPTY
       // EIP-3607, relaxed by EIP-7702 for delegated accounts.
-      if (!isDelegation(code)) throw txErrors.senderNotEOA(sender)
+      if (!isDelegation(code)) throw new TransactionRejectedError({ kind: 'senderNotEOA', address: sender })
     }
 
     const entry = { tx, hash, sender, raw, nonceAfter: nonceAfter(tx, sender), impersonated: impersonating !== undefined }

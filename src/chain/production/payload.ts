@@ -3,7 +3,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { buildBlock, createVM } from '@ethereumjs/vm'
 import * as Address from 'ox/Address'
 
-import { ExecutionError, InvalidParamsError, ServerError, txErrors } from '../../errors.ts'
+import { ExecutionFailedError, InvalidInputError, RefusedError, TransactionRejectedError } from '../errors.ts'
 import { nextEnv } from '../blocks/env.ts'
 import { createBlockchain, setHardforkFor } from '../execution/executor.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -14,7 +14,6 @@ import { envHeaderData } from './startBuilder.ts'
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { RpcError } from '../../errors.ts'
 import type { Hex } from '../../hex.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { BlockHashes } from '../execution/executor.ts'
@@ -67,11 +66,11 @@ export type PayloadHost = {
  */
 export async function buildPayload(host: PayloadHost, request: PayloadRequest): Promise<BuiltPayload> {
   const head = host.head()
-  if (request.parentHash !== head.hash) throw new ServerError('parentHash is not current head')
+  if (request.parentHash !== head.hash) throw new RefusedError('parentHash is not current head')
   const { attributes } = request
   const parent = head.block
   if (attributes.timestamp <= parent.header.timestamp) {
-    throw new InvalidParamsError(`invalid timestamp: ${attributes.timestamp} is not after the parent's, ${parent.header.timestamp}`)
+    throw new InvalidInputError(`invalid timestamp: ${attributes.timestamp} is not after the parent's, ${parent.header.timestamp}`)
   }
   const common = host.common.copy()
   const env = host.plan.apply(nextEnv(parent, common, Number(attributes.timestamp) * 1000, host.blockGasLimit()))
@@ -82,7 +81,7 @@ export async function buildPayload(host: PayloadHost, request: PayloadRequest): 
   env.prevRandao = attributes.prevRandao
   setHardforkFor(common, env)
   if (common.isActivatedEIP(4788) !== (attributes.parentBeaconBlockRoot !== undefined)) {
-    throw new InvalidParamsError(
+    throw new InvalidInputError(
       common.isActivatedEIP(4788) ? 'parentBeaconBlockRoot is required from Cancun on' : 'parentBeaconBlockRoot is not allowed before Cancun',
     )
   }
@@ -112,7 +111,7 @@ export async function buildPayload(host: PayloadHost, request: PayloadRequest): 
       try {
         tx = createTxFromRLP(raw, { common })
       } catch (error) {
-        throw new InvalidParamsError(`invalid transaction ${index}: ${firstLine(error)}`)
+        throw new InvalidInputError(`invalid transaction ${index}: ${firstLine(error)}`)
       }
       try {
         await builder.addTransaction(tx, { skipHardForkValidation: true })
@@ -147,28 +146,28 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/ \((?:tx type|vm hf|block number)=.*$/s, '')
 }
 
-/** ethereumjs' refusal of a given transaction, in geth's words (core/error.go), with the sender checksummed as geth prints it. */
-function refusal(detail: string, tx: TypedTransaction): RpcError {
+/** ethereumjs' refusal of a given transaction, as the reason geth tells apart (core/error.go), with the sender checksummed as geth prints it. */
+function refusal(detail: string, tx: TypedTransaction): TransactionRejectedError | ExecutionFailedError {
   let sender: string
   try {
     sender = Address.checksum(tx.getSenderAddress().toString() as Hex)
   } catch {
-    return new ExecutionError(`invalid transaction: ${detail}`)
+    return new ExecutionFailedError(`invalid transaction: ${detail}`)
   }
   let match: RegExpMatchArray | null
   if ((match = detail.match(/account has nonce of: (\d+) tx has nonce of: (\d+)/)) !== null) {
     const [state, nonce] = [BigInt(match[1]!), BigInt(match[2]!)]
-    return nonce < state ? txErrors.nonceTooLow(sender, nonce, state) : txErrors.nonceTooHigh(sender, nonce, state)
+    return new TransactionRejectedError({ kind: nonce < state ? 'nonceTooLow' : 'nonceTooHigh', address: sender, txNonce: nonce, stateNonce: state })
   }
   if ((match = detail.match(/(?:upfront|max) cost is: (\d+) and the sender's account \S+ only has: (\d+)/)) !== null) {
-    return txErrors.insufficientFunds(sender, BigInt(match[2]!), BigInt(match[1]!))
+    return new TransactionRejectedError({ kind: 'insufficientFunds', address: sender, have: BigInt(match[2]!), want: BigInt(match[1]!) })
   }
   if ((match = detail.match(/\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/)) !== null) {
-    return txErrors.feeCapTooLow(sender, BigInt(match[1]!), BigInt(match[2]!))
+    return new TransactionRejectedError({ kind: 'feeCapTooLow', address: sender, maxFeePerGas: BigInt(match[1]!), baseFee: BigInt(match[2]!) })
   }
   if ((match = detail.match(/gas limit (\d+) is lower than the minimum gas limit of (\d+)/)) !== null) {
-    return txErrors.intrinsicGasTooLow(BigInt(match[1]!), BigInt(match[2]!))
+    return new TransactionRejectedError({ kind: 'intrinsicGasTooLow', gas: BigInt(match[1]!), minimum: BigInt(match[2]!) })
   }
-  if (/tx has a higher gas limit than the remaining gas in the block/.test(detail)) return new ExecutionError('gas limit reached')
-  return new ExecutionError(detail)
+  if (/tx has a higher gas limit than the remaining gas in the block/.test(detail)) return new ExecutionFailedError('gas limit reached')
+  return new ExecutionFailedError(detail)
 }

@@ -8,6 +8,7 @@ import { deriveAccounts } from '../spec/accounts.ts'
 import { TRIE_WRITES_PER_TURN } from '../../runtime/eventLoop.ts'
 import { fundedGenesis } from '../testing/fixtures.ts'
 
+import type { TransactionRejectedError } from '../errors.ts'
 import type { Hex } from '../../hex.ts'
 
 const accounts = deriveAccounts('test test test test test test test test test test test junk', 3)
@@ -171,18 +172,20 @@ describe('producer', () => {
       // The clock fires every 200 ms, 50 ms before its flashblock is due, and takes what the pool holds.
       vi.advanceTimersByTime(200)
       let refusal = ''
-      for (let attempt = 0; attempt < 200 && !/nonce too low/.test(refusal); attempt++) {
+      for (let attempt = 0; attempt < 200 && refusal !== 'nonceTooLow'; attempt++) {
         await turns(1)
         refusal = await chain.pool.sendRawTransaction(underpriced).then(
           () => 'accepted',
-          (error: Error) => error.message,
+          (error: TransactionRejectedError) => error.reason.kind,
         )
       }
       // Taken: a replacement is refused as the nonce is used, not as underpriced; the transaction is still pending.
-      expect(refusal).toMatch(/nonce too low/)
+      expect(refusal).toBe('nonceTooLow')
       expect(flashblocks).toEqual([])
       expect(chain.blocks.transaction(first)?.kind).toBe('pool')
-      await expect(chain.pool.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))).rejects.toThrow(/already known/)
+      await expect(chain.pool.sendRawTransaction(hexToBytes(await transfer(0, 10n ** 9n)))).rejects.toMatchObject({
+        reason: { kind: 'alreadyKnown' },
+      })
       expect(chain.pool.dropTransactions([first])).toEqual([])
       // The sender's next nonce still joins the same flashblock.
       const second = await chain.pool.sendRawTransaction(hexToBytes(await transfer(1, 10n ** 9n)))

@@ -1,4 +1,4 @@
-import { txErrors } from '../../errors.ts'
+import { TransactionRejectedError } from '../errors.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
@@ -89,15 +89,16 @@ export function createPool(): Pool {
     get: (hash) => byHash.get(hash),
 
     add(entry) {
-      if (byHash.has(entry.hash)) throw txErrors.alreadyKnown()
+      if (byHash.has(entry.hash)) throw new TransactionRejectedError({ kind: 'alreadyKnown' })
       let nonces = bySender.get(entry.sender)
       if (nonces === undefined) bySender.set(entry.sender, (nonces = new Map()))
       const existing = nonces.get(entry.tx.nonce)
-      if (existing?.taken === true) throw txErrors.nonceTooLow(entry.sender, entry.tx.nonce, existing.nonceAfter)
+      if (existing?.taken === true)
+        throw new TransactionRejectedError({ kind: 'nonceTooLow', address: entry.sender, txNonce: entry.tx.nonce, stateNonce: existing.nonceAfter })
       if (existing !== undefined) {
         const bumped =
           feeCap(entry.tx) * 100n >= feeCap(existing.tx) * PRICE_BUMP_PERCENT && tipCap(entry.tx) * 100n >= tipCap(existing.tx) * PRICE_BUMP_PERCENT
-        if (!bumped) throw txErrors.replacementUnderpriced()
+        if (!bumped) throw new TransactionRejectedError({ kind: 'replacementUnderpriced' })
         remove(existing.hash)
         nonces = bySender.get(entry.sender) ?? new Map()
         bySender.set(entry.sender, nonces)

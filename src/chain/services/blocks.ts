@@ -34,7 +34,7 @@ export type BlocksService = {
   rawReceipts(block: BlockSpecifier): Uint8Array[] | undefined
   /** A sealed, pre-confirmed or pooled transaction's canonical encoding (EIP-2718); undefined for an unknown hash. */
   rawTransaction(hash: Hex): Uint8Array | undefined
-  /** The number `block` names, without reading a sealed block back from the store; -32001 when there is none. */
+  /** The number `block` names, without reading a sealed block back from the store; BlockNotFoundError when there is none. */
   numberOf(block: BlockSpecifier): bigint
   /** Where a transaction is: sealed, pre-confirmed in the pending block, or waiting in the pool. */
   transaction(hash: Hex): TransactionLocation | undefined

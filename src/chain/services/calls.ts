@@ -1,4 +1,4 @@
-import { ServerError } from '../../errors.ts'
+import { NotFoundError, RefusedError } from '../errors.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { DEFAULT_TRACE_TIMEOUT_MS, replaySourceOf } from '../execution/tracing/trace.ts'
 import { EncodedJson } from '../../runtime/encodedJson.ts'
@@ -74,16 +74,16 @@ export function createCallsService(parts: CallsParts): CallsService {
         sealedAt !== undefined
           ? { resolved: { kind: 'sealed', block: blocks.byNumber(sealedAt.number)! } as const, index: sealedAt.index }
           : { resolved: { kind: 'pending', block: snapshot } as const, index: pendingIndexOf(snapshot, key) }
-      if (at.index === undefined) throw new ServerError('transaction not found')
+      if (at.index === undefined) throw new NotFoundError('transaction not found')
       return trace(at.resolved, at.index, at.index, true, traceOptions)
     },
     traceBlock(specifier, traceOptions) {
       const resolved = resolver.resolveIfAny(specifier)
       if (resolved === undefined) {
-        throw new ServerError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
+        throw new NotFoundError(typeof specifier === 'object' ? `block ${specifier.blockHash} not found` : `block #${specifier} not found`)
       }
       const count = resolved.kind === 'sealed' ? resolved.block.block.transactions.length : resolved.block.transactions.length
-      if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new ServerError('genesis is not traceable')
+      if (resolved.kind === 'sealed' && resolved.block.number === 0n) throw new RefusedError('genesis is not traceable')
       if (count === 0) return Promise.resolve(EncodedJson.of('[]'))
       return trace(resolved, 0, count - 1, false, traceOptions)
     },

@@ -101,7 +101,7 @@ export type ControlService = {
   participate<Saved>(participant: Participant<Saved>): void
   /**
    * Sets what an ERC20 getter answers (anvil_dealERC20's balanceOf, anvil_setERC20Allowance's allowance): finds the
-   * slot the getter reads it from, and edits it at latest and pending. -32602 when no slot holds the value whole.
+   * slot the getter reads it from, and edits it at latest and pending. An invalid input when no slot holds the value whole.
    */
   setERC20(token: Hex, getter: ERC20Getter, amount: bigint): Promise<void>
   /** Loads a dump over the state, at latest and pending (anvil_loadState). */

@@ -1,4 +1,4 @@
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidInputError } from '../errors.ts'
 import { transactionOf } from '../blocks/views.ts'
 import { suggestedFees } from '../production/fees.ts'
 
@@ -88,7 +88,7 @@ export function createPoolService(parts: PoolParts): PoolService {
       return producer.waitForPreconfirmation(hash, timeoutMs)
     },
     setMinGasPrice(price) {
-      if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidParamsError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
+      if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidInputError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
       admission.minGasPrice = price
     },
   }

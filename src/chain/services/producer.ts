@@ -1,4 +1,4 @@
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidInputError } from '../errors.ts'
 import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 import { MAX_TIMESTAMP } from '../production/clock.ts'
 import { buildPayload } from '../production/payload.ts'
@@ -41,7 +41,7 @@ export type ProducerService = {
   setAutomine(enabled: boolean): Promise<void>
   /**
    * Seals a block every `blockTime` ms, with flashblocks between (evm_setIntervalMining), and turns automine off;
-   * 0 stops the clock. -32602 for a block time shorter than the flashblock interval.
+   * 0 stops the clock. An invalid input for a block time shorter than the flashblock interval.
    */
   setIntervalMining(blockTime: number): Promise<void>
   /** Changes what the blocks to come take (evm_setBlockGasLimit, anvil_setCoinbase …); the pending block follows. */
@@ -50,7 +50,7 @@ export type ProducerService = {
   preconfirm(): Promise<PendingBlock>
   /**
    * Pre-confirms what is pending, then seals the block; with a timestamp, at that timestamp, which must be after the
-   * latest block's and not past MAX_TIMESTAMP (-32602).
+   * latest block's and not past MAX_TIMESTAMP (an invalid input otherwise).
    */
   mine(options?: { timestamp?: bigint }): Promise<Block>
   /**
@@ -67,7 +67,7 @@ export type ProducerService = {
   increaseTime(seconds: bigint): bigint
   /** The chain's clock, s: wall time plus what evm_increaseTime added, and never behind the latest block. */
   now(): bigint
-  /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); -32602 unless after the head's. */
+  /** The timestamp the next block to start takes (evm_setNextBlockTimestamp); an invalid input unless after the head's. */
   setNextBlockTimestamp(timestamp: bigint): void
 }
 
@@ -88,7 +88,7 @@ export function createProducerService(parts: ProducerParts): ProducerService {
     },
     async setIntervalMining(blockTime) {
       if (blockTime !== 0 && blockTime < flashblockInterval) {
-        throw new InvalidParamsError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
+        throw new InvalidInputError(`a block time of ${blockTime} ms is shorter than the flashblock interval, ${flashblockInterval} ms`)
       }
       await producer.stop()
       interval = blockTime === 0 ? undefined : { blockTime, flashblockInterval }
@@ -130,7 +130,7 @@ export function createProducerService(parts: ProducerParts): ProducerService {
       ),
     increaseTime(seconds) {
       const now = BigInt(Math.floor(clock.now() / 1000))
-      if (now + seconds > MAX_TIMESTAMP) throw new InvalidParamsError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
+      if (now + seconds > MAX_TIMESTAMP) throw new InvalidInputError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)
       return clock.increase(seconds)
     },
     now() {
@@ -144,10 +144,10 @@ export function createProducerService(parts: ProducerParts): ProducerService {
     },
   }
 
-  /** -32602 unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
+  /** An invalid input unless a timestamp can be the next block's: after the latest block's, and not past MAX_TIMESTAMP. */
   function checkTimestamp(timestamp: bigint) {
     const latest = blocks.head().block.header.timestamp
-    if (timestamp <= latest) throw new InvalidParamsError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
-    if (timestamp > MAX_TIMESTAMP) throw new InvalidParamsError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
+    if (timestamp <= latest) throw new InvalidInputError(`timestamp ${timestamp} is not after the latest block's, ${latest}`)
+    if (timestamp > MAX_TIMESTAMP) throw new InvalidInputError(`timestamp ${timestamp} is past ${MAX_TIMESTAMP}, the latest a block may take`)
   }
 }

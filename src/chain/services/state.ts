@@ -26,7 +26,7 @@ export type StateParts = {
 
 /** The state of any block: accounts, code and slots, their proofs, and a dump of the latest state. */
 export type StateService = {
-  /** The state after `block`; -32001 when there is none. */
+  /** The state after `block`; BlockNotFoundError when there is none. */
   stateAt(block: BlockSpecifier): StateReader
   /** The code at an address as hex, `0x` for none; an EIP-7702 delegated account's is its designator. */
   code(address: Hex, block: BlockSpecifier): Hex

@@ -3,7 +3,7 @@ import { gunzip, gzipSync } from 'node:zlib'
 
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { bytesToHex, hexToBytes, toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { address, data, quantity, storageSlot } from '../schemas.ts'

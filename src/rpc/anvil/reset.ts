@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { anvilMethod, hardhatMethod } from './control.ts'
 
 import type { MethodContext } from '../method.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { quantity } from '../schemas.ts'
 import { anvilMethod, hardhatMethod } from './control.ts'
 

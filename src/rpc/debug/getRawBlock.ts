@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { ServerError } from '../../errors.ts'
+import { ServerError } from '../errors.ts'
 import { bytesToHex } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 import { block } from '../schemas.ts'

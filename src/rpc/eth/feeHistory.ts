@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatFeeHistory } from '../format.ts'
 import { block, quantity } from '../schemas.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { resolveLogQuery } from '../filters.ts'
 import { formatLog } from '../format.ts'
 import { defineMethod } from '../method.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { InvalidParamsError, LimitExceededError } from '../../errors.ts'
+import { InvalidParamsError, LimitExceededError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatStorageWord } from '../format.ts'
 import { address, block, hash } from '../schemas.ts'

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { hexToBytes } from '../../hex.ts'
-import { TransactionTimeoutError } from '../../errors.ts'
+import { TransactionTimeoutError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { formatReceipt } from '../format.ts'
 import { data, quantity } from '../schemas.ts'

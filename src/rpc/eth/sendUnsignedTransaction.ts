@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { UnauthorizedError } from '../../errors.ts'
+import { UnauthorizedError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { callRequest } from '../schemas.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { NotificationsUnsupportedError } from '../../errors.ts'
+import { NotificationsUnsupportedError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ownerKinds, parseSubscription, startSubscription } from '../subscriptions.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { NotificationsUnsupportedError, SubscriptionNotFoundError } from '../../errors.ts'
+import { NotificationsUnsupportedError, SubscriptionNotFoundError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 
 import type { Hex } from '../../hex.ts'

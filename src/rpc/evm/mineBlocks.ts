@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { MAX_TIMESTAMP } from '../../chain/production/clock.ts'
-import { InvalidParamsError } from '../../errors.ts'
+import { InvalidParamsError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { quantity } from '../schemas.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { UnsupportedMethodError } from '../../errors.ts'
+import { UnsupportedMethodError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { chainIdParam } from './schemas.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { UnrecognizedChainError } from '../../errors.ts'
+import { UnrecognizedChainError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { chainIdParam } from './schemas.ts'
 

@@ -2,7 +2,7 @@ import { getActivePrecompiles } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString, createContractAddress, eoaCode7702RecoverAuthority } from '@ethereumjs/util'
 
-import { ServerError } from '../../../errors.ts'
+import { ExecutionTimeoutError, LimitExceededError, NotFoundError, RefusedError } from '../../errors.ts'
 import { headerEnv } from '../../blocks/env.ts'
 import { invalidCallError } from '../../gethErrors.ts'
 import { createEnvBlock, createHeaderBlock, setHardforkFor } from '../executor.ts'
@@ -51,17 +51,21 @@ export const TRACER_NAMES = Object.keys(TRACERS)
 
 /** Why a trace stopped before its transaction ended; the step listener throws it to stop the EVM there. */
 class TraceStopped extends Error {
-  readonly answer: ServerError
-  constructor(answer: ServerError) {
+  readonly answer: TraceStop
+  constructor(answer: TraceStop) {
     super(answer.message)
     this.answer = answer
   }
 }
 
-/** -32000 for a trace whose answer outgrows `maxBytes`, with what narrows it. */
-export function traceTooLarge(maxBytes: number): ServerError {
-  return new ServerError(
+/** Why a trace was stopped before its transaction ended. */
+type TraceStop = ExecutionTimeoutError | LimitExceededError
+
+/** A trace whose answer outgrows `maxBytes`, with what narrows it. */
+export function traceTooLarge(maxBytes: number): LimitExceededError {
+  return new LimitExceededError(
     `trace result exceeds ${maxBytes} bytes (--trace-max-bytes); narrow it with "limit", "disableStack": true or "enableMemory": false, or trace one transaction`,
+    'traceSize',
   )
 }
 
@@ -70,19 +74,19 @@ export function traceTooLarge(maxBytes: number): ServerError {
  * given a turn every so many: an endless loop costs its timeout and no more, and a trace that outgrows `maxBytes`
  * stops there instead of filling the heap. `stopped()` tells why a run was stopped, if it was.
  */
-function guarded(tracer: Tracer, timeoutMs: number, maxBytes: number): { hooks: ExecutionHooks; stopped: () => ServerError | undefined } {
+function guarded(tracer: Tracer, timeoutMs: number, maxBytes: number): { hooks: ExecutionHooks; stopped: () => TraceStop | undefined } {
   const { hooks } = tracer
   const deadline = performance.now() + timeoutMs
   let steps = 0
-  let reason: ServerError | undefined
+  let reason: TraceStop | undefined
   const inner = hooks.step
   const waits = inner !== undefined && inner.length >= 2
-  function stop(answer: ServerError): never {
+  function stop(answer: TraceStop): never {
     reason = answer
     throw new TraceStopped(answer)
   }
   function step(data: InterpreterStep, resolve?: () => void) {
-    if (performance.now() > deadline) stop(new ServerError('execution timeout'))
+    if (performance.now() > deadline) stop(new ExecutionTimeoutError(timeoutMs, 'trace'))
     if (tracer.size !== undefined && tracer.size() > maxBytes) stop(traceTooLarge(maxBytes))
     const done = ++steps % STEPS_PER_TURN === 0 ? () => setImmediate(resolve!) : resolve!
     if (inner === undefined) return done()
@@ -96,7 +100,7 @@ function guarded(tracer: Tracer, timeoutMs: number, maxBytes: number): { hooks: 
 function createTracer(options: TraceOptions, start: TraceStart): Tracer {
   if (options.tracer === undefined) return createStructLogger(options)
   const factory = TRACERS[options.tracer]
-  if (factory === undefined) throw new ServerError(`tracer ${JSON.stringify(options.tracer)} not found; available: ${TRACER_NAMES.join(', ')}`)
+  if (factory === undefined) throw new NotFoundError(`tracer ${JSON.stringify(options.tracer)} not found; available: ${TRACER_NAMES.join(', ')}`)
   return factory(start, options.tracerConfig ?? {})
 }
 
@@ -124,7 +128,7 @@ export function replaySourceOf(
     }
   }
   const sealed = resolved.block
-  if (sealed.number === 0n) throw new ServerError('genesis is not traceable')
+  if (sealed.number === 0n) throw new RefusedError('genesis is not traceable')
   return {
     source: {
       header: sealed.block.header.serialize(),
@@ -199,7 +203,7 @@ export function createTraceRunner(host: { common: Common; blockHashes: BlockHash
       const tracers: Tracer[] = []
       const results: BlockTrace = []
       const timeoutMs = options.timeoutMs ?? DEFAULT_TRACE_TIMEOUT_MS
-      let stopped: (() => ServerError | undefined) | undefined
+      let stopped: (() => TraceStop | undefined) | undefined
       try {
         await replayBlock(block, {
           common,

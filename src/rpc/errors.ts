@@ -1,10 +1,10 @@
 /**
- * The one error hierarchy of flashchain. Every JSON-RPC code and every wire message lives here.
+ * The wire's errors: every JSON-RPC code and every wire message lives here; `toRpcError` (errorMapping.ts) maps what
+ * the engine and the wallet throw (chain/errors.ts, wallet/errors.ts) to them, once, for every method.
  *
  * Messages follow geth's wording wherever clients match on it (viem's `src/errors/node.ts` and ethers classify
  * node errors by message), and EIP-1193 / EIP-5792 / EIP-747 for wallet errors.
  */
-
 export type RpcErrorShape = { code: number; message: string; data?: unknown }
 
 export class RpcError extends Error {
@@ -108,8 +108,8 @@ export class BlockNotFoundError extends RpcError {
 }
 
 /**
- * A reverted call or estimate. The code is -32000 by default and 3 with `--revert-code 3` (geth's), so it is
- * chosen where the error is raised, from the chain's configuration.
+ * A reverted call or estimate. The code is -32000 by default and 3 with `--revert-code 3` (geth's): the chain's
+ * configuration, which dispatch hands to toRpcError.
  */
 export class ExecutionRevertedError extends RpcError {
   static override code = -32000
@@ -158,59 +158,13 @@ export class TransactionRejectedError extends RpcError {
   static override code = -32000
 }
 
-export const txErrors = {
-  nonceTooLow: (address: string, txNonce: bigint, stateNonce: bigint) =>
-    new TransactionRejectedError(`nonce too low: address ${address}, tx: ${txNonce} state: ${stateNonce}`),
-  nonceTooHigh: (address: string, txNonce: bigint, stateNonce: bigint) =>
-    new TransactionRejectedError(`nonce too high: address ${address}, tx: ${txNonce} state: ${stateNonce}`),
-  insufficientFunds: (address: string, have: bigint, want: bigint) =>
-    new TransactionRejectedError(`insufficient funds for gas * price + value: address ${address} have ${have} want ${want}`),
-  intrinsicGasTooLow: (have: bigint, want: bigint) => new TransactionRejectedError(`intrinsic gas too low: gas ${have}, minimum needed ${want}`),
-  floorDataGas: (have: bigint, want: bigint) =>
-    new TransactionRejectedError(`insufficient gas for floor data gas cost: gas ${have}, minimum needed ${want}`),
-  exceedsBlockGasLimit: () => new TransactionRejectedError('exceeds block gas limit'),
-  gasLimitTooHigh: (cap: bigint, gas: bigint) => new TransactionRejectedError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`),
-  invalidChainId: (expected: bigint, got: bigint) => new TransactionRejectedError(`invalid chain id: have ${got} want ${expected}`),
-  typeNotSupported: () => new TransactionRejectedError('transaction type not supported'),
-  replacementUnderpriced: () => new TransactionRejectedError('replacement transaction underpriced'),
-  underpriced: () => new TransactionRejectedError('transaction underpriced'),
-  alreadyKnown: () => new TransactionRejectedError('already known'),
-  invalidSender: (detail: string) => new TransactionRejectedError(`invalid sender: ${detail}`),
-  feeCapTooLow: (address: string, maxFeePerGas: bigint, baseFee: bigint) =>
-    new TransactionRejectedError(`max fee per gas less than block base fee: address ${address}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`),
-  tipAboveFeeCap: () => new TransactionRejectedError('max priority fee per gas higher than max fee per gas'),
-  senderNotEOA: (address: string) => new TransactionRejectedError(`sender not an eoa: address ${address}`),
-  unknownAccount: () => new TransactionRejectedError('unknown account'),
-} as const
-
 /**
- * eth_simulateV1's own codes (execution-apis): a call the simulated block refuses fails the whole request with one
- * of these, where eth_call would answer -32000.
+ * eth_simulateV1's own codes (execution-apis, SIMULATION_CODES): a call the simulated block refuses fails the whole
+ * request with one of these, where eth_call would answer -32000.
  */
 export class SimulationError extends RpcError {
   static override code = -32000
 }
-
-export const simulationErrors = {
-  nonceTooLow: (message: string) => new SimulationError(message, { code: -38010 }),
-  nonceTooHigh: (message: string) => new SimulationError(message, { code: -38011 }),
-  baseFeeTooLow: (message: string) => new SimulationError(message, { code: -38012 }),
-  intrinsicGasTooLow: (message: string) => new SimulationError(message, { code: -38013 }),
-  insufficientFunds: (message: string) => new SimulationError(message, { code: -38014 }),
-  // geth has no code of its own for these two and answers its internal error's.
-  nonceMax: (address: string, nonce: bigint) => new SimulationError(`nonce has max value: address ${address}, nonce: ${nonce}`, { code: -32603 }),
-  blobFeeCapTooLow: (address: string, maxFeePerBlobGas: bigint, blobBaseFee: bigint) =>
-    new SimulationError(
-      `max fee per blob gas less than block blob gas fee: address ${address} blobGasFeeCap: ${maxFeePerBlobGas}, blobBaseFee: ${blobBaseFee}`,
-      { code: -32603 },
-    ),
-  blockGasLimitReached: (used: bigint, limit: bigint) => new SimulationError(`block gas limit reached: ${used} >= ${limit}`, { code: -38015 }),
-  blockNumberOrder: (number: bigint, previous: bigint) =>
-    new SimulationError(`block numbers must be in order: ${number} <= ${previous}`, { code: -38020 }),
-  timestampOrder: (timestamp: bigint, previous: bigint) =>
-    new SimulationError(`block timestamps must be in order: ${timestamp} <= ${previous}`, { code: -38021 }),
-  tooManyBlocks: () => new SimulationError('too many blocks', { code: -38026 }),
-} as const
 
 /** EIP-7966: eth_sendRawTransactionSync ran out of time; the hash is in `data`. */
 export class TransactionTimeoutError extends RpcError {
@@ -309,44 +263,4 @@ export class AtomicReadyWalletRejectedUpgradeError extends RpcError {
         : `EIP-7702 upgrade rejected for this chain and account: ${detail}`,
     )
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * Turns anything thrown by a handler into the wire shape. Errors that are not ours become -32603 with no stack:
- * their detail goes to the log, never to the client.
- */
-export function toRpcError(error: unknown): RpcErrorShape {
-  if (error instanceof RpcError) return error.toJSON()
-  return new InternalError().toJSON()
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Across threads
-
-/** An RpcError as it crosses a thread boundary: its wire form and its class. */
-export type PortableRpcError = RpcErrorShape & { name: string }
-
-export function toPortable(error: RpcError): PortableRpcError {
-  return { ...error.toJSON(), name: error.name }
-}
-
-/** The classes callers tell apart with instanceof (the wallet does), by name. */
-const portableClasses: Record<string, { prototype: RpcError }> = {
-  BlockNotFoundError,
-  ExecutionRevertedError,
-  ExecutionError,
-  GasAllowanceError,
-  InvalidParamsError,
-  TransactionRejectedError,
-}
-
-/** The same error again, of the same class, on this side of the boundary. */
-export function fromPortable(portable: PortableRpcError): RpcError {
-  const revived = new RpcError(portable.message, { code: portable.code, data: portable.data })
-  // The subclasses' constructors take their causes, not their wire form; the prototype is what instanceof sees.
-  Object.setPrototypeOf(revived, (portableClasses[portable.name] ?? RpcError).prototype)
-  revived.name = portable.name
-  return revived
 }
