@@ -261,20 +261,39 @@ describe('pending, blocks and calls', () => {
 })
 
 describe('the trace timeout', () => {
+  // The loop with gas it cannot spend: at 12 gas a turn, 2^60 gas takes years, so the trace ends by its timeout
+  // however fast the machine is. Osaka caps a call at 2^24 gas (EIP-7825), which a callTracer burns in about 3 s on
+  // a quiet machine, so this chain is on Prague, with the call's gas cap raised.
+  let endless: TestChain
+  let endlessLoop: Hex
+
+  beforeAll(async () => {
+    endless = await startChain({ hardfork: 'prague', rpcGasCap: 2n ** 60n })
+    const nonce = await endless.publicClient.getTransactionCount({ address: endless.accounts[0]!.address, blockTag: 'pending' })
+    await endless.wallet(0).sendTransaction({ data: LOOP_INIT_CODE })
+    endlessLoop = getContractAddress({ from: endless.accounts[0]!.address, nonce: BigInt(nonce) }).toLowerCase() as Hex
+    await endless.mine()
+  })
+
+  afterAll(async () => {
+    await endless?.close()
+  })
+
   it('an endless loop traced with timeout "100ms" answers an error, and the node answers others meanwhile', async () => {
-    expect(await t.rpcError('debug_traceCall', [{ from: sender, to: loop }, 'latest', { timeout: '100ms' }])).toEqual({
+    const call = { from: endless.accounts[1]!.address, to: endlessLoop }
+    expect(await endless.rpcError('debug_traceCall', [call, 'latest', { timeout: '100ms' }])).toEqual({
       code: -32000,
       message: 'execution timeout',
     })
     // A longer trace runs on a worker: a request sent while it runs is answered before it ends. Its timeout leaves
     // the request seconds to be answered in, which a loaded machine may need.
     let traceDone = false
-    const long = t.send('debug_traceCall', [{ from: sender, to: loop }, 'latest', { tracer: 'callTracer', timeout: '3s' }]).then((response) => {
+    const long = endless.send('debug_traceCall', [call, 'latest', { tracer: 'callTracer', timeout: '3s' }]).then((response) => {
       traceDone = true
       return response
     })
     await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(await t.rpc('eth_blockNumber')).toMatch(/^0x/)
+    expect(await endless.rpc('eth_blockNumber')).toMatch(/^0x/)
     expect(traceDone).toBe(false)
     expect((await long).error).toEqual({ code: -32000, message: 'execution timeout' })
   })
