@@ -1,6 +1,6 @@
 /**
  * What the engine throws, named by what went wrong. These errors carry no JSON-RPC code and none of the wire's
- * words: the RPC layer maps each to its code and geth's message in one place (rpc/errors.ts), as anvil's engine
+ * words: the RPC layer maps each to its code and geth's message in one place (rpc/errorMapping.ts), as anvil's engine
  * returns typed errors and its API turns them into codes. A message here is for the log and for whoever calls the
  * engine in process; where a client matches on the wire's words, the fields hold what the RPC layer writes them from.
  */

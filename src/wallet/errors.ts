@@ -1,6 +1,6 @@
 /**
  * What the wallet throws, named by what went wrong, without JSON-RPC codes or the wire's words: the RPC layer maps
- * each to EIP-1193's, EIP-5792's or geth's code and words (rpc/errors.ts). An input the wallet refuses is the engine's
+ * each to EIP-1193's, EIP-5792's or geth's code and words (rpc/errorMapping.ts). An input the wallet refuses is the engine's
  * InvalidInputError (chain/errors.ts), naming the input.
  */
 export class WalletError extends Error {
