@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/load/**/*.test.ts'],
     exclude: [...configDefaults.exclude],
-    // Guards against a suite that hangs, with room for a loaded machine; what each suite asserts of latency is its own.
+    // Guards against a suite that hangs, with room for a loaded machine; no suite asserts a latency.
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,

@@ -7,8 +7,8 @@ import main from './vitest.config.ts'
  * `npm test` runs all of it. Left out here: the third-party tools' suites (test/compat/, which need
  * `npm run compat:install`), the browser suites (test/browser/, which start Chromium), and the end-to-end files that
  * take a worker for half a minute or more, or start the command as child processes, which a loaded machine slows
- * most: every method fuzzed, real clients waiting on 2 s blocks, 10,000 blocks mined in one call, the state dumps and
- * slot searches of the test-control methods, the command line and the wallet's, and restarts of a data directory.
+ * most: real clients waiting on 2 s blocks, 10,000 blocks mined in one call, the state dumps and slot searches of the
+ * test-control methods, the command line and the wallet's, and restarts of a data directory.
  */
 export default mergeConfig(
   main,
@@ -17,7 +17,6 @@ export default mergeConfig(
       exclude: [
         'test/compat/**',
         'test/browser/**',
-        'test/e2e/fuzz.test.ts',
         'test/e2e/clients.test.ts',
         'test/e2e/cli.test.ts',
         'test/e2e/walletCli.test.ts',

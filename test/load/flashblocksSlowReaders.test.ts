@@ -12,6 +12,7 @@ import { keccak256, toHex } from 'viem'
 import { WebSocket } from 'ws'
 
 import { startChain } from '../e2e/helpers.ts'
+import { pollUntil } from '../e2e/walletHelpers.ts'
 import { wsUrl } from '../e2e/wsHelpers.ts'
 
 import type { Hex } from 'viem'
@@ -117,18 +118,22 @@ describe('the flashblocks stream with readers that never read', () => {
     await Promise.all(answers)
     expect(acknowledged.length).toBe(transactions.length)
 
-    // Until the block holding the last of them is sealed, and the next one too, so its last flashblock is read.
+    // Until the block holding the last of them is sealed, and the reader has a flashblock of a later block: the stream
+    // is in order, so it has read every frame of that one.
     const last = acknowledged.at(-1)!
-    let sealedIn: bigint | undefined
-    for (let waited = 0; sealedIn === undefined && waited < 20_000; waited += 100) {
-      const receipt = await t.rpc<{ blockNumber: Hex; blockHash: Hex } | null>('eth_getTransactionReceipt', [last])
-      if (receipt !== null && (await t.rpc<{ hash: Hex } | null>('eth_getBlockByHash', [receipt.blockHash, false])) !== null) {
-        sealedIn = BigInt(receipt.blockNumber)
-      } else await sleep(100)
-    }
-    expect(sealedIn).toBeDefined()
-    for (let waited = 0; (await t.blockNumber()) <= sealedIn! && waited < 10_000; waited += 100) await sleep(100)
-    await sleep(200)
+    const sealedIn = await pollUntil(
+      async () => {
+        const receipt = await t.rpc<{ blockNumber: Hex; blockHash: Hex } | null>('eth_getTransactionReceipt', [last])
+        if (receipt === null) return undefined
+        const sealed = await t.rpc<{ hash: Hex } | null>('eth_getBlockByHash', [receipt.blockHash, false])
+        return sealed === null ? undefined : Number(receipt.blockNumber)
+      },
+      (number) => number !== undefined,
+    )
+    await pollUntil(
+      async () => received.at(-1)?.number,
+      (number) => number !== undefined && number > sealedIn!,
+    )
     full.close()
     expect(await fullClosed).toBe(1005)
 
@@ -153,7 +158,7 @@ describe('the flashblocks stream with readers that never read', () => {
     // Each block read whole holds, in order, the transactions of the block sealed with the hash of its last frame.
     const blocks = Map.groupBy(frames, (frame) => frame.number)
     for (const [number, block] of blocks) {
-      if (number > Number(sealedIn)) continue
+      if (number > sealedIn!) continue
       const sealed = await t.rpc<{ number: Hex; transactions: Hex[] }>('eth_getBlockByHash', [block.at(-1)!.blockHash, false])
       expect(sealed.number).toBe(toHex(number))
       expect(block.flatMap((frame) => frame.hashes)).toEqual(sealed.transactions)

@@ -1,7 +1,7 @@
 // No request can hold the thread that answers all the others: simulations, traces and access lists run on the
 // execution workers, under --rpc-evm-timeout or a trace's own timeout and size limit, and eth_chainId sent while
-// one runs is answered long before it ends. No assertion times a run; each compares the order of answers, with a
-// second's margin for the quick answer, which a busy machine still keeps.
+// one runs is answered before it ends. No assertion times anything: each compares the order of answers, and a heavy
+// request whose answer is to come second takes the worker many times as long as eth_chainId takes the main thread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startChain } from '../e2e/helpers.ts'
@@ -39,32 +39,27 @@ afterAll(async () => {
   await t?.close()
 })
 
-/**
- * Sends `heavy`, then eth_chainId once the heavy request has reached the server, and records the order of the
- * answers and how long eth_chainId took.
- */
+/** Sends `heavy`, then eth_chainId once the heavy request has had time to reach the server; records the order. */
 async function whileRunning(heavy: () => Promise<RpcResponse>, on: TestChain = t) {
   const order: string[] = []
   const slow = heavy().then((response) => {
     order.push('heavy')
     return response
   })
+  // A head start, not a measure: were eth_chainId to reach the server first, it would still be answered first.
   await new Promise((resolve) => setTimeout(resolve, 50))
-  const sent = performance.now()
   const chainId = await on.rpc('eth_chainId')
-  const chainIdMs = performance.now() - sent
   order.push('eth_chainId')
-  return { response: await slow, order, chainId, chainIdMs }
+  return { response: await slow, order, chainId }
 }
 
 describe('eth_simulateV1 runs on a worker, under the EVM timeout', () => {
   it('100 blocks of 100 looping calls: the timeout ends it, and eth_chainId is answered first', async () => {
     const calls = Array.from({ length: 100 }, () => ({ to: looper }))
     const blockStateCalls = Array.from({ length: 100 }, () => ({ calls }))
-    const { response, order, chainId, chainIdMs } = await whileRunning(() => t.send('eth_simulateV1', [{ blockStateCalls }, 'latest']))
+    const { response, order, chainId } = await whileRunning(() => t.send('eth_simulateV1', [{ blockStateCalls }, 'latest']))
     expect(chainId).toBe('0x7a69')
     expect(order).toEqual(['eth_chainId', 'heavy'])
-    expect(chainIdMs).toBeLessThan(1_000)
     expect(response.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 1s)' })
   })
 
@@ -93,12 +88,14 @@ describe('eth_simulateV1 runs on a worker, under the EVM timeout', () => {
 })
 
 describe('traces run on a worker, within a size limit', () => {
-  it('enableMemory on a transaction that loops over 64 KiB of memory: the size limit stops it with its error, and eth_chainId is answered meanwhile', async () => {
+  // The size limit stops this trace within its first steps, often before eth_chainId is sent, so the order of the
+  // answers says nothing here; that a trace running on a worker leaves others answered first is the trace timeout's
+  // test in test/e2e/trace.test.ts.
+  it('enableMemory on a transaction that loops over 64 KiB of memory: the size limit, not the timeout, stops it with its error, and eth_chainId is answered', async () => {
     const loop = await t.wallet(0).sendTransaction({ to: memoryLooper, gas: 3_000_000n })
     await t.mine()
-    const { response, order, chainIdMs } = await whileRunning(() => t.send('debug_traceTransaction', [loop, { enableMemory: true, timeout: '2s' }]))
-    expect(chainIdMs).toBeLessThan(1_000)
-    expect(order).toContain('eth_chainId')
+    const { response, chainId } = await whileRunning(() => t.send('debug_traceTransaction', [loop, { enableMemory: true, timeout: '2s' }]))
+    expect(chainId).toBe('0x7a69')
     expect(response.error).toEqual({
       code: -32000,
       message: `trace result exceeds ${TRACE_MAX_BYTES} bytes (--trace-max-bytes); narrow it with "limit", "disableStack": true or "enableMemory": false, or trace one transaction`,

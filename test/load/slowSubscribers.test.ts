@@ -11,7 +11,9 @@ import { WebSocket } from 'ws'
 
 import { startChain } from '../e2e/helpers.ts'
 import { wsUrl } from '../e2e/wsHelpers.ts'
+import { pollUntil } from '../e2e/walletHelpers.ts'
 import { heldBytes, liveBytes } from '../support/memory.ts'
+import { lateAnswers, startProbe } from '../support/probe.ts'
 
 import type { TestChain } from '../e2e/helpers.ts'
 
@@ -19,6 +21,10 @@ const MiB = 1024 * 1024
 /** Runtime code that logs its first 32 bytes of memory: every call to it leaves one log. */
 const EMITTER = `0x${'42'.repeat(20)}`
 const SLOW_SUBSCRIBERS = 200
+/** At most this many transactions: enough to close every slow subscriber many times over. */
+const TRANSACTIONS = 2500
+/** Transactions sent after the last slow subscriber is closed, for the reader to be seen keeping up afterwards. */
+const AFTER_CLOSED = 300
 
 let t: TestChain
 const lines: string[] = []
@@ -98,39 +104,25 @@ describe('subscribers that stop reading', () => {
     for (const ws of slow.values()) ws.pause()
     const before = heldBytes()
 
-    // About 100 transactions a second, each with 1 KiB of calldata, so that every flashblock weighs on each of them.
+    // Another client asks throughout, each answer placed by the transactions answered.
     const hashes: string[] = []
-    let sending = true
-    const sender = (async () => {
-      const started = Date.now()
-      for (let i = 0; sending && i < 2500; i++) {
-        const wait = started + i * 10 - Date.now()
-        if (wait > 0) await sleep(wait)
-        const body = { from: accounts[i % accounts.length], to: EMITTER, data: `0x${'ab'.repeat(1024)}` }
-        hashes.push(await t.rpc<string>('eth_sendTransaction', [body]))
-      }
-    })()
+    const probe = startProbe(t, () => hashes.length, 50)
 
-    // Another client asks throughout; each answer's time is kept.
-    const waits: number[] = []
-    const prober = (async () => {
-      while (sending) {
-        const asked = performance.now()
-        expect(await t.rpc('eth_chainId')).toBe('0x7a69')
-        waits.push(performance.now() - asked)
-        await sleep(50)
-      }
-    })()
-
-    // Until every slow subscriber is gone, and for 6 s at least, so that the reader is seen to keep up afterwards.
+    // About 100 transactions a second, each with 1 KiB of calldata, so that every flashblock weighs on each of them,
+    // until every slow subscriber is closed and AFTER_CLOSED more have gone. What closes them is how much is sent,
+    // not for how long, so the bound is a count: past it, with subscribers still open, the test fails.
     let peak = 0
-    const started = Date.now()
-    while ((closes.length < SLOW_SUBSCRIBERS || Date.now() - started < 6_000) && Date.now() - started < 20_000) {
-      await sleep(100)
+    let closedAt: number | undefined
+    const started = performance.now()
+    for (let i = 0; i < TRANSACTIONS && (closedAt === undefined || i < closedAt + AFTER_CLOSED); i++) {
+      const wait = started + i * 10 - performance.now()
+      if (wait > 0) await sleep(wait)
+      const body = { from: accounts[i % accounts.length], to: EMITTER, data: `0x${'ab'.repeat(1024)}` }
+      hashes.push(await t.rpc<string>('eth_sendTransaction', [body]))
       peak = Math.max(peak, liveBytes())
+      if (closedAt === undefined && closes.length === SLOW_SUBSCRIBERS) closedAt = hashes.length
     }
-    sending = false
-    await Promise.all([sender, prober])
+    const answers = await probe.stop()
 
     expect(closes.length).toBe(SLOW_SUBSCRIBERS)
     // Each read its close frame, unless the node needed the room before it had (its client shared this process with
@@ -150,19 +142,18 @@ describe('subscribers that stop reading', () => {
     await sleep(6_000)
     expect(heldBytes() - before).toBeLessThan(128 * MiB)
 
-    // Every transaction sent is pre-confirmed, and the reader got its log.
+    // Every transaction sent is pre-confirmed, and the reader got its log, those sent after the last close included.
     await t.rpc('evm_mine')
-    for (let i = 0; i < 100 && hashes.some((hash) => !logged.has(hash)); i++) await sleep(50)
-    expect(hashes.filter((hash) => !logged.has(hash))).toEqual([])
-    expect(hashes.length).toBeGreaterThan(300)
+    await pollUntil(
+      async () => hashes.filter((hash) => !logged.has(hash)),
+      (missing) => missing.length === 0,
+    )
 
-    // Another client was answered all along.
-    expect(waits.length).toBeGreaterThan(20)
-    // Most within a second, and none past two: a margin for a busy machine's pauses, far from the seconds a client
-    // waited before the budgets.
-    const sorted = waits.toSorted((a, b) => a - b)
-    expect(sorted[Math.floor(0.95 * sorted.length)]).toBeLessThan(1_000)
-    expect(sorted.at(-1)).toBeLessThan(2_000)
+    // Another client was answered all along: each probe before the sender had ten more transactions answered (one,
+    // on a quiet machine and a busy one alike: it is on the wire before the next of them). A node that held others
+    // behind its writes to the slow subscribers would answer the sender's requests and leave the probe's waiting.
+    expect(answers.length).toBeGreaterThan(0)
+    expect(lateAnswers(answers, 10)).toEqual([])
     reader.close()
-  }, 60_000)
+  }, 120_000)
 })

@@ -5,13 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startChain } from '../e2e/helpers.ts'
+import { pollUntil } from '../e2e/walletHelpers.ts'
 import { connect, wsUrl } from '../e2e/wsHelpers.ts'
+import { lateAnswers, startProbe } from '../support/probe.ts'
 
 import type { TestChain } from '../e2e/helpers.ts'
 import type { WsClient } from '../e2e/wsHelpers.ts'
 
 /** Runtime code that logs its first 32 bytes of memory: every call to it leaves one log. */
 const EMITTER = `0x${'42'.repeat(20)}`
+/** Transactions sent while the caps are full, about 100 a second. */
+const TRANSACTIONS = 500
 
 let t: TestChain
 const clients: WsClient[] = []
@@ -66,41 +70,41 @@ describe('subscription caps', () => {
     expect(await third.rpc('eth_unsubscribe', [thirds[0]!.result])).toBe(true)
     expect(await third.rpc<string>('eth_subscribe', ['newHeads'])).toMatch(/^0x[0-9a-f]{32}$/)
     await second.close()
-    await sleep(100)
+    // The node frees the places once it has seen the connection go, which may come after the client saw it close: a
+    // subscription taken and given back again says when.
+    await pollUntil(
+      async () => {
+        const { result } = await third.request('eth_subscribe', ['newHeads'])
+        if (typeof result === 'string') await third.rpc('eth_unsubscribe', [result])
+        return typeof result === 'string'
+      },
+      (freed) => freed,
+    )
     expect((await subscribeMany(third, 50)).every((answer) => typeof answer.result === 'string')).toBe(true)
   })
 
-  it('at the caps, with transactions flowing, another client is answered promptly', async () => {
+  it('at the caps, with transactions flowing, another client is answered all along', async () => {
     // Fill both caps again: connections at 100 subscriptions each, up to the node's 250.
     const full = [await open(), await open(), await open()]
     for (const client of full) await subscribeMany(client, 100)
     const accounts = await t.rpc<string[]>('eth_accounts')
-    let sending = true
-    const sender = (async () => {
-      const started = Date.now()
-      for (let i = 0; sending && i < 1000; i++) {
-        const wait = started + i * 10 - Date.now()
-        if (wait > 0) await sleep(wait)
-        await t.rpc('eth_sendTransaction', [{ from: accounts[i % accounts.length], to: EMITTER }])
-      }
-    })()
-    const waits: number[] = []
-    const until = Date.now() + 5_000
-    while (Date.now() < until) {
-      const asked = performance.now()
-      expect(await t.rpc('eth_chainId')).toBe('0x7a69')
-      waits.push(performance.now() - asked)
-      await sleep(50)
+    // Another client asks throughout, each answer placed by the transactions answered.
+    let sent = 0
+    const probe = startProbe(t, () => sent, 50)
+    const started = performance.now()
+    for (; sent < TRANSACTIONS; sent++) {
+      const wait = started + sent * 10 - performance.now()
+      if (wait > 0) await sleep(wait)
+      await t.rpc('eth_sendTransaction', [{ from: accounts[sent % accounts.length], to: EMITTER }])
     }
-    sending = false
-    await sender
+    const answers = await probe.stop()
     // Each subscription got its logs meanwhile: the connections were kept busy.
     const notification = await full[0]!.next((message) => (message as { method?: string }).method === 'eth_subscription')
     expect(notification).toMatchObject({ params: { result: { address: EMITTER } } })
-    // Most within a second, and none past two: a margin for a busy machine's pauses, far from the seconds a client
-    // waited before the budgets.
-    const sorted = waits.toSorted((a, b) => a - b)
-    expect(sorted[Math.floor(0.95 * sorted.length)]).toBeLessThan(1_000)
-    expect(sorted.at(-1)).toBeLessThan(2_000)
+    // Each probe was answered before the sender had ten more transactions answered (one, on a quiet machine and a
+    // busy one alike: it is on the wire before the next of them). A node that held others behind the notifications
+    // of 250 subscriptions would answer the sender's requests and leave the probe's waiting.
+    expect(answers.length).toBeGreaterThan(0)
+    expect(lateAnswers(answers, 10)).toEqual([])
   })
 })
