@@ -8,10 +8,12 @@ import main from './vitest.config.ts'
  * run again are those whose answers come from them: execution, gas, traces, simulations, transactions, receipts,
  * blocks and state, in unit and end-to-end tests. Left out are the suites whose assertions are about something no
  * patch touches, which run once in `vitest run`: the third-party tools' suites (what the wire carries), the browser
- * suites (the console page and the injected provider), the HTTP and WebSocket server, the repository's scripts and
- * its static checks, and the end-to-end files of the command line, the transport and its limits, who may call what,
- * the wallet's approvals, persistence across restarts, real clients' polling, and the fuzzing of every method's
- * params. Each of those starts a chain too, so the published build's start-up is still covered by the suites kept.
+ * suites (the console page and the injected provider), the HTTP and WebSocket server, process plumbing and the
+ * modules a process loads, the envelope, the error mapping, params schemas, the filters' journal, sessions, the
+ * event bus, the store, the worker messages' encoding, the repository's scripts and its static checks, and the
+ * end-to-end files of the command line, the transport and its limits, who may call what, the wallet's approvals,
+ * persistence across restarts, real clients' polling, and the fuzzing of every method's params. Many of those start
+ * a chain too, so the published build's start-up is still covered by the suites kept.
  *
  * `npm test` runs it as `npm run test:second-build`, with every call on the main thread too (no execution workers):
  * the main suite has the patches and the workers, this one neither, so each alternative is held to the same answers
@@ -25,6 +27,19 @@ export default mergeConfig(
         'test/compat/**',
         'test/browser/**',
         'src/server/**',
+        'src/runtime/**',
+        'src/footprint.test.ts',
+        'src/chains.test.ts',
+        'src/chain/events.test.ts',
+        'src/chain/errors.test.ts',
+        'src/chain/storage/**',
+        'src/chain/execution/workerMessages.test.ts',
+        'src/rpc/dispatch.test.ts',
+        'src/rpc/errorMapping.test.ts',
+        'src/rpc/filterJournal.test.ts',
+        'src/rpc/schemas.test.ts',
+        'src/rpc/session.test.ts',
+        'src/rpc/ownerOnly.test.ts',
         'scripts/**',
         'test/architecture.test.ts',
         'test/typedRequest.test.ts',

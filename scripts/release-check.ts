@@ -91,12 +91,12 @@ async function checkCommand(node: string, project: string, version: string): Pro
     }
   }
   try {
-    const deadline = Date.now() + 60_000
+    const deadline = Date.now() + 120_000
     let url: string | undefined
     while (url === undefined) {
       url = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
       if (child.exitCode !== null) throw new Error(`npx flashchain exited with ${child.exitCode}:\n${output}`)
-      if (Date.now() > deadline) throw new Error(`npx flashchain did not listen within 60 s:\n${output}`)
+      if (Date.now() > deadline) throw new Error(`npx flashchain did not listen within 120 s:\n${output}`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     const response = await fetch(url, {
@@ -116,7 +116,7 @@ async function checkCommand(node: string, project: string, version: string): Pro
     if (/without flashchain's speed patches/.test(output)) throw new Error(`the installed package runs without its patches:\n${output}`)
     if (/Warning/.test(output)) throw new Error(`npx flashchain printed a warning:\n${output}`)
     stop('SIGTERM')
-    const timer = setTimeout(() => stop('SIGKILL'), 10_000)
+    const timer = setTimeout(() => stop('SIGKILL'), 30_000)
     await exited
     clearTimeout(timer)
     if (!/SIGTERM: shutting down/.test(output)) throw new Error(`npx flashchain did not shut down on SIGTERM:\n${output}`)
