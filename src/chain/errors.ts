@@ -164,6 +164,26 @@ function describe(reason: { kind: string }): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Fork mode
+
+/**
+ * The upstream a fork reads its state from failed to answer: it could not be reached, refused, timed out, or answered
+ * something that is not a JSON-RPC answer. `upstream` is its address without credentials (scheme, host and port: a
+ * path or query may hold an API key), `what` the read that failed (`eth_getBalance 0x… at block 12`).
+ */
+export class UpstreamError extends ChainError {
+  readonly upstream: string
+  readonly what: string
+  readonly detail: string
+  constructor(options: { upstream: string; what: string; detail: string }, errorOptions?: ErrorOptions) {
+    super(`upstream ${options.upstream} failed ${options.what}: ${options.detail}`, errorOptions)
+    this.upstream = options.upstream
+    this.what = options.what
+    this.detail = options.detail
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Across threads
 
 /** A ChainError as it crosses a thread boundary: its class by name, its message and its own fields. */
@@ -188,6 +208,7 @@ const portableClasses: Record<string, { prototype: ChainError }> = {
   GasAllowanceExceededError,
   TransactionRejectedError,
   SimulationRejectedError,
+  UpstreamError,
 }
 
 /** The same error again, of the same class and with the same fields, on this side of the boundary. */

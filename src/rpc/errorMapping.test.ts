@@ -53,6 +53,18 @@ describe('toRpcError', () => {
     expect(wire(new chain.ExecutionTimeoutError(300, 'trace'))).toEqual({ code: -32000, message: 'execution timeout' })
   })
 
+  test('a fork upstream’s failure names the upstream and what failed', () => {
+    const failed = new chain.UpstreamError({
+      upstream: 'http://127.0.0.1:8545',
+      what: `eth_getBalance ${address} at block 12`,
+      detail: 'HTTP 503 after 3 attempts',
+    })
+    expect(wire(failed)).toEqual({
+      code: -32000,
+      message: `fork upstream http://127.0.0.1:8545 failed eth_getBalance ${address} at block 12: HTTP 503 after 3 attempts`,
+    })
+  })
+
   test('the wallet’s errors with EIP-1193’s and EIP-5792’s codes', () => {
     expect(wire(new wallet.UserRejectedError())).toEqual({ code: 4001, message: 'User rejected the request' })
     expect(wire(new wallet.NotAuthorizedError('a bearer token is required'))).toEqual({

@@ -144,6 +144,8 @@ function fromChain(error: chain.ChainError, revertCode: number): RpcError {
   if (error instanceof chain.LimitExceededError) {
     return error.limit === 'logResults' ? new InvalidParamsError(error.message) : new ServerError(error.message)
   }
+  // geth has no word for a fork's upstream failing: -32000, as for any failure on the server's side, naming which.
+  if (error instanceof chain.UpstreamError) return new ServerError(`fork upstream ${error.upstream} failed ${error.what}: ${error.detail}`)
   // NotFoundError, RefusedError: geth gives these no code of their own.
   return new ServerError(error.message)
 }

@@ -59,7 +59,8 @@ export function useNode(mining: MiningMode): () => NodeUnderTest {
   return () => node!
 }
 
-function startAnvil(mining: MiningMode): Promise<NodeUnderTest> {
+/** anvil on 127.0.0.1 and a free port; `close` kills it by its PID. */
+export function startAnvil(mining: MiningMode): Promise<NodeUnderTest> {
   const args = ['--host', '127.0.0.1', '--port', '0', ...(mining === 'interval' ? ['--block-time', '2'] : [])]
   const child = spawn(join(modules, '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil'), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {

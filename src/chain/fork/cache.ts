@@ -1,0 +1,95 @@
+/**
+ * What a fork read from its upstream, kept in SQLite (docs/fork.md). Each answer is committed as it arrives, in
+ * write-ahead-log mode as the chain's database is: a committed write is in the log before the call returns, so a
+ * `kill -9` keeps everything fetched before it (synchronous = NORMAL gives up only the last writes to a power loss,
+ * which a cache can afford). Answers are keyed by the fork point: the chain id, the fork block's hash and the endpoint.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+import type { Hex } from '../../hex.ts'
+import type { ForkBlock, UpstreamAccount, UpstreamStateCache } from './upstream.ts'
+
+// Loaded when the module runs, as storage/database.ts loads it.
+const sqlite = process.getBuiltinModule('node:sqlite')
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS fork_points (
+    id INTEGER PRIMARY KEY,
+    chain_id TEXT NOT NULL,
+    block_hash TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    block_number TEXT NOT NULL,
+    UNIQUE (chain_id, block_hash, endpoint)
+  );
+  CREATE TABLE IF NOT EXISTS accounts (
+    fork_point INTEGER NOT NULL,
+    address TEXT NOT NULL,
+    balance TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    code TEXT NOT NULL,
+    PRIMARY KEY (fork_point, address)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS storage (
+    fork_point INTEGER NOT NULL,
+    address TEXT NOT NULL,
+    slot TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (fork_point, address, slot)
+  ) WITHOUT ROWID;
+`
+
+export type ForkCache = UpstreamStateCache & { close(): void }
+
+/**
+ * The cache of one fork point in the file at `path` (created if missing), which may hold others. Several processes
+ * may share a file: SQLite's WAL lets them read at once and write in turn.
+ */
+export function openForkCache(options: { path: string; fork: ForkBlock; endpoint: string }): ForkCache {
+  const { path, fork } = options
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new sqlite.DatabaseSync(path)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
+  db.exec(SCHEMA)
+  const point = [fork.chainId.toString(), fork.hash, endpointIdentity(options.endpoint)] as const
+  db.prepare('INSERT OR IGNORE INTO fork_points (chain_id, block_hash, endpoint, block_number) VALUES (?, ?, ?, ?)').run(
+    ...point,
+    fork.number.toString(),
+  )
+  const { id } = db.prepare('SELECT id FROM fork_points WHERE chain_id = ? AND block_hash = ? AND endpoint = ?').get(...point) as { id: number }
+
+  const getAccount = db.prepare('SELECT balance, nonce, code FROM accounts WHERE fork_point = ? AND address = ?')
+  const putAccount = db.prepare('INSERT OR REPLACE INTO accounts (fork_point, address, balance, nonce, code) VALUES (?, ?, ?, ?, ?)')
+  const getSlot = db.prepare('SELECT value FROM storage WHERE fork_point = ? AND address = ? AND slot = ?')
+  const putSlot = db.prepare('INSERT OR REPLACE INTO storage (fork_point, address, slot, value) VALUES (?, ?, ?, ?)')
+
+  return {
+    account(address) {
+      const row = getAccount.get(id, address) as { balance: string; nonce: string; code: Hex } | undefined
+      return row === undefined ? undefined : { balance: BigInt(row.balance), nonce: BigInt(row.nonce), code: row.code }
+    },
+    storage(address, slot) {
+      const row = getSlot.get(id, address, slot) as { value: string } | undefined
+      return row === undefined ? undefined : BigInt(row.value)
+    },
+    putAccount(address: Hex, account: UpstreamAccount) {
+      putAccount.run(id, address, account.balance.toString(), account.nonce.toString(), account.code)
+    },
+    putStorage(address, slot, value) {
+      putSlot.run(id, address, slot, value.toString())
+    },
+    close: () => db.close(),
+  }
+}
+
+/**
+ * The endpoint as the key holds it: a digest of its URL without the user and password, so that an API key in the path
+ * or the query tells two endpoints apart without being written to disk.
+ */
+function endpointIdentity(url: string): string {
+  const endpoint = new URL(url)
+  endpoint.username = ''
+  endpoint.password = ''
+  return createHash('sha256').update(endpoint.href).digest('hex')
+}

@@ -1,0 +1,180 @@
+/**
+ * JSON-RPC over HTTP to a fork's upstream (docs/fork.md): the calls made in one turn of the event loop go out as one
+ * batch, each attempt has a deadline, and a transport failure, a 429 or a 5xx is tried again after a backoff that
+ * doubles. An answer that is not JSON-RPC fails at once: asking again would get the same answer.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import { UpstreamError } from '../errors.ts'
+
+export type UpstreamTransportOptions = {
+  url: string
+  /** Further attempts after a transport failure, a timeout, a 429 or a 5xx. */
+  retries?: number
+  /** The wait before the first retry; each next one waits twice as long. */
+  retryBackoffMs?: number
+  /** The deadline of one HTTP attempt, its body included, so that a stalled upstream never hangs a read. */
+  timeoutMs?: number
+  /** Calls in one batch at most: providers cap a batch's size. */
+  maxBatchSize?: number
+}
+
+export type UpstreamTransport = {
+  /** The upstream as errors name it: scheme, host and port (a path or a query may hold an API key). */
+  readonly upstream: string
+  /** One call, sent with the others of this turn; `what` names the read for an error (`eth_getCode 0x… at block 7`). */
+  call(method: string, params: unknown[], what: string): Promise<unknown>
+}
+
+type Queued = { method: string; params: unknown[]; what: string; resolve(result: unknown): void; reject(error: Error): void }
+type Answer = { id: unknown; result?: unknown; error?: { code: number; message: string } }
+
+export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
+  const { url, retries = 3, retryBackoffMs = 250, timeoutMs = 10_000, maxBatchSize = 100 } = options
+  const target = new URL(url)
+  const upstream = target.origin
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  // fetch refuses a URL with credentials: they go as HTTP Basic authentication (RFC 7617), as a browser sends them.
+  if (target.username !== '' || target.password !== '') {
+    const credentials = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`
+    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`
+    target.username = ''
+    target.password = ''
+  }
+  let queue: Queued[] = []
+  let nextId = 1
+  // Until the upstream refuses a batch; then every call goes alone.
+  let batches = true
+
+  const fail = (what: string, detail: string, cause?: unknown) => new UpstreamError({ upstream, what, detail }, { cause })
+
+  /** One HTTP request, tried again as the options say; its parsed JSON body. */
+  async function post(body: unknown, what: string): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      let failure: string
+      let cause: unknown
+      try {
+        const response = await fetch(target, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        })
+        if (response.ok) {
+          const text = await response.text()
+          try {
+            return JSON.parse(text)
+          } catch {
+            throw fail(what, `answered something that is not JSON: ${excerpt(text)}`)
+          }
+        }
+        await response.body?.cancel()
+        if (response.status !== 429 && response.status < 500) throw fail(what, `answered HTTP ${response.status}`)
+        failure = `HTTP ${response.status}`
+      } catch (error) {
+        if (error instanceof UpstreamError) throw error
+        failure = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason(error)
+        cause = error
+      }
+      if (attempt > retries) throw fail(what, `${failure} (${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`, cause)
+      await sleep(retryBackoffMs * 2 ** (attempt - 1))
+    }
+  }
+
+  /** The answer to one call, or the error it is. */
+  function settle(call: Queued, answer: Answer): void {
+    if (answer.error !== undefined) call.reject(fail(call.what, `answered ${answer.error.code} ${answer.error.message}`))
+    else call.resolve(answer.result)
+  }
+
+  async function sendOne(call: Queued): Promise<void> {
+    const id = nextId++
+    try {
+      const body = await post({ jsonrpc: '2.0', id, method: call.method, params: call.params }, call.what)
+      if (!isAnswer(body) || body.id !== id) throw fail(call.what, `answered something that is not its JSON-RPC answer: ${excerpt(body)}`)
+      settle(call, body)
+    } catch (error) {
+      call.reject(error as Error)
+    }
+  }
+
+  async function sendBatch(calls: Queued[]): Promise<void> {
+    const ids = calls.map(() => nextId++)
+    const what = `a batch of ${calls.length} calls (${calls[0]!.what}, …)`
+    let body: unknown
+    try {
+      body = await post(
+        calls.map((call, index) => ({ jsonrpc: '2.0', id: ids[index], method: call.method, params: call.params })),
+        what,
+      )
+    } catch (error) {
+      for (const call of calls) call.reject(error as Error)
+      return
+    }
+    // One error for the whole batch (JSON-RPC 2.0 §6's answer to a batch it cannot take): the upstream takes no batches.
+    if (isAnswer(body) && body.error !== undefined && body.id === null) {
+      batches = false
+      await Promise.all(calls.map(sendOne))
+      return
+    }
+    const answers = new Map<unknown, Answer>()
+    if (Array.isArray(body) && body.every(isAnswer)) for (const answer of body) answers.set(answer.id, answer)
+    else {
+      for (const call of calls) call.reject(fail(what, `answered something that is not a JSON-RPC batch answer: ${excerpt(body)}`))
+      return
+    }
+    calls.forEach((call, index) => {
+      const answer = answers.get(ids[index])
+      if (answer === undefined) call.reject(fail(call.what, 'left the call out of its batch answer'))
+      else settle(call, answer)
+    })
+  }
+
+  function flush(): void {
+    const calls = queue
+    queue = []
+    if (!batches || calls.length === 1) {
+      for (const call of calls) void sendOne(call)
+      return
+    }
+    for (let start = 0; start < calls.length; start += maxBatchSize) {
+      const slice = calls.slice(start, start + maxBatchSize)
+      void (slice.length === 1 ? sendOne(slice[0]!) : sendBatch(slice))
+    }
+  }
+
+  return {
+    upstream,
+    call(method, params, what) {
+      return new Promise((resolve, reject) => {
+        // setImmediate runs after this turn's promise jobs, so every miss of the turn joins the batch.
+        if (queue.length === 0) setImmediate(flush)
+        queue.push({ method, params, what, resolve, reject })
+      })
+    },
+  }
+}
+
+function isAnswer(value: unknown): value is Answer {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const answer = value as Record<string, unknown>
+  // Exactly one of result and error (JSON-RPC 2.0 §5).
+  const failed = 'error' in answer
+  if (answer.jsonrpc !== '2.0' || !('id' in answer) || 'result' in answer === failed) return false
+  if (!failed) return true
+  const error = answer.error as Record<string, unknown> | null
+  return typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string'
+}
+
+/** Why fetch failed, in the system's words where it gives them (`ECONNREFUSED`). */
+function reason(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined
+  if (typeof cause?.code === 'string') return cause.code
+  if (typeof cause?.message === 'string') return cause.message
+  return error instanceof Error ? error.message : String(error)
+}
+
+function excerpt(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text
+}
