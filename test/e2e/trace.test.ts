@@ -55,11 +55,17 @@ beforeAll(async () => {
   reverter = (await deploy(t, Reverter)).address
   await t.mine()
   forwarder = (await deploy(t, Forwarder, [sink])).address
-  const nonce = await t.publicClient.getTransactionCount({ address: t.accounts[0]!.address, blockTag: 'pending' })
-  await t.wallet(0).sendTransaction({ data: LOOP_INIT_CODE })
-  loop = getContractAddress({ from: t.accounts[0]!.address, nonce: BigInt(nonce) }).toLowerCase() as Hex
-  await t.mine()
+  loop = await deployLoop(t)
 })
+
+/** Deploys the endless loop from account 0 and mines it; its address. */
+async function deployLoop(chain: TestChain): Promise<Hex> {
+  const from = chain.accounts[0]!.address
+  const nonce = await chain.publicClient.getTransactionCount({ address: from, blockTag: 'pending' })
+  await chain.wallet(0).sendTransaction({ data: LOOP_INIT_CODE })
+  await chain.mine()
+  return getContractAddress({ from, nonce: BigInt(nonce) }).toLowerCase() as Hex
+}
 
 afterAll(async () => {
   await t?.close()
@@ -269,10 +275,7 @@ describe('the trace timeout', () => {
 
   beforeAll(async () => {
     endless = await startChain({ hardfork: 'prague', rpcGasCap: 2n ** 60n })
-    const nonce = await endless.publicClient.getTransactionCount({ address: endless.accounts[0]!.address, blockTag: 'pending' })
-    await endless.wallet(0).sendTransaction({ data: LOOP_INIT_CODE })
-    endlessLoop = getContractAddress({ from: endless.accounts[0]!.address, nonce: BigInt(nonce) }).toLowerCase() as Hex
-    await endless.mine()
+    endlessLoop = await deployLoop(endless)
   })
 
   afterAll(async () => {
