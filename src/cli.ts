@@ -10,6 +10,7 @@ import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
+import type { ForkOptions } from './chain/fork/fork.ts'
 import type { HardforkName, MiningMode } from './chain/spec/config.ts'
 import type { Hex } from './hex.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
@@ -75,6 +76,14 @@ const usage = `Usage: flashchain [options]
                                 header count as one origin (default 1000)
   --max-mine-blocks <count>     most blocks one anvil_mine or hardhat_mine seals (default 10000); each is sealed for
                                 real, at about a thousand a second
+  --fork-url <url>              fork this upstream's chain: its state at the fork block, read on demand, under local
+                                blocks (docs/fork.md)
+  --fork-block-number <number>  the fork block (default: the upstream's latest; a data dir resumes its own)
+  --fork-chain-id <number>      the chain id the fork answers with (default: the upstream's)
+  --fork-retries <count>        times a failed upstream request is tried again (default 3)
+  --fork-retry-backoff <ms>     ms before the first retry, doubling each time (default 250)
+  --fork-cache <dir>            where what was fetched is kept, for the next run (default: the data dir)
+  --no-fork-cache               keep no fork cache
   --abi <path>                  build output of your contracts (Foundry's out/, Hardhat's artifacts/, or ABI JSON
                                 files; repeatable): the console page decodes their logs and calls
   --quiet                       print only the listening line and errors (no live console of blocks,
@@ -125,6 +134,13 @@ const parseOptions = {
   'max-filters': { type: 'string' },
   'max-mine-blocks': { type: 'string' },
   'max-filters-per-origin': { type: 'string' },
+  'fork-url': { type: 'string' },
+  'fork-block-number': { type: 'string' },
+  'fork-chain-id': { type: 'string' },
+  'fork-retries': { type: 'string' },
+  'fork-retry-backoff': { type: 'string' },
+  'fork-cache': { type: 'string' },
+  'no-fork-cache': { type: 'boolean' },
   abi: { type: 'string', multiple: true },
   'private-key': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
@@ -223,6 +239,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     fail('--flashblock-interval must not exceed --block-time')
   }
   return {
+    fork: forkOptions(parsed),
     host: parsed.host,
     port: integer('port', parsed.port),
     chainId: bigint('chain-id', parsed['chain-id']),
@@ -267,6 +284,26 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     privateKeys,
     quiet: parsed.quiet === true,
     debug: parsed.debug === true,
+  }
+}
+
+/** The --fork-* options, when --fork-url is given; they mean nothing without it. */
+function forkOptions(parsed: ReturnType<typeof readArguments>): ForkOptions | undefined {
+  const url = parsed['fork-url']
+  if (url === undefined) {
+    const stray = Object.keys(parsed).find((name) => name.startsWith('fork-') || name === 'no-fork-cache')
+    if (stray !== undefined) fail(`--${stray} needs --fork-url`)
+    return undefined
+  }
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) fail(`--fork-url must be an http or https URL, got "${url}"`)
+  if (parsed['no-fork-cache'] === true && parsed['fork-cache'] !== undefined) fail('--fork-cache cannot be used with --no-fork-cache')
+  return {
+    url,
+    blockNumber: bigint('fork-block-number', parsed['fork-block-number']),
+    chainId: bigint('fork-chain-id', parsed['fork-chain-id']),
+    retries: integer('fork-retries', parsed['fork-retries']),
+    retryBackoffMs: integer('fork-retry-backoff', parsed['fork-retry-backoff']),
+    cacheDir: parsed['no-fork-cache'] === true ? false : parsed['fork-cache'],
   }
 }
 

@@ -3,6 +3,7 @@ import { bytesToHex } from '@ethereumjs/util'
 
 import { createBlockResolver } from './blocks/tags.ts'
 import { activityLog } from './activityLog.ts'
+import { RefusedError } from './errors.ts'
 import { createChainEvents } from './events.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
@@ -32,8 +33,8 @@ import { codeSizeLimitOf, createForks } from './spec/forks.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
-import { loadChain } from './storage/load.ts'
-import { createGenesis } from './state/genesis.ts'
+import { loadChain, readStoredFork } from './storage/load.ts'
+import { hardforkOfHeader, openFork } from './fork/fork.ts'
 
 import type { Hex } from '../hex.ts'
 import type { PoolTransaction } from './production/txpool.ts'
@@ -47,6 +48,9 @@ import type { ProducerService } from './services/producer.ts'
 import type { SpecService } from './services/spec.ts'
 import type { StateService } from './services/state.ts'
 import type { Flashblock } from './types.ts'
+import type { DevAccount } from './spec/accounts.ts'
+import type { OpenFork } from './fork/fork.ts'
+import type { ChainStore } from './storage/chainStore.ts'
 
 /**
  * The chain's services, by name: what the layers above (the RPC, the wallet) reach the engine through. Each owns
@@ -86,6 +90,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const store = openChainStore(database)
   const accounts =
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
+  const rpcEvmTimeout = options.rpcEvmTimeout ?? defaults.rpcEvmTimeout
+  const fork = await forkOf(store, options, rpcEvmTimeout)
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
   const codeSizeLimit = codeSizeLimitOf(options)
@@ -94,9 +100,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const interval = startMode === 'interval' ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval } : undefined
 
   const loaded = await loadChain(store, {
-    genesis: () => options.genesis ?? devChainGenesis(options, accounts),
+    genesis: () => (fork === undefined ? (options.genesis ?? devChainGenesis(options, accounts)) : forkGenesis(fork, options, accounts)),
     wholeTransactions: options.wholeTransactions,
     codeSizeLimit,
+    fork,
+    devAccounts: new Set(accounts.map((account) => account.address.toLowerCase() as Hex)),
     log,
   })
   const { spec, history, blocks, trie } = loaded
@@ -211,10 +219,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       clock,
       calls,
       resolver,
-      async genesis() {
-        const { block, diff } = await createGenesis(spec)
-        return { diff, stateRoot: block.header.stateRoot }
-      },
+      genesis: loaded.first,
       log,
     }),
     events: createEventsService({ events, flashblocks }),
@@ -229,7 +234,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   }
   restorePool(admission, store, log)
   calls.startWorkers(
-    options.workers ?? defaults.workers,
+    // A fork's runs stay on this thread, where its upstream state is fetched (docs/fork.md).
+    fork === undefined ? (options.workers ?? defaults.workers) : 0,
     () => ({
       genesis: loaded.genesisText,
       history: history.snapshot(),
@@ -239,7 +245,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       codeSizeLimit,
     }),
     log,
-    (options.rpcEvmTimeout ?? defaults.rpcEvmTimeout) || undefined,
+    rpcEvmTimeout || undefined,
   )
   if (interval !== undefined) producer.start(interval)
 
@@ -248,7 +254,38 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     async close() {
       await producer.stop()
       await calls.close()
+      fork?.close()
       if (ownsDatabase) database.close()
     },
   }
+}
+
+/**
+ * The fork to start, or undefined for a chain of its own. A data dir that holds a fork resumes it (and needs its
+ * upstream); one that holds a chain of its own cannot become a fork.
+ */
+async function forkOf(store: ChainStore, options: ChainOptions, rpcEvmTimeout: number): Promise<OpenFork | undefined> {
+  const resume = readStoredFork(store)
+  const holdsChain = store.getMeta('genesis') !== undefined
+  if (options.fork === undefined) {
+    if (resume !== undefined) {
+      throw new RefusedError(`the data dir holds a fork of chain ${resume.chainId} at block ${resume.number}: start it with --fork-url, or with --fresh`)
+    }
+    return undefined
+  }
+  if (holdsChain && resume === undefined) throw new RefusedError('the data dir holds a chain that is not a fork: start with --fresh to fork, or use another --data-dir')
+  return openFork(options.fork, { dataDir: options.dataDir, deadlineMs: rpcEvmTimeout || undefined, resume })
+}
+
+/** A fork's genesis: the dev chain's, on the upstream's chain id, gas limit and hardfork (see forkFirstBlock). */
+function forkGenesis(fork: OpenFork, options: ChainOptions, accounts: readonly DevAccount[]): Record<string, unknown> {
+  return devChainGenesis(
+    {
+      ...options,
+      chainId: options.fork?.chainId ?? fork.block.chainId,
+      hardfork: options.hardfork ?? hardforkOfHeader(fork.header),
+      blockGasLimit: options.blockGasLimit ?? BigInt(fork.header.gasLimit as string),
+    },
+    accounts,
+  )
 }

@@ -9,6 +9,7 @@ import {
   type RpcError,
   type RpcErrorShape,
 } from './errors.ts'
+import { untilFetched } from '../chain/state/miss.ts'
 import { toRpcError } from './errorMapping.ts'
 import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createRegistry } from './method.ts'
@@ -73,7 +74,8 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
       if (!parsed.success) {
         return isNotification ? undefined : failure(replyId, toInvalidParamsError(parsed.error.issues[0]!, params))
       }
-      const result = await method.handler(parsed.data, context)
+      // A handler that read a fork's upstream state not fetched yet runs again once it is here (chain/state/miss.ts).
+      const result = await untilFetched(() => method.handler(parsed.data, context))
       return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, result: result ?? null }
     } catch (error) {
       const wire = toRpcError(error, { revertCode })

@@ -34,7 +34,9 @@ export type BlockLogs = {
  * whole, and an older one is decoded again from the store when a request names it, then held for a while.
  */
 export type SealedBlocks = {
-  /** Blocks on the chain, genesis included. */
+  /** The first block held: 0, or a fork's fork block, the blocks before which are the upstream's (docs/fork.md). */
+  readonly first: bigint
+  /** Blocks on the chain, the first included. */
   readonly count: number
   head(): SealedBlock
   /** Appends the next block. It must be in the store already, since it may be read back from there. */
@@ -52,7 +54,7 @@ export type SealedBlocks = {
   logsBloom(number: bigint): Uint8Array | undefined
   /** The receipts of block `number` and what locates them; a block not held whole is read back without keeping it. */
   logs(number: bigint): BlockLogs | undefined
-  /** Every block's hash, genesis first. */
+  /** Every block's hash, the first block's first. */
   hashes(): Uint8Array[]
   /** Where a sealed transaction is, by its hash. */
   locate(hash: Hex): { number: bigint; index: number } | undefined
@@ -69,6 +71,8 @@ export type SealedBlocksOptions = {
   wholeTransactions?: number
   /** See READ_BACK_TRANSACTIONS. */
   readBackTransactions?: number
+  /** See SealedBlocks.first; 0 by default. */
+  first?: bigint
 }
 
 /** Blocks held whole up to a total weight (their transactions, at least 1 each), oldest entry given up first. */
@@ -106,7 +110,9 @@ function createHeld(capacity: number) {
 }
 
 export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
-  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS } = options
+  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS, first = 0n } = options
+  /** Where block `number` is in the lists below (they start at the first block), or -1 when it is not held. */
+  const indexOf = (number: bigint): number => (number < first || number - first >= hashes.length ? -1 : Number(number - first))
   const hashes: Hex[] = []
   const hashBytes: Uint8Array[] = []
   /** Blooms of the blocks that logged (256 bytes each); the others hold undefined. */
@@ -130,8 +136,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   }
 
   function byNumber(number: bigint): SealedBlock | undefined {
-    if (number < 0n || number >= hashes.length) return undefined
-    const at = Number(number)
+    const at = indexOf(number)
+    if (at < 0) return undefined
     const found = held(at)
     if (found !== undefined) return found
     const sealed = load(number, hashes[at]!)
@@ -140,6 +146,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   }
 
   return {
+    first,
     get count() {
       return hashes.length
     },
@@ -148,8 +155,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       return head
     },
     add(sealed) {
-      const at = Number(sealed.number)
-      if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${hashes.length - 1}`)
+      const at = Number(sealed.number - first)
+      if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${first + BigInt(hashes.length) - 1n}`)
       hashes.push(sealed.hash)
       hashBytes.push(hexToBytes(sealed.hash))
       // A copy: the header's bloom may be a view into the whole block's encoding.
@@ -169,17 +176,17 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     byNumber,
     byHash(hash) {
       const at = numbers.get(hash.toLowerCase() as Hex)
-      return at === undefined ? undefined : byNumber(BigInt(at))
+      return at === undefined ? undefined : byNumber(first + BigInt(at))
     },
     numberOf(hash) {
       const at = numbers.get(hash.toLowerCase() as Hex)
-      return at === undefined ? undefined : BigInt(at)
+      return at === undefined ? undefined : first + BigInt(at)
     },
-    hash: (number) => (number >= 0n && number < hashBytes.length ? hashBytes[Number(number)] : undefined),
-    logsBloom: (number) => (number >= 0n && number < blooms.length ? blooms[Number(number)] : undefined),
+    hash: (number) => hashBytes[indexOf(number)],
+    logsBloom: (number) => blooms[indexOf(number)],
     logs(number) {
-      if (number < 0n || number >= hashes.length) return undefined
-      const at = Number(number)
+      const at = indexOf(number)
+      if (at < 0) return undefined
       const sealed = held(at)
       if (sealed === undefined) return loadLogs(number, hashes[at]!)
       const { transactions } = sealed.block
@@ -194,8 +201,8 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     hashes: () => [...hashBytes],
     locate: (hash) => transactions.get(hash.toLowerCase() as Hex),
     truncate(number) {
-      const keep = Number(number) + 1
-      if (keep < 1) throw new Error('the genesis block stays')
+      const keep = Number(number - first) + 1
+      if (keep < 1) throw new Error('the first block stays')
       if (keep >= hashes.length) return
       for (const hash of hashes.splice(keep)) numbers.delete(hash)
       hashBytes.length = keep

@@ -24,7 +24,7 @@ export type BlockResolver = {
 /**
  * Block tags, as docs/chain.md sets them: `latest` is the last sealed block, `pending` the block
  * being built as of its newest flashblock, `safe` and `finalized` trail the head by 32 and 64 blocks (floored at
- * genesis), or are the head itself after an import, which no consensus layer can dispute.
+ * the first block), or are the head itself after an import, which no consensus layer can dispute.
  */
 export function createBlockResolver(chain: {
   blocks: SealedBlocks
@@ -55,12 +55,13 @@ export function createBlockResolver(chain: {
       case 'latest':
         return { kind: 'sealed', block: blocks.head() }
       case 'earliest':
-        return { kind: 'sealed', block: blocks.byNumber(0n)! }
+        // On a fork, the fork block: the blocks before it are the upstream's.
+        return { kind: 'sealed', block: blocks.byNumber(blocks.first)! }
       case 'safe':
       case 'finalized': {
         const head = blocks.head().number
         const number = chain.finalizedAtHead() ? head : head - CONFIRMATION_DEPTH[specifier]
-        return { kind: 'sealed', block: blocks.byNumber(number > 0n ? number : 0n)! }
+        return { kind: 'sealed', block: blocks.byNumber(number > blocks.first ? number : blocks.first)! }
       }
     }
   }
@@ -77,7 +78,7 @@ export function createBlockResolver(chain: {
     },
     numberOf(specifier) {
       if (typeof specifier === 'bigint') {
-        if (specifier >= BigInt(blocks.count)) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
+        if (specifier < blocks.first || specifier > blocks.head().number) throw new BlockNotFoundError(`0x${specifier.toString(16)}`)
         return specifier
       }
       if (typeof specifier === 'object') {

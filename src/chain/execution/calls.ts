@@ -201,6 +201,7 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       const { state } = view
       // No origin: the reader is not one a worker could rebuild, so the run stays here, where it is watched.
       const watched: StateReader = {
+        waits: state.waits,
         account: (address) => state.account(address),
         code: (codeHash) => state.code(codeHash),
         storage(address, slot) {

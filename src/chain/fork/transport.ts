@@ -15,6 +15,11 @@ export type UpstreamTransportOptions = {
   retryBackoffMs?: number
   /** The deadline of one HTTP attempt, its body included, so that a stalled upstream never hangs a read. */
   timeoutMs?: number
+  /**
+   * ms a call may take in all, its attempts and the waits between them together (a fork gives --rpc-evm-timeout):
+   * no read hangs past it, whatever the retries; none by default.
+   */
+  deadlineMs?: number
   /** Calls in one batch at most: providers cap a batch's size. */
   maxBatchSize?: number
 }
@@ -50,15 +55,17 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
 
   /** One HTTP request, tried again as the options say; its parsed JSON body. */
   async function post(body: unknown, what: string): Promise<unknown> {
+    const deadline = options.deadlineMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.deadlineMs
     for (let attempt = 1; ; attempt++) {
       let failure: string
       let cause: unknown
+      const wait = Math.min(timeoutMs, Math.max(1, Math.ceil(deadline - performance.now())))
       try {
         const response = await fetch(target, {
           method: 'POST',
           headers,
           body: JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: AbortSignal.timeout(wait),
         })
         if (response.ok) {
           const text = await response.text()
@@ -73,11 +80,14 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
         failure = `HTTP ${response.status}`
       } catch (error) {
         if (error instanceof UpstreamError) throw error
-        failure = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason(error)
+        failure = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${wait} ms` : reason(error)
         cause = error
       }
-      if (attempt > retries) throw fail(what, `${failure} (${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`, cause)
-      await sleep(retryBackoffMs * 2 ** (attempt - 1))
+      const backoff = retryBackoffMs * 2 ** (attempt - 1)
+      if (attempt > retries || performance.now() + backoff >= deadline) {
+        throw fail(what, `${failure} (${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`, cause)
+      }
+      await sleep(backoff)
     }
   }
 

@@ -12,6 +12,9 @@ import type { UpstreamTransport } from './transport.ts'
 /** The block a fork starts from, pinned: its chain, number and hash. */
 export type ForkBlock = { chainId: bigint; number: bigint; hash: Hex }
 
+/** The fork block as the upstream answered eth_getBlockByNumber: its header fields, as JSON-RPC quantities and data. */
+export type UpstreamHeader = Record<string, unknown>
+
 export type UpstreamAccount = { balance: bigint; nonce: bigint; code: Hex }
 
 /** Where answers are kept for the next read (cache.ts keeps them in SQLite): addresses lowercase, slots 32 bytes. */
@@ -33,7 +36,7 @@ export type UpstreamState = {
  * The fork block: `blockNumber`, or the upstream's latest at this moment, with its hash and the upstream's chain id,
  * asked in one batch.
  */
-export async function pinForkBlock(transport: UpstreamTransport, blockNumber?: bigint): Promise<ForkBlock> {
+export async function pinForkBlock(transport: UpstreamTransport, blockNumber?: bigint): Promise<ForkBlock & { header: UpstreamHeader }> {
   const tag = blockNumber === undefined ? 'latest' : `0x${blockNumber.toString(16)}`
   const what = `to name block ${blockNumber ?? 'latest'}`
   const [chainId, block] = await Promise.all([
@@ -41,11 +44,12 @@ export async function pinForkBlock(transport: UpstreamTransport, blockNumber?: b
     transport.call('eth_getBlockByNumber', [tag, false], `eth_getBlockByNumber ${tag}`),
   ])
   if (block === null) throw new UpstreamError({ upstream: transport.upstream, what, detail: 'it has no such block' })
-  const header = (typeof block === 'object' && block !== null ? block : {}) as { number?: unknown; hash?: unknown }
+  const header = (typeof block === 'object' && block !== null ? block : {}) as UpstreamHeader
   return {
     chainId: quantity(chainId, transport, 'eth_chainId'),
     number: quantity(header.number, transport, what),
     hash: hash(header.hash, transport, what),
+    header,
   }
 }
 

@@ -19,8 +19,8 @@ import type { Pool, PoolTransaction } from '../production/txpool.ts'
 import type { StateDump } from '../state/dump.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory, TouchedKeys, UndoneEdit } from '../state/history.ts'
+import type { FirstBlock } from '../storage/load.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore, StoreMark } from '../storage/chainStore.ts'
 
@@ -65,8 +65,8 @@ export type ControlParts = {
   clock: ChainClock
   calls: Calls
   resolver: BlockResolver
-  /** Block 0's state, computed again, for a reset. */
-  genesis: () => Promise<{ diff: StateDiff; stateRoot: Uint8Array }>
+  /** The first block's state (block 0's, or a fork's fork block's), computed again, for a reset. */
+  genesis: () => Promise<FirstBlock>
   log: (line: string) => void
 }
 
@@ -130,7 +130,7 @@ export function createControlService(parts: ControlParts): ControlService {
   function rewindTo(number: bigint, undone: UndoneEdit[], entries: PoolTransaction[]): TouchedKeys {
     const touched = createTouchedKeys()
     history.apply({ kind: 'rewind', number, undo: undone }, touched)
-    blocks.truncate(number < 0n ? 0n : number)
+    blocks.truncate(number < blocks.first ? blocks.first : number)
     for (const entry of [...pool.all()]) pool.remove(entry.hash)
     for (const entry of entries) pool.add(entry)
     return touched
@@ -209,11 +209,11 @@ export function createControlService(parts: ControlParts): ControlService {
         const genesis = await parts.genesis()
         snapshots.clear()
         edits.length = 0
-        store.rewind(0n, { genesis: genesis.diff }, [], () => {
+        store.rewind(genesis.number, { genesis: genesis.diff }, [], () => {
           for (const participant of participants) participant.reset()
         })
-        rewindTo(-1n, [], [])
-        history.apply({ kind: 'block', number: 0n, hash: blocks.head().block.hash(), diff: genesis.diff })
+        rewindTo(genesis.number - 1n, [], [])
+        history.apply({ kind: 'block', number: genesis.number, hash: blocks.head().block.hash(), diff: genesis.diff })
         await trie.rebuild(history.entries())
         if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
         await producer.restart()

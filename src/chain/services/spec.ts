@@ -50,7 +50,7 @@ export function createSpecService(parts: SpecParts): SpecService {
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),
     config() {
-      const genesis = blocks.byNumber(0n)!.block
+      const genesis = blocks.byNumber(blocks.first)!.block
       return chainConfig(common, {
         genesisHash: genesis.hash(),
         genesisTimestamp: genesis.header.timestamp,

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os'
 import type { DatabaseSync } from 'node:sqlite'
 
 import type { Hex } from '../../hex.ts'
+import type { ForkOptions } from '../fork/fork.ts'
 
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
 export type HardforkName = (typeof hardforks)[number]
@@ -70,6 +71,8 @@ export type ChainOptions = {
    * from the store (READ_BACK_TRANSACTIONS); tests lower it.
    */
   wholeTransactions?: number
+  /** Fork another chain's state at one of its blocks (docs/fork.md); --fork-url and the --fork-* options. */
+  fork?: ForkOptions
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void

@@ -149,24 +149,26 @@ export type StateHistory = {
  * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
  * read never sees a half-sealed block.
  */
-export function createStateHistory(from?: HistorySnapshot): StateHistory {
+export function createStateHistory(from?: HistorySnapshot, below?: StateReader & { waits: true }): StateHistory {
   const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
   const storage = from?.storage ?? new Map<Hex, AccountStorage>()
   const codes = from?.codes ?? new Map<Hex, Uint8Array>()
   /** Oldest first, block numbers never decreasing (edits are of the head). */
   const journal = from?.journal ?? []
 
+  /** A key no block wrote: a fork's upstream value (state/miss.ts), else nothing. */
+  const unwritten = below === undefined ? () => EMPTY : (address: Hex, slot: Hex) => below.storage(address, slot)
+
   function readStorage(address: Hex, slot: Hex, block: number): Uint8Array {
     const account = storage.get(address)
-    if (account === undefined) return EMPTY
+    if (account === undefined) return unwritten(address, slot)
     const versions = account.slots.get(slot)
-    if (versions === undefined) return EMPTY
-    const index = lastAtOrBefore(versions.blocks, block)
-    if (index < 0) return EMPTY
+    const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
     const cleared = lastAtOrBefore(account.clears, block)
+    if (index < 0) return cleared >= 0 ? EMPTY : unwritten(address, slot)
     // A clear in the same block happened before that block's writes (see StorageDiff).
-    if (cleared >= 0 && account.clears[cleared]! > versions.blocks[index]!) return EMPTY
-    return versions.values[index]!
+    if (cleared >= 0 && account.clears[cleared]! > versions!.blocks[index]!) return EMPTY
+    return versions!.values[index]!
   }
 
   function commit(number: bigint, diff: StateDiff) {
@@ -289,14 +291,15 @@ export function createStateHistory(from?: HistorySnapshot): StateHistory {
       const block = Number(number)
       return {
         origin: { kind: 'block', number },
+        waits: below !== undefined,
         account(address) {
           const versions = accounts.get(address)
-          if (versions === undefined) return undefined
-          const index = lastAtOrBefore(versions.blocks, block)
-          return index < 0 ? undefined : (versions.values[index] ?? undefined)
+          const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
+          if (index < 0) return below?.account(address)
+          return versions!.values[index] ?? undefined
         },
         storage: (address, slot) => readStorage(address, slot, block),
-        code: (codeHash) => codes.get(codeHash),
+        code: (codeHash) => codes.get(codeHash) ?? below?.code(codeHash),
       }
     },
 

@@ -9,6 +9,7 @@ const EMPTY = new Uint8Array(0)
 export function createOverlay(diff: StateDiff, parent: StateReader): StateReader {
   return {
     origin: { kind: 'overlay', diff, parent },
+    waits: parent.waits,
     account(address) {
       const account = diff.accounts.get(address)
       if (account !== undefined) return account ?? undefined

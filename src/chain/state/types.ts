@@ -21,6 +21,11 @@ export type StateOrigin = { kind: 'block'; number: bigint } | { kind: 'overlay';
 /** A read-only view of one consistent state: a sealed block, or the pending state after a flashblock. */
 export type StateReader = {
   readonly origin?: StateOrigin
+  /**
+   * Some reads may have to wait (a fork's, for its upstream): they throw a StateMiss (miss.ts) rather than answer,
+   * and whoever reads waits for it and reads again.
+   */
+  readonly waits?: boolean
   /** `undefined` when the account does not exist. */
   account(address: Hex): AccountRecord | undefined
   /** The slot's value with leading zeros stripped; empty when zero. */

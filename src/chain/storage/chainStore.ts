@@ -235,12 +235,12 @@ export function openChainStore(db: DatabaseSync): ChainStore {
       const block = Number(number)
       inTransaction(db, () => {
         statements.dropBlocks.run(block)
-        // A reset forgets block 0's writes too (rowid > -1 is every row), then writes the genesis state again.
+        // A reset forgets the first block's writes too (rowid > -1 is every row), then writes its state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
         statements.dropAccounts.run(mark.accounts)
         statements.dropStorage.run(mark.storage)
         statements.dropClears.run(mark.clears)
-        if ('genesis' in to) writeDiff(0, to.genesis)
+        if ('genesis' in to) writeDiff(block, to.genesis)
         statements.clearPool.run()
         for (const [seq, entry] of pool.entries())
           statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender), entry.publicKey ?? null)

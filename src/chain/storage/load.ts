@@ -9,9 +9,13 @@ import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
 import { createStateTrie } from '../state/trie.ts'
+import { forkFirstBlock } from '../fork/fork.ts'
 
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { SealedBlock } from '../blocks/types.ts'
+import type { OpenFork } from '../fork/fork.ts'
+import type { ForkBlock } from '../fork/upstream.ts'
+import type { StateDiff } from '../state/types.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
@@ -30,6 +34,8 @@ export type LoadedChain = {
   history: StateHistory
   blocks: SealedBlocks
   trie: StateTrie
+  /** What a reset writes again. */
+  first: () => Promise<FirstBlock>
 }
 
 export type LoadOptions = {
@@ -39,8 +45,15 @@ export type LoadOptions = {
   wholeTransactions?: number
   /** Not part of the genesis: each start runs with the one it is given. */
   codeSizeLimit?: CodeSizeLimit
+  /** A fork's upstream (fork/fork.ts): its state lies beneath the history, and its fork block is the first block. */
+  fork?: OpenFork
+  /** The dev accounts, which a fork's first block funds. */
+  devAccounts?: ReadonlySet<Hex>
   log: (line: string) => void
 }
+
+/** The first block's writes, as a new chain wrote them and a reset writes them again. */
+export type FirstBlock = { number: bigint; diff: StateDiff; stateRoot: Uint8Array }
 
 /** Opens the chain a store holds, or writes the genesis of a new one. */
 export async function loadChain(store: ChainStore, options: LoadOptions): Promise<LoadedChain> {
@@ -48,8 +61,18 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   const genesisJSON = stored !== undefined ? parseGenesisJsonText(stored) : options.genesis()
   const spec = createChainSpec(genesisJSON, { codeSizeLimit: options.codeSizeLimit })
   const { common } = spec
-  const history = createStateHistory()
+  const { fork } = options
+  const history = createStateHistory(undefined, fork?.remote)
+  const firstBlock = async () => {
+    const made = fork === undefined ? await createGenesis(spec) : await forkFirstBlock(fork, spec, options.devAccounts ?? new Set())
+    return { number: made.block.header.number, ...made }
+  }
+  const first = async (): Promise<FirstBlock> => {
+    const { number, diff, trie } = await firstBlock()
+    return { number, diff, stateRoot: trie.root() }
+  }
   const blocks = createSealedBlocks({
+    first: fork?.block.number,
     wholeTransactions: options.wholeTransactions,
     readBackTransactions: options.wholeTransactions,
     load(number, hash) {
@@ -75,15 +98,19 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   })
 
   if (stored === undefined) {
-    const { block: genesis, diff, trie } = await createGenesis(spec)
-    history.commit(0n, diff)
-    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number: 0n, senders: [], receipts: [] }
-    store.writeBlock({ number: 0n, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
+    const { number, block: genesis, diff, trie } = await firstBlock()
+    history.commit(number, diff)
+    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number, senders: [], receipts: [] }
+    if (fork !== undefined && sealed.hash !== fork.block.hash) {
+      options.log(`warning: the fork block's header as rebuilt here hashes to ${sealed.hash}, not ${fork.block.hash}: the local blocks name it as their parent`)
+    }
+    store.writeBlock({ number, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
     // Chain ids past 2^53 are bigints here; they are written back as the plain JSON numbers they came as.
     const genesisText = JSON.stringify(genesisJSON, (_key, value) => (typeof value === 'bigint' ? rawJSON(value.toString()) : value))
     store.setMeta('genesis', genesisText)
+    if (fork !== undefined) store.setMeta('fork', JSON.stringify(storedFork(fork.block)))
     blocks.add(sealed)
-    return { spec, genesisText, history, blocks, trie }
+    return { spec, genesisText, history, blocks, trie, first }
   }
 
   for (const block of store.blocks()) {
@@ -93,10 +120,26 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   store.loadState(history)
   const trie = await createStateTrie(history.entries())
   const head = blocks.head()
-  if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
-    options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
+  // A fork block's root is the upstream's whole state's, which a fork never holds.
+  if (head.number !== blocks.first || fork === undefined) {
+    if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
+      options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
+    }
   }
-  return { spec, genesisText: stored, history, blocks, trie }
+  return { spec, genesisText: stored, history, blocks, trie, first }
+}
+
+/** The fork a data dir holds, as its meta row keeps it. */
+export function storedFork(block: ForkBlock): { chainId: string; number: string; hash: Hex } {
+  return { chainId: block.chainId.toString(), number: block.number.toString(), hash: block.hash }
+}
+
+/** The fork a data dir holds, or undefined when it holds none (or nothing). */
+export function readStoredFork(store: ChainStore): ForkBlock | undefined {
+  const text = store.getMeta('fork')
+  if (text === undefined) return undefined
+  const { chainId, number, hash } = JSON.parse(text) as ReturnType<typeof storedFork>
+  return { chainId: BigInt(chainId), number: BigInt(number), hash }
 }
 
 /** JSON.rawJSON (Node 21+), not yet in TypeScript's lib: a JSON number of any size. */

@@ -1,0 +1,149 @@
+/**
+ * Fork mode's start (docs/fork.md): the upstream pinned at the fork block, its state beneath the chain's history, and
+ * the fork block as the chain's first block, with the dev accounts funded and the dev chain's contracts put where the
+ * upstream has no code.
+ */
+import { join } from 'node:path'
+
+import { createBlockFromRPC } from '@ethereumjs/block'
+import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util'
+
+import { keccak256 } from '../crypto/keccak.ts'
+import { RefusedError } from '../errors.ts'
+import { untilFetched } from '../state/miss.ts'
+import { createStateTrie } from '../state/trie.ts'
+import { createStateDiff } from '../state/types.ts'
+import { openForkCache } from './cache.ts'
+import { createRemoteState } from './remoteState.ts'
+import { createUpstreamTransport } from './transport.ts'
+import { createUpstreamState, pinForkBlock } from './upstream.ts'
+
+import type { Block } from '@ethereumjs/block'
+import type { JSONRPCBlock } from '@ethereumjs/block'
+import type { HardforkName } from '../spec/config.ts'
+import type { GenesisSpec } from '../spec/genesis.ts'
+import type { StateTrie } from '../state/trie.ts'
+import type { StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
+import type { ForkCache } from './cache.ts'
+import type { RemoteState } from './remoteState.ts'
+import type { ForkBlock, UpstreamHeader } from './upstream.ts'
+
+/** What a chain forks, as `createFlashchain({ fork })` and the --fork-* options give it. */
+export type ForkOptions = {
+  /** The upstream's JSON-RPC endpoint (http or https); credentials in it go as HTTP Basic authentication. */
+  url: string
+  /** The fork block; the upstream's latest when the fork starts, and the stored one when a data dir resumes it. */
+  blockNumber?: bigint
+  /** The chain id the fork answers with; the upstream's by default. */
+  chainId?: bigint
+  /** Times a failed upstream request is tried again (3). */
+  retries?: number
+  /** ms before the first retry, doubling each time (250). */
+  retryBackoffMs?: number
+  /**
+   * The directory of the cache of what was fetched (fork-cache.sqlite in it); under the data dir by default, none
+   * for an in-memory chain; `false` for none.
+   */
+  cacheDir?: string | false
+}
+
+/** The file the fork cache is kept in, in its directory. */
+export const FORK_CACHE_FILE = 'fork-cache.sqlite'
+
+/** A fork, open: the pinned block, the upstream's state at it, and what closes the cache. */
+export type OpenFork = {
+  readonly block: ForkBlock
+  readonly header: UpstreamHeader
+  /** The upstream as errors and anvil_nodeInfo name it: scheme, host and port. */
+  readonly upstream: string
+  readonly url: string
+  readonly remote: RemoteState
+  /** The cache's file, when there is one. */
+  readonly cacheFile: string | undefined
+  close(): void
+}
+
+/**
+ * Pins the fork block and opens the cache. `resume` is the fork a data dir holds: it is pinned again by number, and
+ * must be the same block.
+ */
+export async function openFork(options: ForkOptions, context: { dataDir?: string; deadlineMs?: number; resume?: ForkBlock }): Promise<OpenFork> {
+  const { resume } = context
+  const transport = createUpstreamTransport({
+    url: options.url,
+    retries: options.retries,
+    retryBackoffMs: options.retryBackoffMs,
+    deadlineMs: context.deadlineMs,
+  })
+  const pinned = await pinForkBlock(transport, options.blockNumber ?? resume?.number)
+  const block: ForkBlock = { chainId: pinned.chainId, number: pinned.number, hash: pinned.hash }
+  if (resume !== undefined && (resume.hash !== block.hash || resume.chainId !== block.chainId)) {
+    throw new RefusedError(
+      `the data dir holds a fork of block ${resume.number} (${resume.hash}) of chain ${resume.chainId}, and the upstream's block ${block.number} is ${block.hash} of chain ${block.chainId}: start with --fresh to fork again`,
+    )
+  }
+  const dir = options.cacheDir ?? context.dataDir
+  const cacheFile = dir === undefined || dir === false ? undefined : join(dir, FORK_CACHE_FILE)
+  const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
+  const remote = createRemoteState(createUpstreamState({ transport, fork: block, cache }))
+  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, cacheFile, close: () => cache?.close() }
+}
+
+/**
+ * The hardfork whose header the fork block has: osaka (the default) from Prague's requestsHash on, cancun from the
+ * beacon root, shanghai from withdrawals, london before. A fork runs its local blocks by it unless told another.
+ */
+export function hardforkOfHeader(header: UpstreamHeader): HardforkName {
+  if (header.requestsHash != null) return 'osaka'
+  if (header.parentBeaconBlockRoot != null) return 'cancun'
+  if (header.withdrawalsRoot != null) return 'shanghai'
+  return 'london'
+}
+
+/**
+ * The fork block as the chain's first block, and its writes: the dev accounts get the dev balance and keep the
+ * upstream's nonce and code; the dev chain's other accounts (the system contracts, the wallet's batch executor, the
+ * predeploys) are written only where the upstream has no code at that address.
+ */
+export async function forkFirstBlock(
+  fork: OpenFork,
+  spec: GenesisSpec,
+  devAccounts: ReadonlySet<Hex>,
+): Promise<{ block: Block; diff: StateDiff; trie: StateTrie }> {
+  const diff = createStateDiff()
+  const addresses = [...spec.alloc.keys()]
+  // Every account's read is started before the first is awaited: one batch.
+  const upstream = await Promise.all(addresses.map((address) => untilFetched(() => fork.remote.account(address))))
+  for (const [index, address] of addresses.entries()) {
+    const allocated = spec.alloc.get(address)!
+    const there = upstream[index]
+    if (devAccounts.has(address)) {
+      diff.accounts.set(address, {
+        nonce: there?.nonce ?? 0n,
+        balance: allocated.balance,
+        codeHash: there?.codeHash ?? KECCAK256_NULL,
+        storageRoot: there?.storageRoot ?? KECCAK256_RLP,
+      })
+      continue
+    }
+    if (there !== undefined && !equalsBytes(there.codeHash, KECCAK256_NULL)) continue
+    let codeHash = KECCAK256_NULL
+    if (allocated.code.length > 0) {
+      codeHash = keccak256(allocated.code)
+      diff.code.set(bytesToHex(codeHash) as Hex, allocated.code)
+    }
+    diff.accounts.set(address, { nonce: allocated.nonce, balance: there?.balance ?? allocated.balance, codeHash, storageRoot: KECCAK256_RLP })
+    if (allocated.storage.size > 0) diff.storage.set(address, { cleared: true, slots: new Map(allocated.storage) })
+  }
+  const trie = await createStateTrie(
+    [...diff.accounts].map(([address, account]) => [address, account!, diff.storage.get(address)?.slots ?? new Map()] as const),
+  )
+  for (const [address, account] of diff.accounts) {
+    if (account !== null && diff.storage.has(address)) diff.accounts.set(address, { ...account, storageRoot: trie.storageRoot(address) })
+  }
+  // The body is not fetched: the fork block's transactions are the upstream's to answer.
+  const rpc = { ...fork.header, transactions: [], uncles: [], withdrawals: fork.header.withdrawalsRoot == null ? undefined : [] }
+  const block = createBlockFromRPC(rpc as unknown as JSONRPCBlock, [], { common: spec.common, setHardfork: true })
+  return { block, diff, trie }
+}
