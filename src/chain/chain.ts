@@ -33,8 +33,9 @@ import { codeSizeLimitOf, createForks } from './spec/forks.ts'
 import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
-import { loadChain, readStoredFork } from './storage/load.ts'
-import { hardforkOfHeader, openFork } from './fork/fork.ts'
+import { loadChain, readStoredFork, storedFork } from './storage/load.ts'
+import { forkFirstBlock, hardforkOfHeader, openFork } from './fork/fork.ts'
+import { transportDefaults } from './fork/transport.ts'
 
 import type { Hex } from '../hex.ts'
 import type { PoolTransaction } from './production/txpool.ts'
@@ -91,7 +92,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const accounts =
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const rpcEvmTimeout = options.rpcEvmTimeout ?? defaults.rpcEvmTimeout
-  const fork = await forkOf(store, options, rpcEvmTimeout)
+  let fork = await forkOf(store, options, rpcEvmTimeout)
+  const devAccounts = new Set(accounts.map((account) => account.address.toLowerCase() as Hex))
   const revertCode = options.revertCode ?? defaults.revertCode
   const rpcGasCap = options.rpcGasCap ?? defaults.rpcGasCap
   const codeSizeLimit = codeSizeLimitOf(options)
@@ -104,7 +106,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     wholeTransactions: options.wholeTransactions,
     codeSizeLimit,
     fork,
-    devAccounts: new Set(accounts.map((account) => account.address.toLowerCase() as Hex)),
+    devAccounts,
     log,
   })
   const { spec, history, blocks, trie } = loaded
@@ -189,6 +191,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       depositContractAddress: spec.depositContractAddress,
       blocks,
       pending,
+      fork: () =>
+        fork === undefined
+          ? undefined
+          : { upstream: fork.upstream, ...fork.block, retryBackoffMs: options.fork?.retryBackoffMs ?? transportDefaults.retryBackoffMs },
     }),
     blocks: createBlocksService({ blocks, resolver, pending, pool, common }),
     state: createStateService({ resolver, history, blocks, trie, producer }),
@@ -219,7 +225,43 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       clock,
       calls,
       resolver,
-      genesis: loaded.first,
+      async genesis() {
+        if (fork === undefined) return loaded.first()
+        const { block, diff, trie } = await forkFirstBlock(fork, spec, devAccounts)
+        return { number: block.header.number, diff, stateRoot: trie.root() }
+      },
+      refork:
+        fork === undefined
+          ? undefined
+          : async (target) => {
+              const next = await openFork(
+                { ...options.fork!, url: target.url ?? fork!.url, blockNumber: target.blockNumber },
+                { dataDir: options.dataDir, deadlineMs: rpcEvmTimeout || undefined },
+              )
+              try {
+                // The chain's id and rules were set by the first fork; another chain's state under them would lie.
+                if (options.fork?.chainId === undefined && next.block.chainId !== chainId) {
+                  throw new RefusedError(
+                    `${next.upstream} runs chain ${next.block.chainId}, and this fork chain ${chainId}: restart with --fork-url to fork it`,
+                  )
+                }
+                const { block, diff } = await forkFirstBlock(next, spec, devAccounts)
+                const sealed = { block, hash: bytesToHex(block.hash()) as Hex, number: block.header.number, senders: [], receipts: [] }
+                return {
+                  sealed,
+                  diff,
+                  upstream: next.remote,
+                  adopt() {
+                    store.setMeta('fork', JSON.stringify(storedFork(next.block)))
+                    fork?.close()
+                    fork = next
+                  },
+                }
+              } catch (error) {
+                next.close()
+                throw error
+              }
+            },
       log,
     }),
     events: createEventsService({ events, flashblocks }),
@@ -269,11 +311,14 @@ async function forkOf(store: ChainStore, options: ChainOptions, rpcEvmTimeout: n
   const holdsChain = store.getMeta('genesis') !== undefined
   if (options.fork === undefined) {
     if (resume !== undefined) {
-      throw new RefusedError(`the data dir holds a fork of chain ${resume.chainId} at block ${resume.number}: start it with --fork-url, or with --fresh`)
+      throw new RefusedError(
+        `the data dir holds a fork of chain ${resume.chainId} at block ${resume.number}: start it with --fork-url, or with --fresh`,
+      )
     }
     return undefined
   }
-  if (holdsChain && resume === undefined) throw new RefusedError('the data dir holds a chain that is not a fork: start with --fresh to fork, or use another --data-dir')
+  if (holdsChain && resume === undefined)
+    throw new RefusedError('the data dir holds a chain that is not a fork: start with --fresh to fork, or use another --data-dir')
   return openFork(options.fork, { dataDir: options.dataDir, deadlineMs: rpcEvmTimeout || undefined, resume })
 }
 

@@ -102,7 +102,7 @@ describe('createSealedBlocks', () => {
     const next = sealedBlock(4, 1)
     blocks.add({ ...next, block: next.block })
     expect(blocks.head().number).toBe(4n)
-    expect(() => blocks.truncate(-1n)).toThrow(/genesis/)
+    expect(() => blocks.truncate(-1n)).toThrow(/first block stays/)
   })
 
   test('logs come from a block held whole, else from the store without holding the block', () => {
@@ -149,6 +149,41 @@ describe('createSealedBlocks', () => {
     })
     blocks.add(sealedBlock(0, 0))
     expect(() => blocks.add(sealedBlock(2, 0))).toThrow('block 2 added after block 0')
+  })
+
+  test("a fork's blocks start at the fork block: nothing before it is held, and a restart starts over at another", () => {
+    const stored = [100, 101, 102].map((number) => sealedBlock(number, 1, number === 101 ? 1 : 0))
+    const blocks = createSealedBlocks({
+      first: 100n,
+      load: () => expect.unreachable('every block is held'),
+      loadLogs: () => expect.unreachable('every block is held'),
+    })
+    for (const sealed of stored) blocks.add(sealed)
+    expect(blocks.first).toBe(100n)
+    expect(blocks.count).toBe(3)
+    expect(blocks.byNumber(99n)).toBeUndefined()
+    expect(blocks.byNumber(0n)).toBeUndefined()
+    expect(blocks.byNumber(101n)?.hash).toBe(stored[1]!.hash)
+    expect(blocks.numberOf(stored[2]!.hash)).toBe(102n)
+    expect(blocks.byHash(stored[1]!.hash)?.number).toBe(101n)
+    expect(blocks.hash(99n)).toBeUndefined()
+    expect(bytesToHex(blocks.hash(100n)!)).toBe(stored[0]!.hash)
+    expect(blocks.logsBloom(101n)).toBeDefined()
+    expect(blocks.logs(100n)?.hash).toBe(stored[0]!.hash)
+    expect(() => blocks.add(sealedBlock(104, 0))).toThrow('block 104 added after block 102')
+    blocks.truncate(101n)
+    expect(blocks.head().number).toBe(101n)
+    expect(() => blocks.truncate(99n)).toThrow(/first block stays/)
+
+    const other = sealedBlock(200, 0)
+    blocks.restart(other)
+    expect(blocks.first).toBe(200n)
+    expect(blocks.count).toBe(1)
+    expect(blocks.head()).toBe(other)
+    expect(blocks.byNumber(101n)).toBeUndefined()
+    expect(blocks.numberOf(stored[0]!.hash)).toBeUndefined()
+    blocks.add(sealedBlock(201, 0))
+    expect(blocks.head().number).toBe(201n)
   })
 })
 

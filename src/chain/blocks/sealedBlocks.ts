@@ -60,6 +60,8 @@ export type SealedBlocks = {
   locate(hash: Hex): { number: bigint; index: number } | undefined
   /** Forgets the blocks after `number` (a revert), which the store no longer holds either. */
   truncate(number: bigint): void
+  /** Forgets every block, and starts again from `sealed` (a reset to another fork block), which the store holds alone. */
+  restart(sealed: SealedBlock): void
 }
 
 export type SealedBlocksOptions = {
@@ -110,7 +112,8 @@ function createHeld(capacity: number) {
 }
 
 export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
-  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS, first = 0n } = options
+  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS } = options
+  let first = options.first ?? 0n
   /** Where block `number` is in the lists below (they start at the first block), or -1 when it is not held. */
   const indexOf = (number: bigint): number => (number < first || number - first >= hashes.length ? -1 : Number(number - first))
   const hashes: Hex[] = []
@@ -145,8 +148,30 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     return sealed
   }
 
+  function add(sealed: SealedBlock) {
+    const at = Number(sealed.number - first)
+    if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${first + BigInt(hashes.length) - 1n}`)
+    hashes.push(sealed.hash)
+    hashBytes.push(hexToBytes(sealed.hash))
+    // A copy: the header's bloom may be a view into the whole block's encoding.
+    blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
+    numbers.set(sealed.hash, at)
+    const blockTransactions: Hex[] = []
+    for (const [index, tx] of sealed.block.transactions.entries()) {
+      const hash = bytesToHex(tx.hash()) as Hex
+      transactions.set(hash, { number: sealed.number, index })
+      blockTransactions.push(hash)
+    }
+    // Empty blocks (most of a test chain's) share one list.
+    hashesOf.push(blockTransactions.length === 0 ? NO_TRANSACTIONS : blockTransactions)
+    head = sealed
+    newest.add(at, sealed, sealed)
+  }
+
   return {
-    first,
+    get first() {
+      return first
+    },
     get count() {
       return hashes.length
     },
@@ -154,25 +179,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       if (head === undefined) throw new Error('no block yet')
       return head
     },
-    add(sealed) {
-      const at = Number(sealed.number - first)
-      if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${first + BigInt(hashes.length) - 1n}`)
-      hashes.push(sealed.hash)
-      hashBytes.push(hexToBytes(sealed.hash))
-      // A copy: the header's bloom may be a view into the whole block's encoding.
-      blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
-      numbers.set(sealed.hash, at)
-      const blockTransactions: Hex[] = []
-      for (const [index, tx] of sealed.block.transactions.entries()) {
-        const hash = bytesToHex(tx.hash()) as Hex
-        transactions.set(hash, { number: sealed.number, index })
-        blockTransactions.push(hash)
-      }
-      // Empty blocks (most of a test chain's) share one list.
-      hashesOf.push(blockTransactions.length === 0 ? NO_TRANSACTIONS : blockTransactions)
-      head = sealed
-      newest.add(at, sealed, sealed)
-    },
+    add,
     byNumber,
     byHash(hash) {
       const at = numbers.get(hash.toLowerCase() as Hex)
@@ -212,6 +219,18 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       readBack.dropAfter(keep - 1)
       head = byNumber(number)!
       if (newest.get(keep - 1) === undefined) newest.add(keep - 1, head, head)
+    },
+    restart(sealed) {
+      hashes.length = 0
+      hashBytes.length = 0
+      blooms.length = 0
+      numbers.clear()
+      transactions.clear()
+      hashesOf.length = 0
+      newest.dropAfter(-1)
+      readBack.dropAfter(-1)
+      first = sealed.number
+      add(sealed)
     },
   }
 }

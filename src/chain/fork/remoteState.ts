@@ -23,6 +23,17 @@ export function createRemoteState(upstream: UpstreamState): RemoteState {
   /** By address, then slot (32 bytes of hex); values with leading zeros stripped, empty when zero. */
   const storage = new Map<Hex, Map<Hex, Uint8Array>>()
   const codes = new Map<Hex, Uint8Array>()
+  /** Fetches under way, by key: a read that misses again waits for the same one. */
+  const fetching = new Map<string, Promise<void>>()
+
+  function miss(key: string, fetch: () => Promise<void>): StateMiss {
+    let fetched = fetching.get(key)
+    if (fetched === undefined) {
+      fetched = fetch().finally(() => fetching.delete(key))
+      fetching.set(key, fetched)
+    }
+    return new StateMiss(key, fetched)
+  }
 
   function hold(address: Hex, account: UpstreamAccount) {
     if (account.balance === 0n && account.nonce === 0n && account.code === '0x') {
@@ -45,18 +56,19 @@ export function createRemoteState(upstream: UpstreamState): RemoteState {
     account(address) {
       const held = accounts.get(address)
       if (held !== undefined) return held ?? undefined
-      throw new StateMiss(`account ${address}`, upstream.account(address).then((account) => hold(address, account)))
+      throw miss(`account ${address}`, () => upstream.account(address).then((account) => hold(address, account)))
     },
     storage(address, slot) {
       const word = slot.length === 66 ? slot : toWord(slot)
       const held = storage.get(address)?.get(word)
       if (held !== undefined) return held
-      const fetched = upstream.storage(address, word).then((value) => {
-        let slots = storage.get(address)
-        if (slots === undefined) storage.set(address, (slots = new Map()))
-        slots.set(word, bigIntToUnpaddedBytes(value))
-      })
-      throw new StateMiss(`storage ${address} ${word}`, fetched)
+      throw miss(`storage ${address} ${word}`, () =>
+        upstream.storage(address, word).then((value) => {
+          let slots = storage.get(address)
+          if (slots === undefined) storage.set(address, (slots = new Map()))
+          slots.set(word, bigIntToUnpaddedBytes(value))
+        }),
+      )
     },
     // Code is fetched with its account, which is read first: a hash the upstream's accounts never named is unknown.
     code: (codeHash) => codes.get(codeHash),

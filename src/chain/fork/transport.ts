@@ -7,6 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 import { UpstreamError } from '../errors.ts'
 
+/** What --fork-retries and --fork-retry-backoff are when not given. */
+export const transportDefaults = { retries: 3, retryBackoffMs: 250 } as const
+
 export type UpstreamTransportOptions = {
   url: string
   /** Further attempts after a transport failure, a timeout, a 429 or a 5xx. */
@@ -35,7 +38,13 @@ type Queued = { method: string; params: unknown[]; what: string; resolve(result:
 type Answer = { id: unknown; result?: unknown; error?: { code: number; message: string } }
 
 export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
-  const { url, retries = 3, retryBackoffMs = 250, timeoutMs = 10_000, maxBatchSize = 100 } = options
+  const {
+    url,
+    retries = transportDefaults.retries,
+    retryBackoffMs = transportDefaults.retryBackoffMs,
+    timeoutMs = 10_000,
+    maxBatchSize = 100,
+  } = options
   const target = new URL(url)
   const upstream = target.origin
   const headers: Record<string, string> = { 'content-type': 'application/json' }

@@ -8,6 +8,7 @@ import { setStorage } from '../state/edits.ts'
 import { createTouchedKeys } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { withStorageRoots } from '../state/trie.ts'
+import { RefusedError } from '../errors.ts'
 
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { BlockResolver } from '../blocks/tags.ts'
@@ -20,6 +21,17 @@ import type { StateDump } from '../state/dump.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory, TouchedKeys, UndoneEdit } from '../state/history.ts'
 import type { FirstBlock } from '../storage/load.ts'
+import type { SealedBlock } from '../blocks/types.ts'
+import type { StateDiff, StateReader } from '../state/types.ts'
+
+/** Where anvil_reset's `forking` moves a fork: another block, of its upstream or of another one. */
+export type ForkTarget = { url?: string; blockNumber?: bigint }
+
+/**
+ * A fork opened at another block, not yet the chain's: its first block and writes, and the upstream's state beneath
+ * them. `adopt` makes it the chain's fork (inside the store's transaction).
+ */
+export type Refork = { sealed: SealedBlock; diff: StateDiff; upstream: StateReader & { waits: true }; adopt(): void }
 import type { StateTrie } from '../state/trie.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore, StoreMark } from '../storage/chainStore.ts'
@@ -67,6 +79,8 @@ export type ControlParts = {
   resolver: BlockResolver
   /** The first block's state (block 0's, or a fork's fork block's), computed again, for a reset. */
   genesis: () => Promise<FirstBlock>
+  /** A fork's move to another fork block or upstream (ControlService.reset); undefined on a chain of its own. */
+  refork?: (target: ForkTarget) => Promise<Refork>
   log: (line: string) => void
 }
 
@@ -91,10 +105,11 @@ export type ControlService = {
    */
   revert(id: bigint): Promise<boolean>
   /**
-   * Back to block 0 as the chain was created: every later block, edit, pool transaction and snapshot is gone. Each
-   * participant resets inside the store's transaction.
+   * Back to the first block as the chain was created (block 0, or a fork's fork block): every later block, edit,
+   * pool transaction and snapshot is gone. Each participant resets inside the store's transaction. A fork given a
+   * `target` forks again there instead (anvil_reset's `forking`); nothing changes if the upstream fails.
    */
-  reset(): Promise<void>
+  reset(target?: ForkTarget): Promise<void>
   /** The live snapshots, oldest first, with the block each was taken at. */
   snapshots(): { id: bigint; number: bigint }[]
   /** Takes part in every later snapshot, revert and reset. */
@@ -134,6 +149,29 @@ export function createControlService(parts: ControlParts): ControlService {
     for (const entry of [...pool.all()]) pool.remove(entry.hash)
     for (const entry of entries) pool.add(entry)
     return touched
+  }
+
+  /** Another fork block's state beneath the chain, and that block as its only one. */
+  async function refork(target: ForkTarget) {
+    if (parts.refork === undefined) throw new RefusedError('this chain is not a fork')
+    // Everything that can fail (the upstream) before anything changes.
+    const next = await parts.refork(target)
+    const { sealed, diff } = next
+    snapshots.clear()
+    edits.length = 0
+    store.replace({ number: sealed.number, hash: sealed.hash, rlp: sealed.block.serialize(), receipts: [], senders: [] }, diff, () => {
+      for (const participant of participants) participant.reset()
+      next.adopt()
+    })
+    history.apply({ kind: 'rewind', number: -1n, undo: [] })
+    history.setUpstream(next.upstream)
+    history.apply({ kind: 'block', number: sealed.number, hash: sealed.block.hash(), diff })
+    blocks.restart(sealed)
+    for (const entry of [...pool.all()]) pool.remove(entry.hash)
+    await trie.rebuild(history.entries())
+    await producer.restart()
+    clock.restore({ offsetMs: 0, next: undefined })
+    instanceId = newInstanceId()
   }
 
   const edit = (edit: StateEdit) =>
@@ -204,8 +242,9 @@ export function createControlService(parts: ControlParts): ControlService {
         return true
       }),
 
-    reset: () =>
+    reset: (target) =>
       producer.exclusive(async () => {
+        if (target !== undefined) return refork(target)
         const genesis = await parts.genesis()
         snapshots.clear()
         edits.length = 0

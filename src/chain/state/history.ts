@@ -142,6 +142,11 @@ export type StateHistory = {
   entries(number?: bigint): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
   /** The maps themselves, not a copy: post them (which copies) before the next change. */
   snapshot(): HistorySnapshot
+  /**
+   * Puts another fork's upstream state beneath the history (a reset to another fork block): only once a rewind has
+   * forgotten every block, since what they wrote was written over the other.
+   */
+  setUpstream(upstream: StateReader & { waits: true }): void
 }
 
 /**
@@ -149,7 +154,8 @@ export type StateHistory = {
  * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
  * read never sees a half-sealed block.
  */
-export function createStateHistory(from?: HistorySnapshot, below?: StateReader & { waits: true }): StateHistory {
+export function createStateHistory(from?: HistorySnapshot, upstream?: StateReader & { waits: true }): StateHistory {
+  let below = upstream
   const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
   const storage = from?.storage ?? new Map<Hex, AccountStorage>()
   const codes = from?.codes ?? new Map<Hex, Uint8Array>()
@@ -157,7 +163,7 @@ export function createStateHistory(from?: HistorySnapshot, below?: StateReader &
   const journal = from?.journal ?? []
 
   /** A key no block wrote: a fork's upstream value (state/miss.ts), else nothing. */
-  const unwritten = below === undefined ? () => EMPTY : (address: Hex, slot: Hex) => below.storage(address, slot)
+  const unwritten = (address: Hex, slot: Hex) => (below === undefined ? EMPTY : below.storage(address, slot))
 
   function readStorage(address: Hex, slot: Hex, block: number): Uint8Array {
     const account = storage.get(address)
@@ -342,6 +348,11 @@ export function createStateHistory(from?: HistorySnapshot, below?: StateReader &
     },
 
     snapshot: () => ({ accounts, storage, codes, journal }),
+
+    setUpstream(upstream) {
+      if (journal.length > 0) throw new Error('the upstream beneath a history changes only once every block is forgotten')
+      below = upstream
+    },
 
     *entries(number) {
       const block = number === undefined ? Number.MAX_SAFE_INTEGER : Number(number)

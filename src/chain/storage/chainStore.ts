@@ -48,6 +48,11 @@ export type ChainStore = {
    * so that a crash leaves the chain as it was before or after, never between.
    */
   rewind(number: bigint, to: { mark: StoreMark } | { genesis: StateDiff }, pool: StoredPoolTransaction[], within?: () => void): void
+  /**
+   * In one transaction: forgets every block, state write and pooled transaction, writes `first` as the only block
+   * (a reset to another fork block), and runs `within`.
+   */
+  replace(first: StoredBlock & { hash: Hex }, diff: StateDiff, within?: () => void): void
   /** `sender` only for a transaction sent as an impersonated account, whose signature recovers no one. */
   addPoolTransaction(hash: Hex, raw: Uint8Array, sender?: Hex, publicKey?: Uint8Array): void
   removePoolTransactions(hashes: Iterable<Hex>): void
@@ -223,6 +228,20 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         writeDiff(number, diff)
         for (const hash of block.transactionHashes) statements.removePool.run(hexToBytes(hash))
       })
+    },
+
+    replace(first, diff, within) {
+      inTransaction(db, () => {
+        statements.dropBlocks.run(-1)
+        statements.dropAccounts.run(-1)
+        statements.dropStorage.run(-1)
+        statements.dropClears.run(-1)
+        statements.clearPool.run()
+        statements.insertBlock.run(Number(first.number), hexToBytes(first.hash), first.rlp, JSON.stringify(first.receipts, toJSON), null)
+        writeDiff(Number(first.number), diff)
+        within?.()
+      })
+      poolSeq = 0
     },
 
     writeEdit(number, diff) {

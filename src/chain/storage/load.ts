@@ -102,7 +102,9 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     history.commit(number, diff)
     const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number, senders: [], receipts: [] }
     if (fork !== undefined && sealed.hash !== fork.block.hash) {
-      options.log(`warning: the fork block's header as rebuilt here hashes to ${sealed.hash}, not ${fork.block.hash}: the local blocks name it as their parent`)
+      options.log(
+        `warning: the fork block's header as rebuilt here hashes to ${sealed.hash}, not ${fork.block.hash}: the local blocks name it as their parent`,
+      )
     }
     store.writeBlock({ number, hash: sealed.hash, rlp: genesis.serialize(), receipts: [], senders: [], transactionHashes: [] }, diff)
     // Chain ids past 2^53 are bigints here; they are written back as the plain JSON numbers they came as.

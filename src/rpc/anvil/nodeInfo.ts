@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 
+import type { ForkInfo } from '../../chain/services/spec.ts'
 import type { PendingBlock } from '../../chain/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -14,7 +15,8 @@ export type NodeInfo = {
   hardFork: string
   transactionOrder: 'fees'
   environment: { baseFee: Hex; chainId: number; gasLimit: Hex; gasPrice: Hex }
-  forkConfig: { forkUrl: null; forkBlockNumber: null; forkRetryBackoff: null }
+  /** The upstream as scheme, host and port: the page that asks may not see an API key in its path. */
+  forkConfig: { forkUrl: string | null; forkBlockNumber: number | null; forkRetryBackoff: number | null }
 }
 
 /**
@@ -41,7 +43,12 @@ export const nodeInfo = defineMethod({
         gasLimit: toQuantity(pending.env.gasLimit),
         gasPrice: toQuantity(pool.suggestedFees().gasPrice),
       },
-      forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+      forkConfig: forkConfigOf(spec.fork()),
     }
   },
 })
+
+function forkConfigOf(fork: ForkInfo | undefined): NodeInfo['forkConfig'] {
+  if (fork === undefined) return { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null }
+  return { forkUrl: fork.upstream, forkBlockNumber: Number(fork.number), forkRetryBackoff: fork.retryBackoffMs }
+}

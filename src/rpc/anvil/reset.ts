@@ -20,13 +20,30 @@ const params = z.union([
   ]),
 ])
 
-/** Back to block 0 as the chain was created. flashchain does not fork, so a fork URL or block is refused. */
-function resetChain([options]: z.output<typeof params>, { control }: MethodContext) {
+/**
+ * Back to the first block as the chain was created. On a fork, `forking` forks again: at `blockNumber` (the
+ * upstream's latest when it is null), of `jsonRpcUrl` (the same upstream when it is null). A chain of its own does
+ * not become a fork (docs/fork.md).
+ */
+function resetChain([options]: z.output<typeof params>, { control, spec }: MethodContext) {
   const forking = options?.forking
-  if (forking?.jsonRpcUrl != null || forking?.blockNumber != null) {
-    throw new InvalidParamsError('flashchain does not fork: reset takes no jsonRpcUrl or blockNumber, and goes back to block 0')
+  if (forking === undefined) return control.reset()
+  if (spec.fork() === undefined) {
+    if (forking.jsonRpcUrl == null && forking.blockNumber == null) return control.reset()
+    throw new InvalidParamsError('this chain is not a fork: reset takes no jsonRpcUrl or blockNumber here; start flashchain with --fork-url to fork')
   }
-  return control.reset()
+  return control.reset({ url: forking.jsonRpcUrl ?? undefined, blockNumber: blockNumberOf(forking.blockNumber) })
+}
+
+/** A block number as anvil and Hardhat take it: a JSON number, or a decimal or hex string. */
+function blockNumberOf(value: number | string | null | undefined): bigint | undefined {
+  if (value == null) return undefined
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) throw new InvalidParamsError(`forking.blockNumber must be a block number, got ${value}`)
+    return BigInt(value)
+  }
+  if (!/^(0x[0-9a-fA-F]+|\d+)$/.test(value)) throw new InvalidParamsError(`forking.blockNumber must be a block number, got "${value}"`)
+  return BigInt(value)
 }
 
 export const anvilReset = anvilMethod('anvil_reset', params, resetChain)

@@ -1,0 +1,145 @@
+import { KECCAK256_NULL, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
+import { Address } from '@ethereumjs/util'
+import { describe, expect, test } from 'vitest'
+
+import { keccak256 } from '../crypto/keccak.ts'
+import { createStateHistory } from '../state/history.ts'
+import { StateMiss, untilFetched } from '../state/miss.ts'
+import { createOverlay } from '../state/overlay.ts'
+import { FlatStateManager } from '../state/stateManager.ts'
+import { createStateDiff } from '../state/types.ts'
+import { createRemoteState } from './remoteState.ts'
+
+import type { Hex } from '../../hex.ts'
+import type { UpstreamAccount, UpstreamState } from './upstream.ts'
+
+const alice = '0x00000000000000000000000000000000000a11ce' as Hex
+const token = '0x000000000000000000000000000000000000c0de' as Hex
+const slot = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+
+/**
+ * An upstream whose state is the maps given, answering after a turn of the event loop as a remote one does, and
+ * recording what it was asked.
+ */
+function upstreamOf(accounts: Record<Hex, UpstreamAccount>, storage: Record<string, bigint>) {
+  const asked: string[] = []
+  const later = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)))
+  const upstream: UpstreamState = {
+    fork: { chainId: 1n, number: 100n, hash: `0x${'ab'.repeat(32)}` },
+    account(address) {
+      asked.push(`account ${address}`)
+      return later(accounts[address] ?? { balance: 0n, nonce: 0n, code: '0x' })
+    },
+    storage(address, key) {
+      asked.push(`storage ${address} ${key}`)
+      return later(storage[`${address} ${key}`] ?? 0n)
+    },
+  }
+  return { upstream, asked }
+}
+
+// SLOAD(0) + SLOAD(1), stored at 2; then STOP. Storage reads the EVM must wait for.
+const adder = hexToBytes('0x60005460015401600255000000')
+
+describe('a fork upstream beneath the history', () => {
+  test('a read of what is not fetched throws a miss that has started the fetch; once fetched, it answers at once', async () => {
+    const { upstream, asked } = upstreamOf({ [alice]: { balance: 5n, nonce: 2n, code: '0x' } }, { [`${token} ${slot(1)}`]: 9n })
+    const remote = createRemoteState(upstream)
+    const miss = (() => {
+      try {
+        remote.account(alice)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(miss).toBeInstanceOf(StateMiss)
+    expect(asked).toEqual([`account ${alice}`])
+    await (miss as StateMiss).fetched
+    expect(remote.account(alice)).toMatchObject({ balance: 5n, nonce: 2n })
+    expect(await untilFetched(() => remote.storage(token, '0x01' as Hex))).toEqual(new Uint8Array([9]))
+    // An empty account is no account, as EIP-161 has it; a zero slot is empty.
+    expect(await untilFetched(() => remote.account(token))).toBeUndefined()
+    expect(await untilFetched(() => remote.storage(token, slot(7)))).toEqual(new Uint8Array())
+    const before = asked.length
+    remote.account(alice)
+    remote.storage(token, slot(1))
+    expect(asked.length).toBe(before)
+  })
+
+  test('local writes shadow the upstream: a written key, a deleted account and wiped storage never read it', async () => {
+    const { upstream, asked } = upstreamOf(
+      { [alice]: { balance: 5n, nonce: 0n, code: '0x' }, [token]: { balance: 0n, nonce: 1n, code: '0x00' } },
+      { [`${token} ${slot(1)}`]: 9n, [`${token} ${slot(2)}`]: 4n },
+    )
+    const history = createStateHistory(undefined, createRemoteState(upstream))
+    history.commit(
+      100n,
+      (() => {
+        const diff = createStateDiff()
+        diff.accounts.set(alice, { nonce: 1n, balance: 7n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_NULL })
+        diff.storage.set(token, { cleared: false, slots: new Map([[slot(1), new Uint8Array([3])]]) })
+        return diff
+      })(),
+    )
+    const at = history.at(100n)
+    expect(at.waits).toBe(true)
+    expect(at.account(alice)?.balance).toBe(7n)
+    expect(at.storage(token, slot(1))).toEqual(new Uint8Array([3]))
+    expect(asked).toEqual([])
+    // A slot no block wrote is the upstream's.
+    expect(await untilFetched(() => at.storage(token, slot(2)))).toEqual(new Uint8Array([4]))
+    const code = await untilFetched(() => at.code(bytesToHex((at.account(token) ?? fail()).codeHash) as Hex))
+    expect(code).toEqual(new Uint8Array([0]))
+    // A block that wipes the storage and deletes the account hides the upstream's from there on.
+    const wipe = createStateDiff()
+    wipe.accounts.set(token, null)
+    wipe.storage.set(token, { cleared: true, slots: new Map() })
+    history.commit(101n, wipe)
+    expect(history.at(101n).account(token)).toBeUndefined()
+    expect(history.at(101n).storage(token, slot(2))).toEqual(new Uint8Array())
+    expect(history.at(100n).storage(token, slot(2))).toEqual(new Uint8Array([4]))
+  })
+
+  test("the EVM waits for the upstream's slots: no synchronous SLOAD on a base that may wait", async () => {
+    const codeHash = keccak256(adder)
+    const { upstream, asked } = upstreamOf(
+      { [token]: { balance: 0n, nonce: 1n, code: bytesToHex(adder) as Hex } },
+      { [`${token} ${slot(0)}`]: 20n, [`${token} ${slot(1)}`]: 22n },
+    )
+    const history = createStateHistory(undefined, createRemoteState(upstream))
+    history.commit(100n, createStateDiff())
+    const stateManager = new FlatStateManager(createOverlay(createStateDiff(), history.at(100n)))
+    expect(stateManager.getStorageSync).toBeUndefined()
+    expect(new FlatStateManager(createStateHistory().at(0n)).getStorageSync).toBeTypeOf('function')
+    const vm = await createVM({ stateManager })
+    const result = await vm.evm.runCall({ to: new Address(hexToBytes(token)), gasLimit: 100_000n })
+    expect(result.execResult.exceptionError).toBeUndefined()
+    expect(await stateManager.getStorage(new Address(hexToBytes(token)), hexToBytes(slot(2)))).toEqual(new Uint8Array([42]))
+    expect(bytesToHex(codeHash)).toBe(bytesToHex(keccak256(await stateManager.getCode(new Address(hexToBytes(token))))))
+    // Each key once, however often the run reads it: the caller (the zero address here), the contract, its slots.
+    expect(asked).toEqual([
+      `account 0x${'00'.repeat(20)}`,
+      `account ${token}`,
+      `storage ${token} ${slot(0)}`,
+      `storage ${token} ${slot(1)}`,
+      `storage ${token} ${slot(2)}`,
+    ])
+  })
+
+  test("an upstream's failure reaches the reader that waits, and is no one's unhandled rejection", async () => {
+    const failing: UpstreamState = {
+      fork: { chainId: 1n, number: 1n, hash: `0x${'00'.repeat(32)}` },
+      account: () => Promise.reject(new Error('upstream down')),
+      storage: () => Promise.reject(new Error('upstream down')),
+    }
+    const remote = createRemoteState(failing)
+    // A miss no one waits for: the test run fails on an unhandled rejection if it leaks.
+    expect(() => remote.storage(alice, slot(0))).toThrow(StateMiss)
+    await expect(untilFetched(() => remote.account(alice))).rejects.toThrow('upstream down')
+  })
+})
+
+function fail(): never {
+  throw new Error('expected an account')
+}
