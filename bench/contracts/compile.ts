@@ -1,5 +1,6 @@
-// Compiles BenchToken.sol with npm `solc` (the main project's pinned devDependency) and writes BenchToken.json,
-// which the benchmark deploys. Run once after editing the source: `node bench/contracts/compile.ts`.
+// Compiles the benchmark's contracts with npm `solc` (the main project's pinned devDependency) and writes one JSON
+// artifact beside each source: BenchToken.json (the ERC20 every workload uses) and MiniAmm.json (the pair the fork
+// benchmark swaps through). Run once after editing a source: `node bench/contracts/compile.ts`.
 // Fixed settings and no metadata hash, so the same source always gives the same bytes.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -12,28 +13,34 @@ const settings = {
   metadata: { bytecodeHash: 'none' },
 }
 
+/** Each contract is its own source file of the same name. */
+const CONTRACTS = ['BenchToken', 'MiniAmm']
+
 type Output = {
   errors?: { severity: string; formattedMessage: string }[]
   contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>
 }
 
-const source = readFileSync(fileURLToPath(new URL('./BenchToken.sol', import.meta.url)), 'utf8')
+const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url))
+const sources = Object.fromEntries(CONTRACTS.map((name) => [`${name}.sol`, { content: readFileSync(here(`${name}.sol`), 'utf8') }]))
 const input = {
   language: 'Solidity',
-  sources: { 'BenchToken.sol': { content: source } },
+  sources,
   settings: { ...settings, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
 }
 const output = JSON.parse(solc.compile(JSON.stringify(input))) as Output
 const problems = (output.errors ?? []).filter((error) => error.severity !== 'info')
 if (problems.length > 0) throw new Error(problems.map((error) => error.formattedMessage).join('\n'))
-const contract = output.contracts['BenchToken.sol']!.BenchToken!
-const artifact = {
-  contractName: 'BenchToken',
-  compiler: { version: solc.version(), settings },
-  abi: contract.abi,
-  bytecode: `0x${contract.evm.bytecode.object}`,
-  deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+for (const name of CONTRACTS) {
+  const contract = output.contracts[`${name}.sol`]![name]!
+  const artifact = {
+    contractName: name,
+    compiler: { version: solc.version(), settings },
+    abi: contract.abi,
+    bytecode: `0x${contract.evm.bytecode.object}`,
+    deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+  }
+  const target = here(`${name}.json`)
+  writeFileSync(target, `${JSON.stringify(artifact, null, 2)}\n`)
+  console.log(`wrote ${target} (solc ${artifact.compiler.version}, ${(artifact.deployedBytecode.length - 2) / 2} bytes deployed)`)
 }
-const target = fileURLToPath(new URL('./BenchToken.json', import.meta.url))
-writeFileSync(target, `${JSON.stringify(artifact, null, 2)}\n`)
-console.log(`wrote ${target} (solc ${artifact.compiler.version}, ${(artifact.deployedBytecode.length - 2) / 2} bytes deployed)`)
