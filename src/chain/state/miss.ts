@@ -34,3 +34,26 @@ export async function untilFetched<T>(read: () => T | Promise<T>): Promise<T> {
     }
   }
 }
+
+/**
+ * Runs every read, then waits for all their misses together, and again for the reads that missed, until none does:
+ * keys known before a run (a block's system work) are fetched in one batch rather than one miss at a time.
+ */
+export async function prefetch(reads: readonly (() => unknown)[]): Promise<void> {
+  let left = reads
+  while (left.length > 0) {
+    const waiting: Promise<void>[] = []
+    const missed: (() => unknown)[] = []
+    for (const read of left) {
+      try {
+        read()
+      } catch (error) {
+        if (!(error instanceof StateMiss)) throw error
+        waiting.push(error.fetched)
+        missed.push(read)
+      }
+    }
+    await Promise.all(waiting)
+    left = missed
+  }
+}
