@@ -20,12 +20,12 @@ import { foundry } from 'viem/chains'
 import { token } from './chain.ts'
 import { sleep } from './servers.ts'
 
-const amm = JSON.parse(readFileSync(new URL('./contracts/MiniAmm.json', import.meta.url), 'utf8')) as { abi: Abi; bytecode: Hex }
+export const amm = JSON.parse(readFileSync(new URL('./contracts/MiniAmm.json', import.meta.url), 'utf8')) as { abi: Abi; bytecode: Hex }
 
 const MNEMONIC = 'test test test test test test test test test test test junk'
 const devAddress = (addressIndex: number) => mnemonicToAccount(MNEMONIC, { addressIndex }).address
 /** Dev account 0 deploys and provides the liquidity; 1 runs the workloads; 2 swaps on the upstream after the fork block. */
-const [DEPLOYER, SENDER, OTHER] = [devAddress(0), devAddress(1), devAddress(2)]
+export const [DEPLOYER, SENDER, OTHER] = [devAddress(0), devAddress(1), devAddress(2)]
 /** Receives the transfer: an address the upstream has never seen, so its balance slot is a read like any other. */
 const RECIPIENT: Address = '0x000000000000000000000000000000000000bEEF'
 const ETHER = 10n ** 18n
@@ -33,7 +33,7 @@ const SUPPLY = 10n ** 30n
 const LIQUIDITY: [bigint, bigint] = [1_000_000n * ETHER, 2_000_000n * ETHER]
 const SENDER_TOKENS = 1_000n * ETHER
 const TRANSFER = 10n * ETHER
-const SWAP_IN = 100n * ETHER
+export const SWAP_IN = 100n * ETHER
 const RECEIPT_TIMEOUT_MS = 30_000
 
 export type World = {

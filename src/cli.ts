@@ -10,8 +10,7 @@ import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
-import type { ForkOptions } from './chain/fork/fork.ts'
-import type { HardforkName, MiningMode } from './chain/spec/config.ts'
+import type { ForkOptions, HardforkName, MiningMode } from './chain/spec/config.ts'
 import type { Hex } from './hex.ts'
 import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { Flashchain, FlashchainOptions } from './index.ts'

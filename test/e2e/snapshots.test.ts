@@ -188,10 +188,12 @@ describe('anvil_reset, hardhat_reset', () => {
     }
   })
 
-  it('error: a fork URL or block is refused with -32602', async () => {
+  it('error: a chain started without --fork-url does not become a fork: a fork URL or block is refused with -32602', async () => {
     const error = await t.rpcError('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1', blockNumber: 5 } }])
-    expect(error.code).toBe(-32602)
-    expect(error.message).toMatch(/does not fork/)
+    expect(error).toEqual({
+      code: -32602,
+      message: 'this chain is not a fork: reset takes no jsonRpcUrl or blockNumber here; start flashchain with --fork-url to fork',
+    })
   })
 })
 

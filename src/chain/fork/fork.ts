@@ -10,7 +10,7 @@ import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereu
 
 import { keccak256 } from '../crypto/keccak.ts'
 import { RefusedError } from '../errors.ts'
-import { untilFetched } from '../state/miss.ts'
+import { prefetch, untilFetched } from '../state/miss.ts'
 import { createStateTrie } from '../state/trie.ts'
 import { createStateDiff } from '../state/types.ts'
 import { openForkCache } from './cache.ts'
@@ -20,33 +20,15 @@ import { createUpstreamState, pinForkBlock } from './upstream.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { JSONRPCBlock } from '@ethereumjs/block'
-import type { HardforkName } from '../spec/config.ts'
+import type { ForkOptions, HardforkName } from '../spec/config.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
+import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ForkCache } from './cache.ts'
 import type { RemoteState } from './remoteState.ts'
 import type { ForkBlock, UpstreamHeader } from './upstream.ts'
-
-/** What a chain forks, as `createFlashchain({ fork })` and the --fork-* options give it. */
-export type ForkOptions = {
-  /** The upstream's JSON-RPC endpoint (http or https); credentials in it go as HTTP Basic authentication. */
-  url: string
-  /** The fork block; the upstream's latest when the fork starts, and the stored one when a data dir resumes it. */
-  blockNumber?: bigint
-  /** The chain id the fork answers with; the upstream's by default. */
-  chainId?: bigint
-  /** Times a failed upstream request is tried again (3). */
-  retries?: number
-  /** ms before the first retry, doubling each time (250). */
-  retryBackoffMs?: number
-  /**
-   * The directory of the cache of what was fetched (fork-cache.sqlite in it); under the data dir by default, none
-   * for an in-memory chain; `false` for none.
-   */
-  cacheDir?: string | false
-}
 
 /** The file the fork cache is kept in, in its directory. */
 export const FORK_CACHE_FILE = 'fork-cache.sqlite'
@@ -146,4 +128,18 @@ export async function forkFirstBlock(
   const rpc = { ...fork.header, transactions: [], uncles: [], withdrawals: fork.header.withdrawalsRoot == null ? undefined : [] }
   const block = createBlockFromRPC(rpc as unknown as JSONRPCBlock, [], { common: spec.common, setHardfork: true })
   return { block, diff, trie }
+}
+
+/**
+ * Fetches the upstream's code of the accounts a resumed fork's blocks wrote without deploying it (a contract's
+ * balance or nonce changed): the store keeps the code the chain deployed, and the rest comes with the account.
+ */
+export async function fetchUpstreamCode(history: StateHistory, remote: RemoteState): Promise<void> {
+  const state = history.at(BigInt(Number.MAX_SAFE_INTEGER))
+  const reads: (() => unknown)[] = []
+  for (const [address, account] of history.entries()) {
+    if (equalsBytes(account.codeHash, KECCAK256_NULL) || state.code(bytesToHex(account.codeHash) as Hex) !== undefined) continue
+    reads.push(() => remote.account(address))
+  }
+  await prefetch(reads)
 }

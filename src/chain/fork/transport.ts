@@ -127,7 +127,14 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
         what,
       )
     } catch (error) {
-      for (const call of calls) call.reject(error as Error)
+      // Each call's failure names that call: the reader waiting for it did not ask for a batch.
+      for (const call of calls) {
+        call.reject(
+          error instanceof UpstreamError
+            ? new UpstreamError({ upstream, what: call.what, detail: error.detail }, { cause: error.cause })
+            : (error as Error),
+        )
+      }
       return
     }
     // One error for the whole batch (JSON-RPC 2.0 §6's answer to a batch it cannot take): the upstream takes no batches.

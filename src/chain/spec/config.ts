@@ -3,7 +3,6 @@ import { availableParallelism } from 'node:os'
 import type { DatabaseSync } from 'node:sqlite'
 
 import type { Hex } from '../../hex.ts'
-import type { ForkOptions } from '../fork/fork.ts'
 
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
 export type HardforkName = (typeof hardforks)[number]
@@ -78,6 +77,25 @@ export type ChainOptions = {
   log?: (line: string) => void
   /** Per-request detail (such as the EVM runs of each estimate); off unless given. */
   debug?: (line: string) => void
+}
+
+/** What a chain forks, as `createFlashchain({ fork })` and the --fork-* options give it. */
+export type ForkOptions = {
+  /** The upstream's JSON-RPC endpoint (http or https); credentials in it go as HTTP Basic authentication. */
+  url: string
+  /** The fork block; the upstream's latest when the fork starts, and the stored one when a data dir resumes it. */
+  blockNumber?: bigint
+  /** The chain id the fork answers with; the upstream's by default. */
+  chainId?: bigint
+  /** Times a failed upstream request is tried again (3). */
+  retries?: number
+  /** ms before the first retry, doubling each time (250). */
+  retryBackoffMs?: number
+  /**
+   * The directory of the cache of what was fetched (fork-cache.sqlite in it); under the data dir by default, none
+   * for an in-memory chain; `false` for none.
+   */
+  cacheDir?: string | false
 }
 
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'

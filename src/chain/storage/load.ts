@@ -9,7 +9,7 @@ import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
 import { createStateTrie } from '../state/trie.ts'
-import { forkFirstBlock } from '../fork/fork.ts'
+import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
 
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { SealedBlock } from '../blocks/types.ts'
@@ -120,6 +120,7 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     blocks.add({ block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number: block.number, senders: block.senders, receipts: block.receipts })
   }
   store.loadState(history)
+  if (fork !== undefined) await fetchUpstreamCode(history, fork.remote)
   const trie = await createStateTrie(history.entries())
   const head = blocks.head()
   // A fork block's root is the upstream's whole state's, which a fork never holds.

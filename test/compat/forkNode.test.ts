@@ -1,0 +1,323 @@
+/**
+ * flashchain forking a real upstream on loopback (docs/fork.md): anvil, and another flashchain, each seeded with two
+ * tokens and a small AMM (bench/fork-world.ts) and moved on past the fork block. The fork answers as the upstream did
+ * at that block, and everything local runs on top: transactions, a wallet batch, pending, test control, traces.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { createPublicClient, encodeFunctionData, http, parseEther } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+
+import { token } from '../../bench/chain.ts'
+import { OTHER, SENDER, SWAP_IN, amm, runWorkload, seedUpstream } from '../../bench/fork-world.ts'
+import { startChain, toHex, word } from '../e2e/helpers.ts'
+import { startProxy } from './forkUpstream.ts'
+import { startAnvil } from './tools.ts'
+
+import type { ChildProcess } from 'node:child_process'
+import type { Hex } from 'viem'
+import type { World } from '../../bench/fork-world.ts'
+import type { TestChain } from '../e2e/helpers.ts'
+import type { Behaviour, Proxy, Upstream } from './forkUpstream.ts'
+
+const stranger = '0x000000000000000000000000000000000000dead' as Hex
+const lower = (address: string) => address.toLowerCase() as Hex
+const read = (t: { publicClient: TestChain['publicClient'] }, address: Hex, functionName: string, args: unknown[] = []) =>
+  t.publicClient.readContract({ address, abi: amm.abi, functionName, args }) as Promise<unknown>
+
+describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) => {
+  let upstream: Upstream
+  let world: World
+  let counting: Proxy
+  const forks: TestChain[] = []
+  const forkOf = async (options: { mining?: 'auto' | 'manual'; blockNumber?: bigint } = {}) => {
+    const fork = await startChain({
+      mining: options.mining ?? 'auto',
+      fork: { url: counting.url, blockNumber: options.blockNumber ?? world.forkBlock },
+    })
+    forks.push(fork)
+    return fork
+  }
+  const upstreamClient = () => createPublicClient({ transport: http(upstream.url, { retryCount: 0 }) })
+
+  beforeAll(async () => {
+    upstream = kind === 'anvil' ? await startAnvil('auto') : await startChain({ mining: 'auto' })
+    world = await seedUpstream(upstream.url)
+    counting = await startProxy(upstream.url)
+  })
+  afterAll(async () => {
+    await Promise.all(forks.map((fork) => fork.close()))
+    await counting?.close()
+    await upstream?.close()
+  })
+
+  test('answers what the upstream held at the fork block: accounts, code, storage and calls, not what came later', async () => {
+    const fork = await forkOf()
+    const at = { blockNumber: world.forkBlock }
+    const client = upstreamClient()
+    expect(await fork.blockNumber()).toBe(world.forkBlock)
+    expect((await fork.publicClient.getBlock({ blockNumber: world.forkBlock })).hash).toBe((await client.getBlock(at)).hash)
+    expect(await fork.publicClient.getChainId()).toBe(await client.getChainId())
+
+    for (const address of [world.tokenA, world.tokenB, world.pair, stranger]) {
+      expect(await fork.publicClient.getBalance({ address })).toBe(await client.getBalance({ address, ...at }))
+      expect(await fork.publicClient.getTransactionCount({ address })).toBe(await client.getTransactionCount({ address, ...at }))
+      expect(await fork.publicClient.getCode({ address })).toBe(await client.getCode({ address, ...at }))
+      for (const slot of [0n, 1n, 2n, 3n]) {
+        expect(await fork.publicClient.getStorageAt({ address, slot: word(slot) })).toBe(
+          await client.getStorageAt({ address, slot: word(slot), ...at }),
+        )
+      }
+    }
+    // The dev accounts keep the upstream's nonce and get the dev balance, as on anvil's forks.
+    expect(await fork.publicClient.getTransactionCount({ address: OTHER })).toBe(await client.getTransactionCount({ address: OTHER, ...at }))
+    expect(await fork.publicClient.getBalance({ address: OTHER })).toBe(parseEther('10000'))
+
+    const reserves = await read(fork, world.pair, 'getReserves')
+    expect(reserves).toEqual(await client.readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves', ...at }))
+    expect(reserves).not.toEqual(await client.readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves' }))
+    const balance = { abi: token.abi, functionName: 'balanceOf', args: [OTHER] } as const
+    expect(await fork.publicClient.readContract({ address: world.tokenA, ...balance })).toBe(
+      await client.readContract({ address: world.tokenA, ...balance, ...at }),
+    )
+  })
+
+  test('runs local transactions as a plain chain does, and leaves the upstream alone', async () => {
+    const fork = await forkOf()
+    const before = await upstreamClient().readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves' })
+    // Each checks its receipts, and the swap its output against the fork block's quote and the reserves after it.
+    await runWorkload('transfer', fork.url, world)
+    await runWorkload('swap', fork.url, world)
+    expect(await fork.blockNumber()).toBe(world.forkBlock + 3n)
+    expect(await upstreamClient().readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves' })).toEqual(before)
+  })
+
+  test('wallet_sendCalls: an approval and a swap as one atomic batch, through an EIP-7702 upgrade', async () => {
+    const fork = await forkOf()
+    const [reserveA, reserveB] = (await read(fork, world.pair, 'getReserves')) as [bigint, bigint]
+    const out = (await read(fork, world.pair, 'quote', [SWAP_IN, reserveA, reserveB])) as bigint
+    const { id } = await fork.rpc<{ id: Hex }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        from: SENDER,
+        chainId: toHex(await fork.publicClient.getChainId()),
+        atomicRequired: true,
+        calls: [
+          { to: world.tokenA, data: encodeFunctionData({ abi: token.abi, functionName: 'approve', args: [world.pair, SWAP_IN] }) },
+          { to: world.pair, data: encodeFunctionData({ abi: amm.abi, functionName: 'swap', args: [world.tokenA, SWAP_IN, out, SENDER] }) },
+        ],
+      },
+    ])
+    const status = await fork.rpc<{ status: number; atomic: boolean; receipts: { status: Hex }[] }>('wallet_getCallsStatus', [id])
+    expect(status).toMatchObject({ status: 200, atomic: true, receipts: [{ status: '0x1' }] })
+    expect(await read(fork, world.pair, 'getReserves')).toEqual([reserveA + SWAP_IN, reserveB - out])
+    expect((await fork.publicClient.getCode({ address: SENDER }))?.startsWith('0xef0100')).toBe(true)
+  })
+
+  test('pending shows a pre-confirmed transaction on forked state before its block is sealed', async () => {
+    const fork = await forkOf({ mining: 'manual' })
+    const hash = await fork.rpc<Hex>('eth_sendTransaction', [{ from: SENDER, to: stranger, value: toHex(5n) }])
+    await fork.preconfirm()
+    expect(await fork.rpc('eth_getBalance', [stranger, 'pending'])).toBe('0x5')
+    expect(await fork.rpc('eth_getBalance', [stranger, 'latest'])).toBe('0x0')
+    expect(await fork.mine()).toBe(world.forkBlock + 1n)
+    expect(await fork.rpc('eth_getBalance', [stranger, 'latest'])).toBe('0x5')
+    expect((await fork.publicClient.getTransactionReceipt({ hash })).status).toBe('success')
+  })
+
+  test('snapshots, reverts and a reset go back to the upstream’s state; a local transaction traces', async () => {
+    const fork = await forkOf()
+    const reserves = await read(fork, world.pair, 'getReserves')
+    const snapshot = await fork.rpc<Hex>('evm_snapshot')
+    await runWorkload('swap', fork.url, world)
+    const block = await fork.publicClient.getBlock({ blockTag: 'latest' })
+    const trace = await fork.rpc<{ to: Hex; calls: { to: Hex }[] }>('debug_traceTransaction', [block.transactions[0], { tracer: 'callTracer' }])
+    expect(trace.to).toBe(lower(world.pair))
+    expect(trace.calls.map((call) => call.to)).toEqual([lower(world.tokenA), lower(world.tokenB)])
+    expect(await fork.rpc('evm_revert', [snapshot])).toBe(true)
+    expect(await read(fork, world.pair, 'getReserves')).toEqual(reserves)
+
+    await runWorkload('transfer', fork.url, world)
+    await fork.rpc('anvil_reset')
+    expect(await fork.blockNumber()).toBe(world.forkBlock)
+    expect(await fork.publicClient.getBalance({ address: SENDER })).toBe(parseEther('10000'))
+    await runWorkload('swap', fork.url, world)
+  })
+
+  test('anvil_reset with forking, and viem’s reset, fork again at another block; anvil_nodeInfo and the metadata say which', async () => {
+    const fork = await forkOf()
+    const client = upstreamClient()
+    const head = await client.getBlock({ blockNumber: world.upstreamHead })
+    await fork.testClient.reset({ blockNumber: world.upstreamHead })
+    expect(await fork.blockNumber()).toBe(world.upstreamHead)
+    expect((await fork.publicClient.getBlock({ blockTag: 'latest' })).hash).toBe(head.hash)
+    expect(await read(fork, world.pair, 'getReserves')).toEqual(
+      await client.readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves', blockNumber: world.upstreamHead }),
+    )
+    const info = await fork.rpc<{ forkConfig: unknown }>('anvil_nodeInfo')
+    expect(info.forkConfig).toEqual({ forkUrl: counting.url, forkBlockNumber: Number(world.upstreamHead), forkRetryBackoff: 250 })
+    const metadata = await fork.rpc<{ forkedNetwork: unknown }>('anvil_metadata')
+    expect(metadata.forkedNetwork).toEqual({ chainId: 31337, forkBlockNumber: Number(world.upstreamHead), forkBlockHash: head.hash })
+    expect((await fork.rpc<{ forkedNetwork: unknown }>('hardhat_metadata')).forkedNetwork).toEqual(metadata.forkedNetwork)
+
+    // Straight to the upstream this time, at the first fork block, as anvil_reset's jsonRpcUrl and blockNumber say.
+    await fork.rpc('anvil_reset', [{ forking: { jsonRpcUrl: upstream.url, blockNumber: Number(world.forkBlock) } }])
+    expect(await fork.blockNumber()).toBe(world.forkBlock)
+    expect((await fork.rpc<{ forkConfig: { forkUrl: string } }>('anvil_nodeInfo')).forkConfig.forkUrl).toBe(upstream.url)
+    await runWorkload('swap', fork.url, world)
+  })
+})
+
+describe('a fork against its upstream’s failures, a kill -9 and a restart', () => {
+  let upstream: Upstream
+  let world: World
+  let behaviour: Behaviour = 'forward'
+  let proxy: Proxy
+  const dirs: string[] = []
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flashchain-fork-'))
+    dirs.push(dir)
+    return dir
+  }
+
+  beforeAll(async () => {
+    upstream = await startAnvil('auto')
+    world = await seedUpstream(upstream.url)
+    proxy = await startProxy(upstream.url, () => behaviour)
+  })
+  afterAll(async () => {
+    await proxy?.close()
+    await upstream?.close()
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('error: an upstream that fails after the start gets -32000 naming it and the read; the node answers on', async () => {
+    const fork = await startChain({ rpcEvmTimeout: 500, fork: { url: proxy.url, blockNumber: world.forkBlock, retries: 1, retryBackoffMs: 1 } })
+    try {
+      const fresh = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as Hex
+      behaviour = 'unavailable'
+      expect(await fork.rpcError('eth_getBalance', [fresh(0xa1), 'latest'])).toEqual({
+        code: -32000,
+        message: `fork upstream ${proxy.url} failed eth_getBalance ${fresh(0xa1)} at block ${world.forkBlock}: HTTP 503 (2 attempts)`,
+      })
+      behaviour = 'garbage'
+      expect((await fork.rpcError('eth_getCode', [fresh(0xa2), 'latest'])).message).toMatch(
+        /answered something that is not JSON: <html>oops<\/html>$/,
+      )
+      // A stalled upstream: the read gives up by --rpc-evm-timeout, whatever the retries.
+      behaviour = 'stall'
+      expect((await fork.rpcError('eth_call', [{ to: fresh(0xa3) }, 'latest'])).message).toMatch(/no answer within \d+ ms \(1 attempt\)$/)
+      behaviour = 'forward'
+      expect(await fork.rpc('eth_getBalance', [fresh(0xa1), 'latest'])).toBe('0x0')
+      expect(await fork.rpc('eth_chainId')).toBe('0x7a69')
+    } finally {
+      behaviour = 'forward'
+      await fork.close()
+    }
+  })
+
+  test('error: a start whose upstream is not there fails with its address', async () => {
+    const gone = await startProxy(upstream.url)
+    await gone.close()
+    await expect(startChain({ fork: { url: gone.url, retries: 0 } })).rejects.toThrow(
+      `upstream ${gone.url} failed eth_chainId: ECONNREFUSED (1 attempt)`,
+    )
+  })
+
+  test('kill -9 during a cold run: the next run asks the upstream nothing the first fetched', async () => {
+    const cache = tempDir()
+    const keys = (from: number) =>
+      new Set(
+        proxy.requests
+          .slice(from)
+          .flatMap((body) => (Array.isArray(body) ? body : [body]))
+          .map(stateKey),
+      )
+    const first = proxy.requests.length
+    const child = await startNode([
+      '--ephemeral',
+      '--mining',
+      'auto',
+      '--fork-url',
+      proxy.url,
+      '--fork-block-number',
+      `${world.forkBlock}`,
+      '--fork-cache',
+      cache,
+    ])
+    await runWorkload('transfer', child.url, world)
+    child.process.kill('SIGKILL')
+    await child.exited
+    const fetched = keys(first)
+    fetched.delete(undefined)
+    expect(fetched.size).toBeGreaterThan(10)
+
+    const second = proxy.requests.length
+    const again = await startNode([
+      '--ephemeral',
+      '--mining',
+      'auto',
+      '--fork-url',
+      proxy.url,
+      '--fork-block-number',
+      `${world.forkBlock}`,
+      '--fork-cache',
+      cache,
+    ])
+    try {
+      await runWorkload('transfer', again.url, world)
+      const asked = keys(second)
+      expect([...asked].filter((key) => key !== undefined && fetched.has(key))).toEqual([])
+    } finally {
+      again.process.kill('SIGKILL')
+    }
+  })
+
+  test('a data dir keeps its fork: a restart resumes it, and refuses another fork block', async () => {
+    const dataDir = tempDir()
+    const fork = await startChain({ dataDir, mining: 'auto', fork: { url: proxy.url, blockNumber: world.forkBlock } })
+    await runWorkload('swap', fork.url, world)
+    const reserves = await read(fork, world.pair, 'getReserves')
+    await fork.close()
+
+    const resumed = await startChain({ dataDir, mining: 'auto', fork: { url: proxy.url } })
+    try {
+      expect(await resumed.blockNumber()).toBe(world.forkBlock + 2n)
+      expect(await read(resumed, world.pair, 'getReserves')).toEqual(reserves)
+    } finally {
+      await resumed.close()
+    }
+    await expect(startChain({ dataDir, fork: { url: proxy.url, blockNumber: world.upstreamHead } })).rejects.toThrow(
+      `the data dir holds a fork of block ${world.forkBlock}`,
+    )
+    await expect(startChain({ dataDir })).rejects.toThrow('the data dir holds a fork of chain 31337')
+  })
+})
+
+/** What a state read asks the upstream for, as one key (`eth_getStorageAt 0x… 0x…`); undefined for other calls. */
+function stateKey(call: unknown): string | undefined {
+  const { method, params } = call as { method: string; params: unknown[] }
+  if (!['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt'].includes(method)) return undefined
+  return `${method} ${params.slice(0, method === 'eth_getStorageAt' ? 2 : 1).join(' ')}`
+}
+
+/** The command line, started on a free port; its `Listening on` line gives the URL. */
+async function startNode(args: string[]): Promise<{ url: string; process: ChildProcess; exited: Promise<unknown> }> {
+  const bin = join(import.meta.dirname, '../../bin/flashchain.js')
+  const child = spawn(process.execPath, [bin, '--port', '0', '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise((resolve) => child.on('exit', resolve))
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const listening = /Listening on (http:\/\/\S+)/.exec(output)
+      if (listening !== null) resolve(listening[1]!)
+    })
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.on('exit', () => reject(new Error(`flashchain exited before it listened:\n${output}`)))
+  })
+  return { url, process: child, exited }
+}
