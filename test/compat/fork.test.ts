@@ -23,7 +23,7 @@ import { startAnvil } from './tools.ts'
 import type { Hex } from 'viem'
 import type { UpstreamTransportOptions } from '../../src/chain/fork/transport.ts'
 import type { ForkBlock } from '../../src/chain/fork/upstream.ts'
-import type { Proxy, Seeded, Upstream } from './forkUpstream.ts'
+import type { CountingProxy, Seeded, Upstream } from './forkUpstream.ts'
 
 function source(url: string, fork: ForkBlock, options: Omit<UpstreamTransportOptions, 'url'> = {}) {
   return createUpstreamState({ transport: createUpstreamTransport({ url, ...options }), fork })
@@ -34,7 +34,7 @@ const slot = (index: number): Hex => `0x${index.toString(16)}`
 describe.each(['anvil', 'flashchain'] as const)('the upstream state source, forking %s', (kind) => {
   let upstream: Upstream
   let seeded: Seeded
-  const proxies: Proxy[] = []
+  const proxies: CountingProxy[] = []
   const proxy = async (behaviour?: Parameters<typeof startProxy>[1]) => {
     const started = await startProxy(upstream.url, behaviour)
     proxies.push(started)
@@ -137,7 +137,7 @@ describe.each(['anvil', 'flashchain'] as const)('the upstream state source, fork
 describe('the fork cache', () => {
   let upstream: Upstream
   let seeded: Seeded
-  let counting: Proxy
+  let counting: CountingProxy
   const dir = mkdtempSync(join(tmpdir(), 'flashchain-fork-cache-'))
 
   beforeAll(async () => {
@@ -216,7 +216,7 @@ describe('the fork cache', () => {
 describe('upstream failures', () => {
   let upstream: Upstream
   let seeded: Seeded
-  const proxies: Proxy[] = []
+  const proxies: CountingProxy[] = []
   const proxy = async (behaviour: Parameters<typeof startProxy>[1]) => {
     const started = await startProxy(upstream.url, behaviour)
     proxies.push(started)

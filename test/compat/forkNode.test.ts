@@ -21,7 +21,7 @@ import type { ChildProcess } from 'node:child_process'
 import type { Hex } from 'viem'
 import type { World } from '../../bench/fork-world.ts'
 import type { TestChain } from '../e2e/helpers.ts'
-import type { Behaviour, Proxy, Upstream } from './forkUpstream.ts'
+import type { Behaviour, CountingProxy, Upstream } from './forkUpstream.ts'
 
 const stranger = '0x000000000000000000000000000000000000dead' as Hex
 const lower = (address: string) => address.toLowerCase() as Hex
@@ -31,7 +31,7 @@ const read = (t: { publicClient: TestChain['publicClient'] }, address: Hex, func
 describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) => {
   let upstream: Upstream
   let world: World
-  let counting: Proxy
+  let counting: CountingProxy
   const forks: TestChain[] = []
   const forkOf = async (options: { mining?: 'auto' | 'manual'; blockNumber?: bigint } = {}) => {
     const fork = await startChain({
@@ -175,7 +175,7 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
   let upstream: Upstream
   let world: World
   let behaviour: Behaviour = 'forward'
-  let proxy: Proxy
+  let proxy: CountingProxy
   const dirs: string[] = []
   const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'flashchain-fork-'))

@@ -55,7 +55,7 @@ export async function seed(url: string): Promise<Seeded> {
 
 export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches'
 
-export type Proxy = {
+export type CountingProxy = {
   url: string
   /** The body of every request it received, in order. */
   requests: unknown[]
@@ -65,7 +65,7 @@ export type Proxy = {
 }
 
 /** A proxy on loopback in front of `target`: it counts, and behaves as `behaviour` says for the nth request (from 0). */
-export async function startProxy(target: string, behaviour: (index: number, body: unknown) => Behaviour = () => 'forward'): Promise<Proxy> {
+export async function startProxy(target: string, behaviour: (index: number, body: unknown) => Behaviour = () => 'forward'): Promise<CountingProxy> {
   const requests: unknown[] = []
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
