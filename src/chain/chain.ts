@@ -1,5 +1,5 @@
 import { createVM } from '@ethereumjs/vm'
-import { bytesToHex } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { createBlockResolver } from './blocks/tags.ts'
 import { activityLog } from './activityLog.ts'
@@ -22,6 +22,7 @@ import { createBlocksService } from './services/blocks.ts'
 import { createCallsService } from './services/calls.ts'
 import { createControlService } from './services/control.ts'
 import { announcePublished, announceSealed, createEventsService } from './services/events.ts'
+import { createForkService } from './services/fork.ts'
 import { createPoolService } from './services/pool.ts'
 import { createProducerService } from './services/producer.ts'
 import { createSpecService } from './services/spec.ts'
@@ -44,6 +45,7 @@ import type { BlocksService } from './services/blocks.ts'
 import type { CallsService } from './services/calls.ts'
 import type { ControlService } from './services/control.ts'
 import type { EventsService } from './services/events.ts'
+import type { ForkService } from './services/fork.ts'
 import type { PoolService } from './services/pool.ts'
 import type { ProducerService } from './services/producer.ts'
 import type { SpecService } from './services/spec.ts'
@@ -74,6 +76,8 @@ export type ChainServices = {
   control: ControlService
   /** What happens, for listeners: the chain's events and the flashblocks stream. */
   events: EventsService
+  /** The fork the chain runs on, if any, and the upstream's answers for what came before it. */
+  fork: ForkService
 }
 
 /** The chain: its services, and what closes it. */
@@ -116,7 +120,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   if (unpatched.length > 0) log(`warning: ${unpatched.join(', ')} without flashchain's speed patches: the same answers, more slowly`)
   const chainId = common.chainId()
   const forks = createForks(common)
-  const blockHashes = (number: bigint) => blocks.hash(number)
+  // BLOCKHASH of a block before a fork's fork block asks the upstream (kept once answered).
+  const blockHashes = (number: bigint) =>
+    number >= blocks.first || fork === undefined ? blocks.hash(number) : upstreamBlockHash(fork, number)
   let finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
 
   const events = createChainEvents(log)
@@ -191,10 +197,6 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       depositContractAddress: spec.depositContractAddress,
       blocks,
       pending,
-      fork: () =>
-        fork === undefined
-          ? undefined
-          : { upstream: fork.upstream, ...fork.block, retryBackoffMs: options.fork?.retryBackoffMs ?? transportDefaults.retryBackoffMs },
     }),
     blocks: createBlocksService({ blocks, resolver, pending, pool, common }),
     state: createStateService({ resolver, history, blocks, trie, producer }),
@@ -265,6 +267,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       log,
     }),
     events: createEventsService({ events, flashblocks }),
+    fork: createForkService({
+      current: () => fork,
+      blocks,
+      resolver,
+      retryBackoffMs: options.fork?.retryBackoffMs ?? transportDefaults.retryBackoffMs,
+    }),
   }
 
   if (options.importBlocks !== undefined) {
@@ -333,4 +341,10 @@ function forkGenesis(fork: OpenFork, options: ChainOptions, accounts: readonly D
     },
     accounts,
   )
+}
+
+/** The hash of an upstream block before the fork block. */
+async function upstreamBlockHash(fork: OpenFork, number: bigint): Promise<Uint8Array | undefined> {
+  const block = (await fork.history.at('eth_getBlockByNumber', [`0x${number.toString(16)}`, false])) as { hash: Hex } | null
+  return block === null ? undefined : hexToBytes(block.hash)
 }

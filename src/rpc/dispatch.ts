@@ -9,10 +9,10 @@ import {
   type RpcError,
   type RpcErrorShape,
 } from './errors.ts'
-import { untilFetched } from '../chain/state/miss.ts'
 import { toRpcError } from './errorMapping.ts'
 import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createRegistry } from './method.ts'
+import { answer } from './upstream.ts'
 
 import type { Method, MethodContext, RequestContext } from './method.ts'
 
@@ -74,8 +74,7 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
       if (!parsed.success) {
         return isNotification ? undefined : failure(replyId, toInvalidParamsError(parsed.error.issues[0]!, params))
       }
-      // A handler that read a fork's upstream state not fetched yet runs again once it is here (chain/state/miss.ts).
-      const result = await untilFetched(() => method.handler(parsed.data, context))
+      const result = await answer(method, params, parsed.data, context)
       return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, result: result ?? null }
     } catch (error) {
       const wire = toRpcError(error, { revertCode })

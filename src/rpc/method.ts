@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 
+import type { UpstreamScope } from '../chain/services/fork.ts'
 import type { ChainServices } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
 import type { Filters } from './filters.ts'
@@ -74,7 +75,18 @@ export type Method<Name extends string = string, Params extends z.ZodType = z.Zo
   access: Access
   params: Params
   handler: (params: z.output<Params>, context: MethodContext) => Result | Promise<Result>
+  /** On a fork, when the upstream answers instead of the handler (upstream.ts); never on a chain of its own. */
+  upstream?: UpstreamRule
 }
+
+/**
+ * When a fork's upstream answers a request (docs/fork.md#what-the-upstream-answers). `block`: the param at that
+ * index names a block, and the upstream answers for it in `scope` (chain/services/fork.ts: a block's contents at
+ * and before the fork block, state before it); the request goes to the upstream naming that block by number.
+ * `byHash`: a lookup by hash this chain answers with null goes to the upstream, whose answer counts if its
+ * `byHash` field places it at or before the fork block.
+ */
+export type UpstreamRule = { block: number; scope: UpstreamScope } | { byHash: 'number' | 'blockNumber' }
 
 export function defineMethod<const Name extends string, Params extends z.ZodType, Result>(
   method: Method<Name, Params, Result>,

@@ -147,6 +147,67 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     await runWorkload('swap', fork.url, world)
   })
 
+  test('the upstream answers for the blocks up to the fork block and the state before it; eth_getLogs is split there', async () => {
+    const fork = await forkOf()
+    const upstreamRpc = <T = unknown>(method: string, params: unknown[]) => rpcAt<T>(upstream.url, method, params)
+    const before = toHex(world.forkBlock - 1n)
+    for (const [method, params] of [
+      ['eth_getBlockByNumber', [before, true]],
+      ['eth_getBlockByNumber', ['earliest', false]],
+      ['eth_getBlockByNumber', [toHex(world.forkBlock), true]],
+      ['eth_getBlockReceipts', [before]],
+      ['eth_getBlockTransactionCountByNumber', [before]],
+      ['eth_getBalance', [OTHER, before]],
+      ['eth_getTransactionCount', [OTHER, before]],
+      ['eth_getStorageAt', [world.pair, toHex(0), before]],
+      ['eth_call', [{ to: world.pair, data: encodeFunctionData({ abi: amm.abi, functionName: 'getReserves' }) }, toHex(world.forkBlock - 3n)]],
+    ] as const) {
+      expect(await fork.rpc(method, [...params]), `${method} ${JSON.stringify(params)}`).toEqual(await upstreamRpc(method, [...params]))
+    }
+    // `latest` is this chain's: the fork block, whose header and transactions the upstream holds.
+    expect(await fork.rpc('eth_getBlockByNumber', ['latest', false])).toEqual(
+      await upstreamRpc('eth_getBlockByNumber', [toHex(world.forkBlock), false]),
+    )
+
+    const earlier = await upstreamRpc<{ hash: Hex; transactions: Hex[] }>('eth_getBlockByNumber', [before, false])
+    expect(await fork.rpc('eth_getBlockByHash', [earlier.hash, false])).toEqual(earlier)
+    const transaction = earlier.transactions[0]!
+    expect(await fork.rpc('eth_getTransactionByHash', [transaction])).toEqual(await upstreamRpc('eth_getTransactionByHash', [transaction]))
+    expect(await fork.rpc('eth_getTransactionReceipt', [transaction])).toEqual(await upstreamRpc('eth_getTransactionReceipt', [transaction]))
+    // What the upstream did after the fork block is none of the fork's.
+    const later = await upstreamRpc<{ hash: Hex; transactions: Hex[] }>('eth_getBlockByNumber', [toHex(world.forkBlock + 1n), false])
+    expect(await fork.rpc('eth_getBlockByHash', [later.hash, false])).toBeNull()
+    expect(await fork.rpc('eth_getTransactionByHash', [later.transactions[0]])).toBeNull()
+    expect(await fork.rpc('eth_getTransactionReceipt', [later.transactions[0]])).toBeNull()
+
+    // BLOCKHASH of a block before the fork block: initcode that returns blockhash(forkBlock - 1).
+    const initcode = `0x60${(world.forkBlock - 1n).toString(16).padStart(2, '0')}4060005260206000f3`
+    expect(await fork.rpc('eth_call', [{ data: initcode }, 'latest'])).toBe(earlier.hash)
+
+    // Logs from genesis to the head: the upstream's up to the fork block, then the fork's own swap.
+    await runWorkload('swap', fork.url, world)
+    const filter = { address: world.pair, fromBlock: '0x0', toBlock: 'latest' }
+    const upstreamLogs = await upstreamRpc<{ blockNumber: Hex }[]>('eth_getLogs', [{ ...filter, toBlock: toHex(world.forkBlock) }])
+    const logs = await fork.rpc<{ blockNumber: Hex; transactionHash: Hex }[]>('eth_getLogs', [filter])
+    expect(upstreamLogs.length).toBeGreaterThan(0)
+    expect(logs.slice(0, upstreamLogs.length)).toEqual(upstreamLogs)
+    const local = logs.slice(upstreamLogs.length)
+    expect(local.length).toBeGreaterThan(0)
+    expect(new Set(local.map((log) => BigInt(log.blockNumber)))).toEqual(new Set([world.forkBlock + 2n]))
+
+    // Proofs: the upstream's before the fork block; a fork's own roots prove nothing of the upstream's accounts.
+    expect(await fork.rpc('eth_getProof', [world.pair, [], before])).toEqual(await upstreamRpc('eth_getProof', [world.pair, [], before]))
+    expect((await fork.rpcError('eth_getProof', [world.pair, [], 'latest'])).message).toMatch(
+      /^eth_getProof on a fork proves the blocks before the fork block only/,
+    )
+
+    // Asked again, each is answered from what was kept.
+    const asked = counting.requests.length
+    await fork.rpc('eth_getBlockByNumber', [before, true])
+    await fork.rpc('eth_getTransactionReceipt', [transaction])
+    expect(counting.requests.length).toBe(asked)
+  })
+
   test('anvil_reset with forking, and viem’s reset, fork again at another block; anvil_nodeInfo and the metadata say which', async () => {
     const fork = await forkOf()
     const client = upstreamClient()
@@ -216,6 +277,27 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
     } finally {
       behaviour = 'forward'
       await fork.close()
+    }
+  })
+
+  test('a cold transfer and a cold swap ask the upstream no more than anvil forking it through the same proxy', async () => {
+    const requestsOf = async (start: () => Promise<{ url: string; close(): Promise<void> }>, workload: 'transfer' | 'swap') => {
+      const peer = await start()
+      try {
+        const from = proxy.requests.length
+        await runWorkload(workload, peer.url, world)
+        return proxy.requests.length - from
+      } finally {
+        await peer.close()
+      }
+    }
+    const anvil = () =>
+      startAnvil('auto', ['--fork-url', proxy.url, '--fork-block-number', `${world.forkBlock}`], { ...process.env, HOME: tempDir() })
+    const flashchain = () => startChain({ mining: 'auto', fork: { url: proxy.url, blockNumber: world.forkBlock } })
+    for (const workload of ['transfer', 'swap'] as const) {
+      const anvils = await requestsOf(anvil, workload)
+      const ours = await requestsOf(flashchain, workload)
+      expect(ours, `${workload}: flashchain ${ours}, anvil ${anvils}`).toBeLessThanOrEqual(anvils)
     }
   })
 
@@ -296,6 +378,18 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
     await expect(startChain({ dataDir })).rejects.toThrow('the data dir holds a fork of chain 31337')
   })
 })
+
+/** One JSON-RPC call to `url`; its result, or an error with the answer's. */
+async function rpcAt<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: T; error?: { message: string } }
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}
 
 /** What a state read asks the upstream for, as one key (`eth_getStorageAt 0x… 0x…`); undefined for other calls. */
 function stateKey(call: unknown): string | undefined {

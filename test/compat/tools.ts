@@ -59,10 +59,10 @@ export function useNode(mining: MiningMode): () => NodeUnderTest {
   return () => node!
 }
 
-/** anvil on 127.0.0.1 and a free port; `close` kills it by its PID. */
-export function startAnvil(mining: MiningMode): Promise<NodeUnderTest> {
-  const args = ['--host', '127.0.0.1', '--port', '0', ...(mining === 'interval' ? ['--block-time', '2'] : [])]
-  const child = spawn(join(modules, '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil'), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+/** anvil on 127.0.0.1 and a free port, with `extra` arguments and `env`; `close` kills it by its PID. */
+export function startAnvil(mining: MiningMode, extra: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<NodeUnderTest> {
+  const args = ['--host', '127.0.0.1', '--port', '0', ...(mining === 'interval' ? ['--block-time', '2'] : []), ...extra]
+  const child = spawn(join(modules, '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil'), args, { stdio: ['ignore', 'pipe', 'pipe'], env })
   return new Promise((resolve, reject) => {
     let output = ''
     const timeout = setTimeout(() => reject(new Error(`anvil printed no listening line within 60 s:\n${output}`)), 60_000)

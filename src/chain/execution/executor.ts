@@ -83,7 +83,8 @@ export type CallOutcome =
   /** The transaction could not start (intrinsic gas, fee below base fee, insufficient funds …). */
   | { kind: 'invalid'; error: string }
 
-export type BlockHashes = (number: bigint) => Uint8Array | undefined
+/** A block's hash by number, for BLOCKHASH; a fork's blocks before the fork block are the upstream's, which may wait. */
+export type BlockHashes = (number: bigint) => Uint8Array | undefined | Promise<Uint8Array | undefined>
 
 /**
  * Listeners on one run's EVM events, as tracers use them: each opcode before it runs, each message (call or create)
@@ -304,7 +305,7 @@ const NO_WRITES: StateDiff = createStateDiff()
 export function createBlockchain(blockHashes: BlockHashes) {
   const blockchain = {
     async getBlock(number: number) {
-      const hash = blockHashes(BigInt(number)) ?? new Uint8Array(32)
+      const hash = (await blockHashes(BigInt(number))) ?? new Uint8Array(32)
       return { hash: () => hash }
     },
     async putBlock() {},

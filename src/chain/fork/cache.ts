@@ -38,9 +38,20 @@ const SCHEMA = `
     value TEXT NOT NULL,
     PRIMARY KEY (fork_point, address, slot)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS answers (
+    fork_point INTEGER NOT NULL,
+    request TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    PRIMARY KEY (fork_point, request)
+  ) WITHOUT ROWID;
 `
 
-export type ForkCache = UpstreamStateCache & { close(): void }
+export type ForkCache = UpstreamStateCache & {
+  /** A forwarded request's answer (history.ts), by the request's method and params as JSON. */
+  answer(request: string): string | undefined
+  putAnswer(request: string, answer: string): void
+  close(): void
+}
 
 /**
  * The cache of one fork point in the file at `path` (created if missing), which may hold others. Several processes
@@ -63,6 +74,8 @@ export function openForkCache(options: { path: string; fork: ForkBlock; endpoint
   const putAccount = db.prepare('INSERT OR REPLACE INTO accounts (fork_point, address, balance, nonce, code) VALUES (?, ?, ?, ?, ?)')
   const getSlot = db.prepare('SELECT value FROM storage WHERE fork_point = ? AND address = ? AND slot = ?')
   const putSlot = db.prepare('INSERT OR REPLACE INTO storage (fork_point, address, slot, value) VALUES (?, ?, ?, ?)')
+  const getAnswer = db.prepare('SELECT answer FROM answers WHERE fork_point = ? AND request = ?')
+  const putAnswer = db.prepare('INSERT OR REPLACE INTO answers (fork_point, request, answer) VALUES (?, ?, ?)')
 
   return {
     account(address) {
@@ -78,6 +91,10 @@ export function openForkCache(options: { path: string; fork: ForkBlock; endpoint
     },
     putStorage(address, slot, value) {
       putSlot.run(id, address, slot, value.toString())
+    },
+    answer: (request) => (getAnswer.get(id, request) as { answer: string } | undefined)?.answer,
+    putAnswer(request, answer) {
+      putAnswer.run(id, request, answer)
     },
     close: () => db.close(),
   }

@@ -14,6 +14,7 @@ import { prefetch, untilFetched } from '../state/miss.ts'
 import { createStateTrie } from '../state/trie.ts'
 import { createStateDiff } from '../state/types.ts'
 import { openForkCache } from './cache.ts'
+import { createUpstreamHistory } from './history.ts'
 import { createRemoteState } from './remoteState.ts'
 import { createUpstreamTransport } from './transport.ts'
 import { createUpstreamState, pinForkBlock } from './upstream.ts'
@@ -27,6 +28,7 @@ import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ForkCache } from './cache.ts'
+import type { UpstreamHistory } from './history.ts'
 import type { RemoteState } from './remoteState.ts'
 import type { ForkBlock, UpstreamHeader } from './upstream.ts'
 
@@ -41,6 +43,8 @@ export type OpenFork = {
   readonly upstream: string
   readonly url: string
   readonly remote: RemoteState
+  /** The upstream's blocks, transactions, receipts and logs up to the fork block, and its state before it. */
+  readonly history: UpstreamHistory
   /** The cache's file, when there is one. */
   readonly cacheFile: string | undefined
   close(): void
@@ -69,7 +73,8 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
   const cacheFile = dir === undefined || dir === false ? undefined : join(dir, FORK_CACHE_FILE)
   const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
   const remote = createRemoteState(createUpstreamState({ transport, fork: block, cache }))
-  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, cacheFile, close: () => cache?.close() }
+  const history = createUpstreamHistory({ transport, fork: block, cache })
+  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, cacheFile, close: () => cache?.close() }
 }
 
 /**

@@ -19,12 +19,7 @@ export type SpecParts = {
   depositContractAddress: Hex
   blocks: SealedBlocks
   pending: () => PendingSnapshot
-  /** The fork the chain runs on now, if it is one. */
-  fork: () => ForkInfo | undefined
 }
-
-/** What a fork is of: its upstream (scheme, host and port only: a path or query may hold an API key) and block. */
-export type ForkInfo = { upstream: string; chainId: bigint; number: bigint; hash: Hex; retryBackoffMs: number }
 
 /** The chain's rules and settings: its id, its accounts, and the forks in force. */
 export type SpecService = {
@@ -41,8 +36,6 @@ export type SpecService = {
   txGasCap(): bigint | undefined
   /** EIP-7910: the fork in force at the head, and the next and last ones scheduled. */
   config(): ChainConfig
-  /** The upstream chain and block this chain forks (docs/fork.md); undefined for a chain of its own. */
-  fork(): ForkInfo | undefined
 }
 
 export function createSpecService(parts: SpecParts): SpecService {
@@ -56,7 +49,6 @@ export function createSpecService(parts: SpecParts): SpecService {
     hardfork: () => forks.at(pendingEnv()).hardfork(),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),
-    fork: parts.fork,
     config() {
       const genesis = blocks.byNumber(blocks.first)!.block
       return chainConfig(common, {

@@ -23,9 +23,9 @@ type ForkedNetwork = { chainId: number; forkBlockNumber: number; forkBlockHash: 
  * For the owner only: the instance id tells one run of the node from another, and anvil's snapshot ids are what
  * evm_revert takes, which are no page's business (README, "Test control").
  */
-function metadataOf({ spec, blocks, control }: MethodContext): Metadata {
+function metadataOf({ spec, blocks, control, fork: forkService }: MethodContext): Metadata {
   const head = blocks.head()
-  const fork = spec.fork()
+  const fork = forkService.info()
   return {
     clientVersion: clientVersionString,
     chainId: Number(spec.chainId),

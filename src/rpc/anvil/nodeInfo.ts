@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { toQuantity } from '../../hex.ts'
 import { defineMethod } from '../method.ts'
 
-import type { ForkInfo } from '../../chain/services/spec.ts'
+import type { ForkInfo } from '../../chain/services/fork.ts'
 import type { PendingBlock } from '../../chain/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -27,7 +27,7 @@ export const nodeInfo = defineMethod({
   name: 'anvil_nodeInfo',
   access: 'public',
   params: z.tuple([]),
-  handler: (_, { spec, blocks, pool }): NodeInfo => {
+  handler: (_, { spec, blocks, pool, fork }): NodeInfo => {
     const head = blocks.head()
     const pending = blocks.block('pending') as PendingBlock
     return {
@@ -43,7 +43,7 @@ export const nodeInfo = defineMethod({
         gasLimit: toQuantity(pending.env.gasLimit),
         gasPrice: toQuantity(pool.suggestedFees().gasPrice),
       },
-      forkConfig: forkConfigOf(spec.fork()),
+      forkConfig: forkConfigOf(fork.info()),
     }
   },
 })

@@ -25,10 +25,10 @@ const params = z.union([
  * upstream's latest when it is null), of `jsonRpcUrl` (the same upstream when it is null). A chain of its own does
  * not become a fork (docs/fork.md).
  */
-function resetChain([options]: z.output<typeof params>, { control, spec }: MethodContext) {
+function resetChain([options]: z.output<typeof params>, { control, fork }: MethodContext) {
   const forking = options?.forking
   if (forking === undefined) return control.reset()
-  if (spec.fork() === undefined) {
+  if (fork.info() === undefined) {
     if (forking.jsonRpcUrl == null && forking.blockNumber == null) return control.reset()
     throw new InvalidParamsError('this chain is not a fork: reset takes no jsonRpcUrl or blockNumber here; start flashchain with --fork-url to fork')
   }

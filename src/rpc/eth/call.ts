@@ -11,6 +11,7 @@ import type { Hex } from '../../hex.ts'
 export const call = defineMethod({
   name: 'eth_call',
   access: 'public',
+  upstream: { block: 1, scope: 'state' },
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
   handler: async ([request, given, state, env], { calls, node }): Promise<Hex | EncodedJson> => {
     const data = await calls.call(request, given ?? node.defaultBlock, { state, block: env })

@@ -16,6 +16,7 @@ export type AccessListResultJSON = { accessList: AccessListEntry[]; error?: stri
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
   access: 'public',
+  upstream: { block: 1, scope: 'state' },
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional()]),
   handler: async ([request, given, state], { calls, node }): Promise<AccessListResultJSON> => {
     const result = await calls.createAccessList(request, given ?? node.defaultBlock, { state })

@@ -13,6 +13,7 @@ import type { Hex } from '../../hex.ts'
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   access: 'public',
+  upstream: { block: 1, scope: 'state' },
   params: z.tuple([callRequest, block.optional(), stateOverrides.optional(), blockOverrides.optional()]),
   handler: async ([request, given, state, env], { calls, node }): Promise<Hex> =>
     toQuantity(await calls.estimateGas(request, given ?? node.defaultBlock, { state, block: env })),

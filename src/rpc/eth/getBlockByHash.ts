@@ -10,6 +10,7 @@ import type { BlockJSON } from '../format.ts'
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([hash, z.boolean().optional()]),
   handler: ([blockHash, full = false], { blocks }): BlockJSON | null => {
     const found = blocks.block({ blockHash })

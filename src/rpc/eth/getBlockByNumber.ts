@@ -10,6 +10,7 @@ import type { BlockJSON } from '../format.ts'
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([blockByNumber, z.boolean().optional()]),
   handler: ([at, full = false], { blocks }): BlockJSON | null => {
     const found = blocks.block(at)

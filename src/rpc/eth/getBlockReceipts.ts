@@ -10,6 +10,7 @@ import type { ReceiptJSON } from '../format.ts'
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([block]),
   handler: ([at], { blocks }): ReceiptJSON[] | null => {
     const found = blocks.block(at)

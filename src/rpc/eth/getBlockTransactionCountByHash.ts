@@ -9,6 +9,7 @@ import type { Hex } from '../../hex.ts'
 export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([hash]),
   handler: ([blockHash], { blocks }): Hex | null => {
     const found = blocks.block({ blockHash })

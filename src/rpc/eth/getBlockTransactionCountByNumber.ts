@@ -9,6 +9,7 @@ import type { Hex } from '../../hex.ts'
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([blockByNumber]),
   handler: ([at], { blocks }): Hex | null => {
     const found = blocks.block(at)

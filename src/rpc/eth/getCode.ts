@@ -13,6 +13,7 @@ import type { Hex } from '../../hex.ts'
 export const getCode = defineMethod({
   name: 'eth_getCode',
   access: 'public',
+  upstream: { block: 1, scope: 'state' },
   params: z.tuple([address, block.optional()]),
   handler: ([account, given], { state, node }): Hex => state.code(account, given ?? node.defaultBlock),
 })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 
 import { toQuantity } from '../../hex.ts'
+import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { address, block } from '../schemas.ts'
 
@@ -39,13 +40,19 @@ export type ProofJSON = {
 
 /**
  * `(address, storageKeys, block)`: EIP-1186 Merkle proofs of an account and its slots against the block's state
- * root, any block since genesis and `pending` too. An account that does not exist has zero hashes, as in geth.
+ * root, any block since genesis and `pending` too. An account that does not exist has zero hashes, as in geth. On a
+ * fork, the upstream proves the blocks before the fork block; the others are refused.
  */
 export const getProof = defineMethod({
   name: 'eth_getProof',
   access: 'public',
+  upstream: { block: 2, scope: 'state' },
   params: z.tuple([address, z.array(proofKey), block]),
-  handler: async ([account, keys, at], { state }): Promise<ProofJSON> => {
+  handler: async ([account, keys, at], { state, fork }): Promise<ProofJSON> => {
+    // A fork's state roots commit to what was written locally, never to the upstream's accounts beneath it.
+    if (fork.info() !== undefined) {
+      throw new ServerError('eth_getProof on a fork proves the blocks before the fork block only (the upstream answers those): its own state roots cover local writes alone')
+    }
     const proof = await state.proof(
       account,
       keys.map((key) => key.slot),

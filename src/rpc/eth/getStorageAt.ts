@@ -10,6 +10,7 @@ import type { Hex } from '../../hex.ts'
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   access: 'public',
+  upstream: { block: 2, scope: 'state' },
   params: z.tuple([address, storageSlot, block.optional()]),
   handler: ([account, slot, given], { state, node }): Hex => formatStorageWord(state.stateAt(given ?? node.defaultBlock).storage(account, slot)),
 })

@@ -10,6 +10,7 @@ import type { TransactionJSON } from '../format.ts'
 export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([hash, uint64]),
   handler: ([blockHash, index], { blocks }): TransactionJSON | null => {
     const found = blocks.block({ blockHash })

@@ -10,6 +10,7 @@ import type { TransactionJSON } from '../format.ts'
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks' },
   params: z.tuple([block, uint64]),
   handler: ([at, index], { blocks }): TransactionJSON | null => {
     const found = blocks.block(at)

@@ -10,6 +10,7 @@ import type { TransactionJSON } from '../format.ts'
 export const getTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
   access: 'public',
+  upstream: { byHash: 'blockNumber' },
   params: z.tuple([hash]),
   handler: ([txHash], { blocks }): TransactionJSON | null => {
     const location = blocks.transaction(txHash)

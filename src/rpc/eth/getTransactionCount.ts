@@ -15,6 +15,7 @@ import type { Hex } from '../../hex.ts'
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   access: 'public',
+  upstream: { block: 1, scope: 'state' },
   params: z.tuple([address, block.optional()]),
   handler: ([account, given], { state, pool, node }): Hex => {
     const at = given ?? node.defaultBlock

@@ -10,6 +10,7 @@ import type { ReceiptJSON } from '../format.ts'
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
   access: 'public',
+  upstream: { byHash: 'blockNumber' },
   params: z.tuple([hash]),
   handler: ([txHash], { blocks }): ReceiptJSON | null => {
     const location = blocks.transaction(txHash)
