@@ -35,7 +35,7 @@ import { FlatStateManager } from './state/stateManager.ts'
 import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
 import { loadChain, readStoredFork, storedFork } from './storage/load.ts'
-import { forkFirstBlock, hardforkOfHeader, openFork } from './fork/fork.ts'
+import { forkFirstBlock, hardforkOfHeader, openFork, openRefork } from './fork/fork.ts'
 import { transportDefaults } from './fork/transport.ts'
 
 import type { Hex } from '../hex.ts'
@@ -121,8 +121,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const chainId = common.chainId()
   const forks = createForks(common)
   // BLOCKHASH of a block before a fork's fork block asks the upstream (kept once answered).
-  const blockHashes = (number: bigint) =>
-    number >= blocks.first || fork === undefined ? blocks.hash(number) : upstreamBlockHash(fork, number)
+  const blockHashes = (number: bigint) => (number >= blocks.first || fork === undefined ? blocks.hash(number) : upstreamBlockHash(fork, number))
   let finalizedAtHead = store.getMeta('finalizedAtHead') === 'true'
 
   const events = createChainEvents(log)
@@ -236,32 +235,21 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         fork === undefined
           ? undefined
           : async (target) => {
-              const next = await openFork(
-                { ...options.fork!, url: target.url ?? fork!.url, blockNumber: target.blockNumber },
-                { dataDir: options.dataDir, deadlineMs: rpcEvmTimeout || undefined },
-              )
-              try {
-                // The chain's id and rules were set by the first fork; another chain's state under them would lie.
-                if (options.fork?.chainId === undefined && next.block.chainId !== chainId) {
-                  throw new RefusedError(
-                    `${next.upstream} runs chain ${next.block.chainId}, and this fork chain ${chainId}: restart with --fork-url to fork it`,
-                  )
-                }
-                const { block, diff } = await forkFirstBlock(next, spec, devAccounts)
-                const sealed = { block, hash: bytesToHex(block.hash()) as Hex, number: block.header.number, senders: [], receipts: [] }
-                return {
-                  sealed,
-                  diff,
-                  upstream: next.remote,
-                  adopt() {
-                    store.setMeta('fork', JSON.stringify(storedFork(next.block)))
-                    fork?.close()
-                    fork = next
-                  },
-                }
-              } catch (error) {
-                next.close()
-                throw error
+              const opened = await openRefork(fork!, target, {
+                options: options.fork!,
+                dataDir: options.dataDir,
+                deadlineMs: rpcEvmTimeout || undefined,
+                chainId,
+                spec,
+                devAccounts,
+              })
+              return {
+                ...opened,
+                adopt() {
+                  store.setMeta('fork', JSON.stringify(storedFork(opened.next.block)))
+                  fork?.close()
+                  fork = opened.next
+                },
               }
             },
       log,

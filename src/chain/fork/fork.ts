@@ -21,6 +21,7 @@ import { createUpstreamState, pinForkBlock } from './upstream.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { JSONRPCBlock } from '@ethereumjs/block'
+import type { SealedBlock } from '../blocks/types.ts'
 import type { ForkOptions, HardforkName } from '../spec/config.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
@@ -31,6 +32,9 @@ import type { ForkCache } from './cache.ts'
 import type { UpstreamHistory } from './history.ts'
 import type { RemoteState } from './remoteState.ts'
 import type { ForkBlock, UpstreamHeader } from './upstream.ts'
+
+/** Where anvil_reset's `forking` moves a fork: another block, of its upstream or of another one. */
+export type ForkTarget = { url?: string; blockNumber?: bigint }
 
 /** The file the fork cache is kept in, in its directory. */
 export const FORK_CACHE_FILE = 'fork-cache.sqlite'
@@ -147,4 +151,30 @@ export async function fetchUpstreamCode(history: StateHistory, remote: RemoteSta
     reads.push(() => remote.account(address))
   }
   await prefetch(reads)
+}
+
+/**
+ * Another fork point of the same chain, opened beside `current` for anvil_reset's `forking` (the same upstream and
+ * its latest block where the target leaves them out): its first block and writes, and the fork, which the caller
+ * adopts or closes. Nothing of the chain changes here.
+ */
+export async function openRefork(
+  current: OpenFork,
+  target: ForkTarget,
+  context: { options: ForkOptions; dataDir?: string; deadlineMs?: number; chainId: bigint; spec: GenesisSpec; devAccounts: ReadonlySet<Hex> },
+): Promise<{ next: OpenFork; sealed: SealedBlock; diff: StateDiff; upstream: RemoteState }> {
+  const { options, chainId } = context
+  const next = await openFork({ ...options, url: target.url ?? current.url, blockNumber: target.blockNumber }, context)
+  try {
+    // The chain's id and rules were set by the first fork; another chain's state under them would lie.
+    if (options.chainId === undefined && next.block.chainId !== chainId) {
+      throw new RefusedError(`${next.upstream} runs chain ${next.block.chainId}, and this fork chain ${chainId}: restart with --fork-url to fork it`)
+    }
+    const { block, diff } = await forkFirstBlock(next, context.spec, context.devAccounts)
+    const sealed = { block, hash: bytesToHex(block.hash()) as Hex, number: block.header.number, senders: [], receipts: [] }
+    return { next, sealed, diff, upstream: next.remote }
+  } catch (error) {
+    next.close()
+    throw error
+  }
 }

@@ -20,12 +20,10 @@ import type { Pool, PoolTransaction } from '../production/txpool.ts'
 import type { StateDump } from '../state/dump.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory, TouchedKeys, UndoneEdit } from '../state/history.ts'
+import type { ForkTarget } from '../fork/fork.ts'
 import type { FirstBlock } from '../storage/load.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
-
-/** Where anvil_reset's `forking` moves a fork: another block, of its upstream or of another one. */
-export type ForkTarget = { url?: string; blockNumber?: bigint }
 
 /**
  * A fork opened at another block, not yet the chain's: its first block and writes, and the upstream's state beneath

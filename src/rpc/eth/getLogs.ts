@@ -48,7 +48,9 @@ async function upstreamPart(
   const criteria = { address: query.address, topics: query.topics }
   if (query.blockHash !== undefined) {
     const at = await fork.upstreamBlock({ blockHash: query.blockHash }, 'blocks')
-    return at === undefined ? undefined : { logs: (await fork.at('eth_getLogs', [{ ...criteria, blockHash: query.blockHash }])) as unknown[], whole: true }
+    return at === undefined
+      ? undefined
+      : { logs: (await fork.at('eth_getLogs', [{ ...criteria, blockHash: query.blockHash }])) as unknown[], whole: true }
   }
   const from = await fork.upstreamBlock(query.fromBlock ?? 'latest', 'blocks')
   if (from === undefined || typeof from !== 'string') return undefined

@@ -51,7 +51,9 @@ export const getProof = defineMethod({
   handler: async ([account, keys, at], { state, fork }): Promise<ProofJSON> => {
     // A fork's state roots commit to what was written locally, never to the upstream's accounts beneath it.
     if (fork.info() !== undefined) {
-      throw new ServerError('eth_getProof on a fork proves the blocks before the fork block only (the upstream answers those): its own state roots cover local writes alone')
+      throw new ServerError(
+        'eth_getProof on a fork proves the blocks before the fork block only (the upstream answers those): its own state roots cover local writes alone',
+      )
     }
     const proof = await state.proof(
       account,
