@@ -36,6 +36,7 @@ import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
 import { loadChain, readStoredFork, storedFork } from './storage/load.ts'
 import { forkFirstBlock, hardforkOfHeader, openFork, openRefork } from './fork/fork.ts'
+import { servedBy } from './fork/remoteState.ts'
 import { transportDefaults } from './fork/transport.ts'
 
 import type { Hex } from '../hex.ts'
@@ -272,18 +273,33 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   }
   restorePool(admission, store, log)
   calls.startWorkers(
-    // A fork's runs stay on this thread, where its upstream state is fetched (docs/fork.md).
-    fork === undefined ? (options.workers ?? defaults.workers) : 0,
+    options.workers ?? defaults.workers,
     () => ({
       genesis: loaded.genesisText,
       history: history.snapshot(),
       blockHashes: blocks.hashes(),
+      firstBlock: blocks.first,
+      fork: fork !== undefined,
       rpcGasCap,
       traceMaxBytes,
       codeSizeLimit,
     }),
     log,
     rpcEvmTimeout || undefined,
+    // A fork's workers fetch through this thread's upstream state, which holds every thread's fetches (docs/fork.md).
+    async (request) => {
+      const source = servedBy(fork!.remote)
+      switch (request[0]) {
+        case 'account':
+          return source.account(request[1])
+        case 'storage':
+          return source.storage(request[1], request[2])
+        case 'code':
+          return source.code!(request[1])
+        case 'blockHash':
+          return blockHashes(request[1])
+      }
+    },
   )
   if (interval !== undefined) producer.start(interval)
 

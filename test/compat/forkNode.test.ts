@@ -95,6 +95,18 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     expect(await upstreamClient().readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves' })).toEqual(before)
   })
 
+  test('with every run on the main thread (--workers 0) as on workers: state, calls and transactions', async () => {
+    const fork = await startChain({ mining: 'auto', workers: 0, fork: { url: counting.url, blockNumber: world.forkBlock } })
+    forks.push(fork)
+    const at = { blockNumber: world.forkBlock }
+    expect(await read(fork, world.pair, 'getReserves')).toEqual(
+      await upstreamClient().readContract({ address: world.pair, abi: amm.abi, functionName: 'getReserves', ...at }),
+    )
+    await runWorkload('swap', fork.url, world)
+    await runWorkload('transfer', fork.url, world)
+    expect(await fork.blockNumber()).toBe(world.forkBlock + 3n)
+  })
+
   test('wallet_sendCalls: an approval and a swap as one atomic batch, through an EIP-7702 upgrade', async () => {
     const fork = await forkOf()
     const [reserveA, reserveB] = (await read(fork, world.pair, 'getReserves')) as [bigint, bigint]
@@ -268,9 +280,14 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
       expect((await fork.rpcError('eth_getCode', [fresh(0xa2), 'latest'])).message).toMatch(
         /answered something that is not JSON: <html>oops<\/html>$/,
       )
-      // A stalled upstream: the read gives up by --rpc-evm-timeout, whatever the retries.
+      // A stalled upstream: a read gives up by --rpc-evm-timeout, whatever the retries, and a run on a worker is
+      // aborted then, as any run past it is.
       behaviour = 'stall'
-      expect((await fork.rpcError('eth_call', [{ to: fresh(0xa3) }, 'latest'])).message).toMatch(/no answer within \d+ ms \(1 attempt\)$/)
+      expect((await fork.rpcError('eth_getCode', [fresh(0xa3), 'latest'])).message).toMatch(/no answer within \d+ ms \(1 attempt\)$/)
+      expect(await fork.rpcError('eth_call', [{ to: fresh(0xa4) }, 'latest'])).toEqual({
+        code: -32000,
+        message: 'execution aborted (timeout = 500ms)',
+      })
       behaviour = 'forward'
       expect(await fork.rpc('eth_getBalance', [fresh(0xa1), 'latest'])).toBe('0x0')
       expect(await fork.rpc('eth_chainId')).toBe('0x7a69')

@@ -20,7 +20,7 @@ import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
 import type { CallMethod, WorkerInit } from './workerMessages.ts'
-import type { ExecutionPool } from './workerPool.ts'
+import type { ExecutionPool, ExecutionPoolOptions } from './workerPool.ts'
 
 /** Times a run is sent to another worker after its own exited under it, before the failure is the answer. */
 const WORKER_RETRIES = 3
@@ -64,7 +64,7 @@ export type Calls = {
    * every change the history applies after. `timeoutMs`: a run on a worker not answered by then is aborted
    * (ExecutionPoolOptions.timeoutMs).
    */
-  startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void, timeoutMs?: number): void
+  startWorkers(size: number, init: () => WorkerInit, log: (line: string) => void, timeoutMs?: number, fetch?: ExecutionPoolOptions['fetch']): void
   /** The storage slots a call reads, in the order it first reads them, by account (on this thread). */
   storageReads(request: CallRequest, block: ResolvedBlock): Promise<{ address: Hex; slot: Hex }[]>
   /** EVM runs made by calls and estimates so far (a debug figure). */
@@ -90,6 +90,8 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       // An edit or a revert changes a snapshot's state in place (see AnswerCache.clear).
       case 'edit':
       case 'rewind':
+      // Another fork point beneath every state.
+      case 'upstream':
         answers.clear()
         break
       default:
@@ -191,8 +193,8 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
     },
     job: jobOn,
 
-    startWorkers(size, init, log, timeoutMs) {
-      if (size > 0) workers = createExecutionPool({ size, init, log, timeoutMs })
+    startWorkers(size, init, log, timeoutMs, fetch) {
+      if (size > 0) workers = createExecutionPool({ size, init, log, timeoutMs, fetch })
     },
 
     async storageReads(request, resolved) {

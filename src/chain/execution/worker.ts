@@ -7,12 +7,14 @@ import { workerData } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
 
-import { ChainError, toPortable } from '../errors.ts'
+import { ChainError, fromPortable, toPortable } from '../errors.ts'
 import { hexJson, LARGE_ANSWER_BYTES } from '../../runtime/encodedJson.ts'
 import { startWorkerMemoryTrim } from '../../runtime/memoryTrim.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
+import { createRemoteState } from '../fork/remoteState.ts'
 import { createStateHistory } from '../state/history.ts'
+import { untilFetched } from '../state/miss.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createCallRunner } from './callRunner.ts'
 import { createJobRunner } from './jobs.ts'
@@ -22,7 +24,8 @@ import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 import type { HistoryChange } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
 import type { BlockEnv } from '../types.ts'
-import type { FromWorker, JobMessage, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
+import type { RemoteSource } from '../fork/remoteState.ts'
+import type { FetchRequest, FromWorker, JobMessage, RunMessage, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 
 const init = workerData as WorkerInit & { port: MessagePort }
 const port = init.port
@@ -45,17 +48,37 @@ function answer(id: number, value: unknown, runs: number, encode = false) {
 
 const { common } = createChainSpec(parseGenesisJsonText(init.genesis), { codeSizeLimit: init.codeSizeLimit })
 await cacheJumpAnalysis()
-const history = createStateHistory(init.history)
+
+// A fork's upstream state and pre-fork block hashes come from the main thread, which fetches each once for all.
+const fetches = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
+let nextFetch = 0
+function fetchFromMain<T>(request: FetchRequest): Promise<T> {
+  const id = ++nextFetch
+  return new Promise<T>((resolve, reject) => {
+    fetches.set(id, { resolve: resolve as (value: unknown) => void, reject })
+    post({ kind: 'fetch', id, request })
+  })
+}
+const mainThread: RemoteSource = {
+  account: (address) => fetchFromMain(['account', address]),
+  storage: (address, slot) => fetchFromMain(['storage', address, slot]),
+  code: (codeHash) => fetchFromMain(['code', codeHash]),
+}
+const upstream = () => (init.fork ? createRemoteState(mainThread) : undefined)
+
+const history = createStateHistory(init.history, upstream())
+/** Block hashes from `first` on; undefined from a fork's reset until its first block comes. */
 const blockHashes = init.blockHashes
-const runner = await createCallRunner({
-  common,
-  blockHashes: (number) => blockHashes[Number(number)],
-  rpcGasCap: init.rpcGasCap,
-})
+let first: bigint | undefined = init.firstBlock
+const blockHash = (number: bigint) => {
+  if (first !== undefined && number >= first) return blockHashes[Number(number - first)]
+  return init.fork ? fetchFromMain<Uint8Array | undefined>(['blockHash', number]) : undefined
+}
+const runner = await createCallRunner({ common, blockHashes: blockHash, rpcGasCap: init.rpcGasCap })
 
 const runJob = createJobRunner({
   common,
-  blockHashes: (number) => blockHashes[Number(number)],
+  blockHashes: blockHash,
   history,
   rpcGasCap: init.rpcGasCap,
   runner,
@@ -80,10 +103,11 @@ async function run(message: RunMessage) {
     if (env === undefined) throw new Error(`environment ${envId} was never sent, or already forgotten`)
     const view = { env, state: stateOf(stateRefOf(message)) }
     const request = requestOf(message)
+    // A run that read a fork's upstream state not fetched yet runs again once it is here (state/miss.ts).
     if (method === 'eth_call') {
-      answer(id, await runner.call(request, view), runs, true)
+      answer(id, await untilFetched(() => runner.call(request, view)), runs, true)
     } else {
-      const estimate = await runner.estimate(request, view)
+      const estimate = await untilFetched(() => runner.estimate(request, view))
       runs = estimate.runs
       answer(id, estimate.gas, runs)
     }
@@ -97,7 +121,8 @@ async function job(message: JobMessage) {
   try {
     const env = envs.get(message.env)
     if (env === undefined) throw new Error(`environment ${message.env} was never sent, or already forgotten`)
-    answer(id, await runJob(message.job, { env, state: stateOf(message.state) }), 1)
+    const view = { env, state: stateOf(message.state) }
+    answer(id, await untilFetched(() => runJob(message.job, view)), 1)
   } catch (error) {
     reply(id, error, 1)
   }
@@ -113,12 +138,19 @@ function follow(change: HistoryChange) {
   history.apply(change)
   switch (change.kind) {
     case 'block':
-      blockHashes[Number(change.number)] = change.hash
+      first ??= change.number
+      blockHashes[Number(change.number - first)] = change.hash
       break
     case 'rewind':
-      blockHashes.length = Number(change.number) + 1
+      blockHashes.length = first === undefined ? 0 : Math.max(0, Number(change.number - first) + 1)
       break
     case 'edit':
+      break
+    // A fork reset to another fork block: a copy of the new fork point's state, whose first block comes next.
+    case 'upstream':
+      history.setUpstream(upstream()!)
+      blockHashes.length = 0
+      first = undefined
       break
     default:
       // A new kind of change fails to compile here until it says what it does to the block hashes.
@@ -145,6 +177,13 @@ port.on('message', (message: ToWorker) => {
       states.delete(message.id)
       envs.delete(message.id)
       break
+    case 'fetched': {
+      const waiting = fetches.get(message.id)
+      fetches.delete(message.id)
+      if ('value' in message) waiting?.resolve(message.value)
+      else waiting?.reject(typeof message.error === 'string' ? new Error(message.error) : fromPortable(message.error))
+      break
+    }
   }
 })
 // Gives back what a load grew this thread's heap to, a few seconds after its runs stop (memoryTrim.ts).

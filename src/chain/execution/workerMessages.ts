@@ -15,14 +15,22 @@ import type { CallRequest } from './executor.ts'
 import type { Job } from './jobs.ts'
 import type { HistoryChange, HistorySnapshot } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
+import type { Hex } from '../../hex.ts'
 
 /** What a worker starts from: a snapshot of the chain as it is when the worker starts. */
 export type WorkerInit = {
   /** The genesis JSON the chain was created from, as stored. */
   genesis: string
   history: HistorySnapshot
-  /** Block hashes by number, for BLOCKHASH. */
+  /** Block hashes by number from `firstBlock` on, for BLOCKHASH. */
   blockHashes: Uint8Array[]
+  /** The first block the chain holds: 0, or a fork's fork block. */
+  firstBlock: bigint
+  /**
+   * The chain is a fork: the state beneath the history, and the hashes of the blocks before the first, are the main
+   * thread's to fetch (a `fetch` message), which shares its fetches with every thread.
+   */
+  fork: boolean
   rpcGasCap: bigint
   /** The most bytes a trace's answer may take (TRACE_MAX_BYTES unless configured). */
   traceMaxBytes: number
@@ -50,6 +58,12 @@ export type ToWorker =
   | { kind: 'forget'; id: number }
   | RunMessage
   | JobMessage
+  /** The answer to a worker's `fetch`: the value, or the failure (a ChainError portable, else its message). */
+  | { kind: 'fetched'; id: number; value: unknown }
+  | { kind: 'fetched'; id: number; error: PortableError | string }
+
+/** What a fork's worker asks the main thread for: an upstream account, slot or code, or a pre-fork block's hash. */
+export type FetchRequest = ['account', Hex] | ['storage', Hex, Hex] | ['code', Hex] | ['blockHash', bigint]
 
 /**
  * Work heavier than one call (a simulation, a trace, an access list), on a state and an environment sent before.
@@ -74,6 +88,8 @@ export type FromWorker =
   | { kind: 'error'; id: number; error: PortableError; runs: number }
   /** Anything else thrown: a bug, reported as an internal error. */
   | { kind: 'failure'; id: number; message: string }
+  /** Upstream state a run on a fork misses (FetchRequest): answered with `fetched`. */
+  | { kind: 'fetch'; id: number; request: FetchRequest }
 
 /** `value`: a call's return data, an estimate's gas, or a job's answer (JobAnswer). */
 /** `json`: a large eth_call's return data already encoded as its JSON hex string (hexJson), made on the worker. */

@@ -2,14 +2,14 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 
 import type { MessagePort } from 'node:worker_threads'
 
-import { ExecutionTimeoutError, fromPortable } from '../errors.ts'
+import { ChainError, ExecutionTimeoutError, fromPortable, toPortable } from '../errors.ts'
 import { rememberHexJson } from '../../runtime/encodedJson.ts'
 import { WORKER_IDLE_MS, runMessage } from './workerMessages.ts'
 
 import type { BlockEnv } from '../types.ts'
 import type { CallRequest, ExecutionView } from './executor.ts'
 import type { Job } from './jobs.ts'
-import type { CallMethod, FromWorker, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
+import type { CallMethod, FetchRequest, FromWorker, StateRef, ToWorker, WorkerInit } from './workerMessages.ts'
 import type { HistoryChange } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
 
@@ -24,6 +24,8 @@ export type ExecutionPoolOptions = {
    * tests hand in their own to get hold of the threads.
    */
   startWorker?: (init: WorkerInit, port: MessagePort) => Worker
+  /** A fork's: what answers a worker's `fetch` (the main thread's upstream state, and its pre-fork block hashes). */
+  fetch?: (request: FetchRequest) => Promise<unknown>
   /**
    * A worker sent no run for this long exits, and gives back its heap; the next run starts another (default
    * WORKER_IDLE_MS; 0 keeps workers for good).
@@ -145,6 +147,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
         runs += runsMade
         return pending.resolve({ value, runs: runsMade })
       }
+      if (message.kind === 'fetch') return serve(member, message.id, message.request)
       if (message.kind === 'ready') {
         member.ready = true
         member.lastRun = performance.now()
@@ -177,6 +180,15 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       }
     })
     return member
+  }
+
+  /** Answers a worker's fetch; its failure goes back to the run that waits for it. */
+  function serve(member: Member, id: number, request: FetchRequest) {
+    const fetching = options.fetch?.(request) ?? Promise.reject(new Error('this chain fetches nothing: it is no fork'))
+    fetching.then(
+      (value) => post(member, { kind: 'fetched', id, value }),
+      (error: unknown) => post(member, { kind: 'fetched', id, error: error instanceof ChainError ? toPortable(error) : String(error) }),
+    )
   }
 
   for (let i = 0; i < options.size; i++) members.push(start())

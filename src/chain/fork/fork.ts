@@ -15,7 +15,7 @@ import { createStateTrie } from '../state/trie.ts'
 import { createStateDiff } from '../state/types.ts'
 import { openForkCache } from './cache.ts'
 import { createUpstreamHistory } from './history.ts'
-import { createRemoteState } from './remoteState.ts'
+import { createRemoteState, upstreamSource } from './remoteState.ts'
 import { createUpstreamTransport } from './transport.ts'
 import { createUpstreamState, pinForkBlock } from './upstream.ts'
 
@@ -76,7 +76,7 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
   const dir = options.cacheDir ?? context.dataDir
   const cacheFile = dir === undefined || dir === false ? undefined : join(dir, FORK_CACHE_FILE)
   const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
-  const remote = createRemoteState(createUpstreamState({ transport, fork: block, cache }))
+  const remote = createRemoteState(upstreamSource(createUpstreamState({ transport, fork: block, cache })))
   const history = createUpstreamHistory({ transport, fork: block, cache })
   return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, cacheFile, close: () => cache?.close() }
 }

@@ -9,7 +9,7 @@ import { StateMiss, untilFetched } from '../state/miss.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
-import { createRemoteState } from './remoteState.ts'
+import { createRemoteState, upstreamSource } from './remoteState.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { UpstreamAccount, UpstreamState } from './upstream.ts'
@@ -45,7 +45,7 @@ const adder = hexToBytes('0x60005460015401600255000000')
 describe('a fork upstream beneath the history', () => {
   test('a read of what is not fetched throws a miss that has started the fetch; once fetched, it answers at once', async () => {
     const { upstream, asked } = upstreamOf({ [alice]: { balance: 5n, nonce: 2n, code: '0x' } }, { [`${token} ${slot(1)}`]: 9n })
-    const remote = createRemoteState(upstream)
+    const remote = createRemoteState(upstreamSource(upstream))
     const miss = (() => {
       try {
         remote.account(alice)
@@ -72,7 +72,7 @@ describe('a fork upstream beneath the history', () => {
       { [alice]: { balance: 5n, nonce: 0n, code: '0x' }, [token]: { balance: 0n, nonce: 1n, code: '0x00' } },
       { [`${token} ${slot(1)}`]: 9n, [`${token} ${slot(2)}`]: 4n },
     )
-    const history = createStateHistory(undefined, createRemoteState(upstream))
+    const history = createStateHistory(undefined, createRemoteState(upstreamSource(upstream)))
     history.commit(
       100n,
       (() => {
@@ -107,7 +107,7 @@ describe('a fork upstream beneath the history', () => {
       { [token]: { balance: 0n, nonce: 1n, code: bytesToHex(adder) as Hex } },
       { [`${token} ${slot(0)}`]: 20n, [`${token} ${slot(1)}`]: 22n },
     )
-    const history = createStateHistory(undefined, createRemoteState(upstream))
+    const history = createStateHistory(undefined, createRemoteState(upstreamSource(upstream)))
     history.commit(100n, createStateDiff())
     const stateManager = new FlatStateManager(createOverlay(createStateDiff(), history.at(100n)))
     expect(stateManager.getStorageSync).toBeUndefined()
@@ -133,7 +133,7 @@ describe('a fork upstream beneath the history', () => {
       account: () => Promise.reject(new Error('upstream down')),
       storage: () => Promise.reject(new Error('upstream down')),
     }
-    const remote = createRemoteState(failing)
+    const remote = createRemoteState(upstreamSource(failing))
     // A miss no one waits for: the test run fails on an unhandled rejection if it leaks.
     expect(() => remote.storage(alice, slot(0))).toThrow(StateMiss)
     await expect(untilFetched(() => remote.account(alice))).rejects.toThrow('upstream down')

@@ -1,28 +1,47 @@
 /**
  * A fork's upstream state as the chain's history reads it, beneath every local write (state/history.ts): accounts,
- * slots and code at the fork block, each fetched once from the upstream source (upstream.ts) and then held for the
- * chain's life. A read of what is held answers at once; a read of what is not throws a StateMiss (state/miss.ts) that
- * has started its fetch, so the reads of one turn go out in one batch.
+ * slots and code at the fork block, each fetched once from a source and then held for the chain's life. A read of
+ * what is held answers at once; a read of what is not throws a StateMiss (state/miss.ts) that has started its fetch,
+ * so the reads of one turn go out in one batch.
+ *
+ * The main thread's source is the upstream (upstream.ts); an execution worker's is the main thread's copy
+ * (servedBy), so every thread's fetches are the main thread's, merged and fetched once.
  */
-import { KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { keccak256 } from '../crypto/keccak.ts'
-import { StateMiss } from '../state/miss.ts'
+import { StateMiss, untilFetched } from '../state/miss.ts'
 import { toWord } from './upstream.ts'
 
 import type { AccountRecord, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { ForkBlock, UpstreamAccount, UpstreamState } from './upstream.ts'
+import type { UpstreamState } from './upstream.ts'
 
 /** The upstream's state at the fork block, read synchronously: what is not held yet throws a StateMiss. */
-export type RemoteState = StateReader & { readonly fork: ForkBlock; readonly waits: true }
+export type RemoteState = StateReader & { readonly waits: true }
 
-export function createRemoteState(upstream: UpstreamState): RemoteState {
-  /** `null`: the upstream has no such account (nothing in it: EIP-161's empty account). */
+/** An account as a source gives it: null when the upstream has none (EIP-161's empty account), and its code. */
+export type HeldAccount = { account: AccountRecord | null; code?: Uint8Array }
+
+/** Where a RemoteState fetches what it does not hold. Slots are 32 bytes of lowercase hex. */
+export type RemoteSource = {
+  account(address: Hex): Promise<HeldAccount>
+  /** The slot's value with leading zeros stripped; empty when zero. */
+  storage(address: Hex, slot: Hex): Promise<Uint8Array>
+  /**
+   * Code by its hash, where the source holds code apart from accounts (the main thread, for a worker whose history
+   * names code the upstream deployed); a source without it has code only with its accounts.
+   */
+  code?(codeHash: Hex): Promise<Uint8Array | undefined>
+}
+
+export function createRemoteState(source: RemoteSource): RemoteState {
   const accounts = new Map<Hex, AccountRecord | null>()
-  /** By address, then slot (32 bytes of hex); values with leading zeros stripped, empty when zero. */
+  /** By address, then slot; values with leading zeros stripped, empty when zero. */
   const storage = new Map<Hex, Map<Hex, Uint8Array>>()
   const codes = new Map<Hex, Uint8Array>()
+  /** Code hashes the source does not hold. */
+  const unknownCode = new Set<Hex>()
   /** Fetches under way, by key: a read that misses again waits for the same one. */
   const fetching = new Map<string, Promise<void>>()
 
@@ -35,42 +54,69 @@ export function createRemoteState(upstream: UpstreamState): RemoteState {
     return new StateMiss(key, fetched)
   }
 
-  function hold(address: Hex, account: UpstreamAccount) {
-    if (account.balance === 0n && account.nonce === 0n && account.code === '0x') {
-      accounts.set(address, null)
-      return
-    }
-    let codeHash = KECCAK256_NULL
-    if (account.code !== '0x') {
-      const code = hexToBytes(account.code)
-      codeHash = keccak256(code)
-      codes.set(bytesToHex(codeHash) as Hex, code)
-    }
-    // The upstream's storage root is not asked for: nothing local reads it (sealed roots cover local writes only).
-    accounts.set(address, { nonce: account.nonce, balance: account.balance, codeHash, storageRoot: KECCAK256_RLP })
+  function hold(address: Hex, { account, code }: HeldAccount) {
+    accounts.set(address, account)
+    if (account !== null && code !== undefined) codes.set(bytesToHex(account.codeHash) as Hex, code)
   }
 
   return {
-    fork: upstream.fork,
     waits: true,
     account(address) {
       const held = accounts.get(address)
       if (held !== undefined) return held ?? undefined
-      throw miss(`account ${address}`, () => upstream.account(address).then((account) => hold(address, account)))
+      throw miss(`account ${address}`, () => source.account(address).then((fetched) => hold(address, fetched)))
     },
     storage(address, slot) {
       const word = slot.length === 66 ? slot : toWord(slot)
       const held = storage.get(address)?.get(word)
       if (held !== undefined) return held
       throw miss(`storage ${address} ${word}`, () =>
-        upstream.storage(address, word).then((value) => {
+        source.storage(address, word).then((value) => {
           let slots = storage.get(address)
           if (slots === undefined) storage.set(address, (slots = new Map()))
-          slots.set(word, bigIntToUnpaddedBytes(value))
+          slots.set(word, value)
         }),
       )
     },
-    // Code is fetched with its account, which is read first: a hash the upstream's accounts never named is unknown.
-    code: (codeHash) => codes.get(codeHash),
+    // Code comes with its account, which is read first; a local record may name upstream code by hash alone, which
+    // a source that holds code by hash gives (once: what it does not hold is unknown, and stays so).
+    code(codeHash) {
+      const held = codes.get(codeHash)
+      if (held !== undefined || source.code === undefined || unknownCode.has(codeHash)) return held
+      throw miss(`code ${codeHash}`, () =>
+        source.code!(codeHash).then((code) => {
+          if (code === undefined) unknownCode.add(codeHash)
+          else codes.set(codeHash, code)
+        }),
+      )
+    },
+  }
+}
+
+/** The upstream at the fork block as a source: its balance, nonce and code as an account record. */
+export function upstreamSource(upstream: UpstreamState): RemoteSource {
+  return {
+    async account(address) {
+      const { balance, nonce, code } = await upstream.account(address)
+      if (balance === 0n && nonce === 0n && code === '0x') return { account: null }
+      const bytes = code === '0x' ? undefined : hexToBytes(code)
+      const codeHash = bytes === undefined ? KECCAK256_NULL : keccak256(bytes)
+      // The upstream's storage root is not asked for: nothing local reads it (sealed roots cover local writes only).
+      return { account: { nonce, balance, codeHash, storageRoot: KECCAK256_RLP }, code: bytes }
+    },
+    storage: async (address, slot) => bigIntToUnpaddedBytes(await upstream.storage(address, slot)),
+  }
+}
+
+/** Another thread's source: what `remote` holds, or fetches for it (and holds for every thread after). */
+export function servedBy(remote: RemoteState): RemoteSource {
+  return {
+    async account(address) {
+      const account = (await untilFetched(() => remote.account(address))) ?? null
+      if (account === null || equalsBytes(account.codeHash, KECCAK256_NULL)) return { account }
+      return { account, code: remote.code(bytesToHex(account.codeHash) as Hex) }
+    },
+    storage: (address, slot) => untilFetched(() => remote.storage(address, slot)),
+    code: async (codeHash) => remote.code(codeHash),
   }
 }

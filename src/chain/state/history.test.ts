@@ -179,6 +179,7 @@ describe('state history', () => {
     const replica = createStateHistory(structuredClone(history.snapshot()))
     const seen: string[] = []
     const unfollow = history.follow((change) => {
+      if (change.kind === 'upstream') throw new Error('no upstream beneath this history')
       seen.push(`${change.kind} ${change.number} ${history.at(change.number < 0n ? 0n : change.number).account(alice)?.balance}`)
       replica.apply(structuredClone(change))
     })

@@ -111,6 +111,11 @@ export type HistoryChange =
    * are gone, which is why the blocks go first.
    */
   | { kind: 'rewind'; number: bigint; undo: UndoneEdit[] }
+  /**
+   * The state beneath the history moved (a fork reset to another fork block, after a rewind of every block): what a
+   * replica holds of the old one is another fork point's. It is applied by setUpstream, which has the new one.
+   */
+  | { kind: 'upstream' }
 
 export type HistoryFollower = (change: HistoryChange) => void
 
@@ -143,8 +148,9 @@ export type StateHistory = {
   /** The maps themselves, not a copy: post them (which copies) before the next change. */
   snapshot(): HistorySnapshot
   /**
-   * Puts another fork's upstream state beneath the history (a reset to another fork block): only once a rewind has
-   * forgotten every block, since what they wrote was written over the other.
+   * Puts another fork's upstream state beneath the history (a reset to another fork block), and tells the followers
+   * (an `upstream` change): only once a rewind has forgotten every block, since what they wrote was written over the
+   * other.
    */
   setUpstream(upstream: StateReader & { waits: true }): void
 }
@@ -287,6 +293,8 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         rewind(change.number, touched)
         for (const { number, undo } of change.undo) takeBack(number, undo, touched)
         break
+      case 'upstream':
+        break
     }
     for (const follower of followers) follower(change)
     return answer
@@ -352,6 +360,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     setUpstream(upstream) {
       if (journal.length > 0) throw new Error('the upstream beneath a history changes only once every block is forgotten')
       below = upstream
+      apply({ kind: 'upstream' })
     },
 
     *entries(number) {
