@@ -34,7 +34,11 @@ function methods(text: string): string[] {
   }
 }
 
-export async function startProxy(upstream: string): Promise<CountingProxy> {
+/**
+ * `latencyMs` holds each answer back that long before it is sent, as a provider's round trip over the internet would
+ * (BENCH_FORK_LATENCY_MS): on loopback a request costs under a millisecond, which hides what a request costs.
+ */
+export async function startProxy(upstream: string, latencyMs = 0): Promise<CountingProxy> {
   let counts = empty()
   let inFlight = 0
   let lastActivity = performance.now()
@@ -57,6 +61,7 @@ export async function startProxy(upstream: string): Promise<CountingProxy> {
           signal: AbortSignal.timeout(30_000),
         })
         const body = await answer.text()
+        if (latencyMs > 0) await sleep(latencyMs)
         response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(body)
       } catch (error) {
         response.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: ${(error as Error).message}`)
