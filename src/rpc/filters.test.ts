@@ -90,10 +90,10 @@ describe('createFilters', () => {
     try {
       const id = filters.newLogFilter({})
       time = 60
-      expect(filters.logs(id)).toEqual([])
+      expect(filters.query(id)).toEqual({})
       time = 150
       await wait(300)
-      expect(() => filters.logs(id)).toThrow('filter not found')
+      expect(() => filters.query(id)).toThrow('filter not found')
     } finally {
       filters.close()
     }

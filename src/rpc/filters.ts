@@ -64,8 +64,8 @@ export type Filters = {
   newPendingTransactionFilter(full: boolean, origin?: FilterOrigin): Hex
   /** What the filter gathered since the last poll; -32000 "filter not found" for an unknown or expired id. */
   changes(id: Hex): FilterChanges
-  /** Every log the log filter's query matches now, as eth_getLogs answers it. */
-  logs(id: Hex): LogJSON[]
+  /** A log filter's query, for eth_getFilterLogs to answer as eth_getLogs does; -32000 "filter not found" otherwise. */
+  query(id: Hex): LogQuery
   /** Removes a filter; false when there was none by that id. */
   uninstall(id: Hex): boolean
   /** Filters installed now. */
@@ -123,7 +123,7 @@ type Filter = { origin: string } & (
  * The filters of the node, each a cursor in the journal of its kind, so that an event costs one append whatever the
  * number of filters, and a poll costs what the filter has to read.
  */
-export function createFilters({ blocks, events }: { blocks: BlocksService; events: EventsService }, options: FiltersOptions = {}): Filters {
+export function createFilters({ events }: { events: EventsService }, options: FiltersOptions = {}): Filters {
   const timeout = options.timeout ?? defaultTimeout
   const now = options.now ?? Date.now
   const maxFilters = options.maxFilters ?? DEFAULT_MAX_FILTERS
@@ -249,11 +249,11 @@ export function createFilters({ blocks, events }: { blocks: BlocksService; event
         }
       }
     },
-    logs(id) {
+    query(id) {
       const filter = find(id)
       if (filter.kind !== 'logs') throw new FilterNotFoundError()
       // As geth: only eth_getFilterChanges counts as a poll that keeps the filter alive.
-      return blocks.logs(resolveLogQuery(blocks, filter.query)).map((entry) => formatLog(entry))
+      return filter.query
     },
     uninstall(id) {
       const filter = filters.get(id.toLowerCase() as Hex)

@@ -206,6 +206,9 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     const local = logs.slice(upstreamLogs.length)
     expect(local.length).toBeGreaterThan(0)
     expect(new Set(local.map((log) => BigInt(log.blockNumber)))).toEqual(new Set([world.forkBlock + 2n]))
+    // A filter's logs are eth_getLogs' answer to its query.
+    const filterId = await fork.rpc<Hex>('eth_newFilter', [filter])
+    expect(await fork.rpc('eth_getFilterLogs', [filterId])).toEqual(logs)
 
     // Proofs: the upstream's before the fork block; a fork's own roots prove nothing of the upstream's accounts.
     expect(await fork.rpc('eth_getProof', [world.pair, [], before])).toEqual(await upstreamRpc('eth_getProof', [world.pair, [], before]))

@@ -8,6 +8,7 @@ import { logFilter } from '../schemas.ts'
 
 import type { ForkService } from '../../chain/services/fork.ts'
 import type { LogQuery } from '../filters.ts'
+import type { MethodContext } from '../method.ts'
 
 /** reth's --rpc-max-logs-per-response default: a larger answer would hold the node while it is built and sent. */
 export const MAX_LOGS_PER_RESPONSE = 20_000
@@ -21,19 +22,22 @@ export const getLogs = defineMethod({
   name: 'eth_getLogs',
   access: 'public',
   params: z.tuple([logFilter]),
-  handler: async ([query], { blocks, fork }): Promise<unknown[]> => {
-    // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.
-    const head = blocks.head().header.number
-    for (const bound of [query.fromBlock, query.toBlock]) {
-      if (typeof bound === 'bigint' && bound > head) throw new InvalidParamsError('block range extends beyond current head block')
-    }
-    const upstream = await upstreamPart(query, fork)
-    if (upstream?.whole === true) return upstream.logs
-    const local = upstream === undefined ? query : { ...query, fromBlock: upstream.after }
-    const logs = blocks.logs({ ...resolveLogQuery(blocks, local), maxResults: MAX_LOGS_PER_RESPONSE }).map((entry) => formatLog(entry))
-    return upstream === undefined ? logs : [...upstream.logs, ...logs]
-  },
+  handler: ([query], context) => logsOf(query, context),
 })
+
+/** The logs a query matches now, as eth_getLogs answers them (and eth_getFilterLogs, for a filter's query). */
+export async function logsOf(query: LogQuery, { blocks, fork }: Pick<MethodContext, 'blocks' | 'fork'>): Promise<unknown[]> {
+  // As geth (and execution-apis since 2026): a bound past the head is invalid params, not a missing block.
+  const head = blocks.head().header.number
+  for (const bound of [query.fromBlock, query.toBlock]) {
+    if (typeof bound === 'bigint' && bound > head) throw new InvalidParamsError('block range extends beyond current head block')
+  }
+  const upstream = await upstreamPart(query, fork)
+  if (upstream?.whole === true) return upstream.logs
+  const local = upstream === undefined ? query : { ...query, fromBlock: upstream.after }
+  const logs = blocks.logs({ ...resolveLogQuery(blocks, local), maxResults: MAX_LOGS_PER_RESPONSE }).map((entry) => formatLog(entry))
+  return upstream === undefined ? logs : [...upstream.logs, ...logs]
+}
 
 /**
  * The upstream's logs of the query's blocks up to the fork block, and where this chain's part starts (`after`), or
