@@ -399,6 +399,43 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
   })
 })
 
+describe('a warm start at a fork block deep below the upstream’s head', () => {
+  test('asks the upstream nothing: the pin, the first block’s accounts and the state read before are all kept', async () => {
+    const upstream = await startAnvil('auto')
+    const proxy = await startProxy(upstream.url)
+    const cacheDir = mkdtempSync(join(tmpdir(), 'flashchain-fork-deep-'))
+    try {
+      const world = await seedUpstream(upstream.url)
+      // 64 blocks on, the fork block is final: no reorg moves it, so its pin is kept.
+      await rpcAt(upstream.url, 'anvil_mine', [toHex(70)])
+      const fork = { url: proxy.url, blockNumber: world.forkBlock, cacheDir }
+      const cold = await startChain({ mining: 'auto', fork })
+      const reserves = await read(cold, world.pair, 'getReserves')
+      await cold.close()
+
+      const asked = proxy.requests.length
+      const warm = await startChain({ mining: 'auto', fork })
+      try {
+        expect(await read(warm, world.pair, 'getReserves')).toEqual(reserves)
+        expect(await warm.blockNumber()).toBe(world.forkBlock)
+        expect(proxy.requests.slice(asked)).toEqual([])
+      } finally {
+        await warm.close()
+      }
+      // A block near the head is pinned by the upstream every time: it could still be reorganised away.
+      const near = proxy.requests.length
+      await (await startChain({ fork: { ...fork, blockNumber: world.forkBlock + 70n } })).close()
+      await (await startChain({ fork: { ...fork, blockNumber: world.forkBlock + 70n } })).close()
+      const pins = proxy.requests.slice(near).filter((body) => Array.isArray(body) && body.some((call) => call.method === 'eth_chainId'))
+      expect(pins.length).toBe(2)
+    } finally {
+      await proxy.close()
+      await upstream.close()
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
+  })
+})
+
 /** One JSON-RPC call to `url`; its result, or an error with the answer's. */
 async function rpcAt<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
   const response = await fetch(url, {

@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
 import type { Hex } from '../../hex.ts'
-import type { ForkBlock, UpstreamAccount, UpstreamStateCache } from './upstream.ts'
+import type { DatabaseSync } from 'node:sqlite'
+import type { ForkBlock, UpstreamAccount, UpstreamHeader, UpstreamStateCache } from './upstream.ts'
 
 // Loaded when the module runs, as storage/database.ts loads it.
 const sqlite = process.getBuiltinModule('node:sqlite')
@@ -44,7 +45,58 @@ const SCHEMA = `
     answer TEXT NOT NULL,
     PRIMARY KEY (fork_point, request)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS pins (
+    endpoint TEXT NOT NULL,
+    block_number TEXT NOT NULL,
+    chain_id TEXT NOT NULL,
+    header TEXT NOT NULL,
+    PRIMARY KEY (endpoint, block_number)
+  ) WITHOUT ROWID;
 `
+
+/**
+ * How far below the upstream's head a fork block must be for its pin to be kept: 64 blocks, two epochs of
+ * mainnet's slots, past which a block is final and no reorg moves it (Hardhat's EDR keeps only blocks that deep).
+ */
+export const PIN_DEPTH = 64n
+
+/** A pin kept for this endpoint and block number: its chain id and header, without asking the upstream. */
+export function keptPin(path: string, endpoint: string, number: bigint): { chainId: bigint; header: UpstreamHeader } | undefined {
+  return withFile(path, (db) => {
+    const row = db
+      .prepare('SELECT chain_id, header FROM pins WHERE endpoint = ? AND block_number = ?')
+      .get(endpointIdentity(endpoint), number.toString()) as { chain_id: string; header: string } | undefined
+    return row === undefined ? undefined : { chainId: BigInt(row.chain_id), header: JSON.parse(row.header) as UpstreamHeader }
+  })
+}
+
+/** Keeps a pin of a block at least PIN_DEPTH below the upstream's head, for the next start at that block. */
+export function keepPin(path: string, endpoint: string, pinned: ForkBlock & { header: UpstreamHeader; head: bigint }): void {
+  if (pinned.head - pinned.number < PIN_DEPTH) return
+  withFile(path, (db) =>
+    db
+      .prepare('INSERT OR REPLACE INTO pins (endpoint, block_number, chain_id, header) VALUES (?, ?, ?, ?)')
+      .run(endpointIdentity(endpoint), pinned.number.toString(), pinned.chainId.toString(), JSON.stringify(pinned.header)),
+  )
+}
+
+/** The cache file opened with its schema, for one use. */
+function withFile<T>(path: string, use: (db: DatabaseSync) => T): T {
+  const db = openFile(path)
+  try {
+    return use(db)
+  } finally {
+    db.close()
+  }
+}
+
+function openFile(path: string): DatabaseSync {
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new sqlite.DatabaseSync(path)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
+  db.exec(SCHEMA)
+  return db
+}
 
 export type ForkCache = UpstreamStateCache & {
   /** A forwarded request's answer (history.ts), by the request's method and params as JSON. */
@@ -59,10 +111,7 @@ export type ForkCache = UpstreamStateCache & {
  */
 export function openForkCache(options: { path: string; fork: ForkBlock; endpoint: string }): ForkCache {
   const { path, fork } = options
-  mkdirSync(dirname(path), { recursive: true })
-  const db = new sqlite.DatabaseSync(path)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
-  db.exec(SCHEMA)
+  const db = openFile(path)
   const point = [fork.chainId.toString(), fork.hash, endpointIdentity(options.endpoint)] as const
   db.prepare('INSERT OR IGNORE INTO fork_points (chain_id, block_hash, endpoint, block_number) VALUES (?, ?, ?, ?)').run(
     ...point,

@@ -13,7 +13,7 @@ import { RefusedError } from '../errors.ts'
 import { prefetch, untilFetched } from '../state/miss.ts'
 import { createStateTrie } from '../state/trie.ts'
 import { createStateDiff } from '../state/types.ts'
-import { openForkCache } from './cache.ts'
+import { keepPin, keptPin, openForkCache } from './cache.ts'
 import { createUpstreamHistory } from './history.ts'
 import { createRemoteState, upstreamSource } from './remoteState.ts'
 import { createUpstreamTransport } from './transport.ts'
@@ -30,6 +30,7 @@ import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ForkCache } from './cache.ts'
 import type { UpstreamHistory } from './history.ts'
+import type { UpstreamTransport } from './transport.ts'
 import type { RemoteState } from './remoteState.ts'
 import type { ForkBlock, UpstreamHeader } from './upstream.ts'
 
@@ -66,19 +67,32 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
     retryBackoffMs: options.retryBackoffMs,
     deadlineMs: context.deadlineMs,
   })
-  const pinned = await pinForkBlock(transport, options.blockNumber ?? resume?.number)
+  const dir = options.cacheDir ?? context.dataDir
+  const cacheFile = dir === undefined || dir === false ? undefined : join(dir, FORK_CACHE_FILE)
+  const number = options.blockNumber ?? resume?.number
+  const pinned = await pin(transport, options.url, number, cacheFile)
   const block: ForkBlock = { chainId: pinned.chainId, number: pinned.number, hash: pinned.hash }
   if (resume !== undefined && (resume.hash !== block.hash || resume.chainId !== block.chainId)) {
     throw new RefusedError(
       `the data dir holds a fork of block ${resume.number} (${resume.hash}) of chain ${resume.chainId}, and the upstream's block ${block.number} is ${block.hash} of chain ${block.chainId}: start with --fresh to fork again`,
     )
   }
-  const dir = options.cacheDir ?? context.dataDir
-  const cacheFile = dir === undefined || dir === false ? undefined : join(dir, FORK_CACHE_FILE)
   const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
   const remote = createRemoteState(upstreamSource(createUpstreamState({ transport, fork: block, cache })))
   const history = createUpstreamHistory({ transport, fork: block, cache })
   return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, cacheFile, close: () => cache?.close() }
+}
+
+/**
+ * The fork block, pinned: from the cache when a start before pinned that block deep enough below the upstream's head
+ * (a warm start there asks the upstream nothing), else by the upstream, and kept if it is that deep.
+ */
+async function pin(transport: UpstreamTransport, url: string, number: bigint | undefined, cacheFile: string | undefined) {
+  const kept = number === undefined || cacheFile === undefined ? undefined : keptPin(cacheFile, url, number)
+  if (kept !== undefined) return { chainId: kept.chainId, number: number!, hash: kept.header.hash as Hex, header: kept.header }
+  const pinned = await pinForkBlock(transport, number)
+  if (cacheFile !== undefined) keepPin(cacheFile, url, pinned)
+  return pinned
 }
 
 /**

@@ -33,14 +33,18 @@ export type UpstreamState = {
 }
 
 /**
- * The fork block: `blockNumber`, or the upstream's latest at this moment, with its hash and the upstream's chain id,
- * asked in one batch.
+ * The fork block: `blockNumber`, or the upstream's latest at this moment, with its hash, the upstream's chain id and
+ * head, asked in one batch.
  */
-export async function pinForkBlock(transport: UpstreamTransport, blockNumber?: bigint): Promise<ForkBlock & { header: UpstreamHeader }> {
+export async function pinForkBlock(
+  transport: UpstreamTransport,
+  blockNumber?: bigint,
+): Promise<ForkBlock & { header: UpstreamHeader; head: bigint }> {
   const tag = blockNumber === undefined ? 'latest' : `0x${blockNumber.toString(16)}`
   const what = `to name block ${blockNumber ?? 'latest'}`
-  const [chainId, block] = await Promise.all([
+  const [chainId, head, block] = await Promise.all([
     transport.call('eth_chainId', [], 'eth_chainId'),
+    transport.call('eth_blockNumber', [], 'eth_blockNumber'),
     transport.call('eth_getBlockByNumber', [tag, false], `eth_getBlockByNumber ${tag}`),
   ])
   if (block === null) throw new UpstreamError({ upstream: transport.upstream, what, detail: 'it has no such block' })
@@ -50,6 +54,7 @@ export async function pinForkBlock(transport: UpstreamTransport, blockNumber?: b
     number: quantity(header.number, transport, what),
     hash: hash(header.hash, transport, what),
     header,
+    head: quantity(head, transport, 'eth_blockNumber'),
   }
 }
 
