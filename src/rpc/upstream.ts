@@ -15,9 +15,11 @@ const BLOCK_HASH = /^0x[0-9a-f]{64}$/
  * (run again once a read of upstream state it missed is fetched: chain/state/miss.ts).
  */
 export async function answer(method: Method, wire: unknown, params: unknown, context: MethodContext): Promise<unknown> {
+  // A chain of its own reads nothing that waits: the handler answers, with nothing around it.
+  if (context.fork.info() === undefined) return method.handler(params, context)
   const rule = method.upstream
   const local = () => untilFetched(() => method.handler(params, context))
-  if (rule === undefined || !Array.isArray(wire) || context.fork.info() === undefined) return local()
+  if (rule === undefined || !Array.isArray(wire)) return local()
   if ('byHash' in rule) return (await local()) ?? context.fork.byHash(method.name, wire, rule.byHash)
 
   const given = (params as unknown[])[rule.block]
