@@ -160,6 +160,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     context: (request) => ({ ...services, wallet, node, filters, request }),
     maxBatchLength: options.maxBatchLength ?? 1000,
     revertCode: chain.spec.revertCode,
+    fork: chain.fork.info() !== undefined,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   const server = await createHttpServer({

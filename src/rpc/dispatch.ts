@@ -35,6 +35,11 @@ export type CreateDispatcherOptions = {
   revertCode: number
   /** Called for anything a handler throws that is not ours (toRpcError). The client only sees -32603. */
   onInternalError?: ((error: unknown, method: string) => void) | undefined
+  /**
+   * The chain is a fork: a handler may read upstream state not fetched yet, and the upstream answers for what came
+   * before the fork block (upstream.ts). A chain is a fork from its start or never.
+   */
+  fork?: boolean
 }
 
 export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
@@ -74,7 +79,7 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
       if (!parsed.success) {
         return isNotification ? undefined : failure(replyId, toInvalidParamsError(parsed.error.issues[0]!, params))
       }
-      const result = await answer(method, params, parsed.data, context)
+      const result = await (options.fork === true ? answer(method, params, parsed.data, context) : method.handler(parsed.data, context))
       return isNotification ? undefined : { jsonrpc: '2.0', id: replyId, result: result ?? null }
     } catch (error) {
       const wire = toRpcError(error, { revertCode })

@@ -11,12 +11,10 @@ import type { Method, MethodContext } from './method.ts'
 const BLOCK_HASH = /^0x[0-9a-f]{64}$/
 
 /**
- * The answer to a request whose params parsed: the upstream's where the method's rule says so, else its handler's
- * (run again once a read of upstream state it missed is fetched: chain/state/miss.ts).
+ * The answer on a fork to a request whose params parsed: the upstream's where the method's rule says so, else its
+ * handler's (run again once a read of upstream state it missed is fetched: chain/state/miss.ts).
  */
 export async function answer(method: Method, wire: unknown, params: unknown, context: MethodContext): Promise<unknown> {
-  // A chain of its own reads nothing that waits: the handler answers, with nothing around it.
-  if (context.fork.info() === undefined) return method.handler(params, context)
   const rule = method.upstream
   const local = () => untilFetched(() => method.handler(params, context))
   if (rule === undefined || !Array.isArray(wire)) return local()
