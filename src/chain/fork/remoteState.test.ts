@@ -9,7 +9,7 @@ import { StateMiss, untilFetched } from '../state/miss.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
-import { createRemoteState, upstreamSource } from './remoteState.ts'
+import { createRemoteState, servedBy, upstreamSource } from './remoteState.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { UpstreamAccount, UpstreamState } from './upstream.ts'
@@ -125,6 +125,29 @@ describe('a fork upstream beneath the history', () => {
       `storage ${token} ${slot(1)}`,
       `storage ${token} ${slot(2)}`,
     ])
+  })
+
+  test("another thread's copy is served by the main thread's: each key is asked of the upstream once, code by hash too", async () => {
+    const { upstream, asked } = upstreamOf({ [token]: { balance: 0n, nonce: 1n, code: bytesToHex(adder) as Hex } }, { [`${token} ${slot(0)}`]: 20n })
+    const main = createRemoteState(upstreamSource(upstream))
+    const worker = createRemoteState(servedBy(main))
+    const account = await untilFetched(() => worker.account(token))
+    expect(account?.nonce).toBe(1n)
+    expect(worker.code(bytesToHex(account!.codeHash) as Hex)).toEqual(adder)
+    expect(await untilFetched(() => worker.storage(token, slot(0)))).toEqual(new Uint8Array([20]))
+    // The main thread holds what the worker asked for: its own reads ask nothing more.
+    expect(main.account(token)?.nonce).toBe(1n)
+    expect(main.storage(token, slot(0))).toEqual(new Uint8Array([20]))
+    expect(asked).toEqual([`account ${token}`, `storage ${token} ${slot(0)}`])
+
+    // A copy that starts later, over a history naming the code by hash alone, gets the code from the main thread.
+    const later = createRemoteState(servedBy(main))
+    expect(await untilFetched(() => later.code(bytesToHex(keccak256(adder)) as Hex))).toEqual(adder)
+    // A hash the main thread does not hold stays unknown, asked once.
+    const unknown = `0x${'12'.repeat(32)}` as Hex
+    expect(await untilFetched(() => later.code(unknown))).toBeUndefined()
+    expect(later.code(unknown)).toBeUndefined()
+    expect(asked.length).toBe(2)
   })
 
   test("an upstream's failure reaches the reader that waits, and is no one's unhandled rejection", async () => {
