@@ -37,6 +37,27 @@ export type AccessListEntry = { address: Hex; storageKeys: Hex[] }
 /** An EIP-7702 authorization as a transaction carries it. */
 export type Authorization = { chainId: bigint; address: Hex; nonce: bigint; yParity: number; r: bigint; s: bigint }
 
+/**
+ * A transaction to sign, as the wallet fills it: its type by name and the fields it carries (the names and units
+ * viem's TransactionSerializable uses, so the same object serializes either way).
+ */
+export type UnsignedTransaction = {
+  type: 'legacy' | 'eip2930' | 'eip1559' | 'eip7702'
+  chainId: number
+  nonce: number
+  /** Absent: a contract creation. */
+  to?: Hex | null | undefined
+  value?: bigint | undefined
+  data?: Hex | undefined
+  gas: bigint
+  gasPrice?: bigint | undefined
+  maxFeePerGas?: bigint | undefined
+  maxPriorityFeePerGas?: bigint | undefined
+  accessList?: readonly AccessListEntry[] | undefined
+  /** EIP-7702's, signed: r and s as quantities. */
+  authorizationList?: readonly { address: Hex; chainId: number; nonce: number; yParity: number; r: Hex; s: Hex }[] | undefined
+}
+
 /** A signed transaction; the fields of its type are set, the others undefined. */
 export type Transaction = {
   hash: Hex

@@ -10,6 +10,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import type { ChainServices } from '../chain/chain.ts'
 import type { DevAccount } from '../chain/spec/accounts.ts'
+import type { UnsignedTransaction } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
 import type { ApprovalDecision, ApprovalKey, Approvals } from './approvals.ts'
 import type { WalletStore } from './store.ts'
@@ -19,7 +20,7 @@ import type { WalletStore } from './store.ts'
  * day; today it is this process's chain.
  */
 export type WalletChain = {
-  spec: Pick<ChainServices['spec'], 'chainId' | 'isActive' | 'txGasCap'>
+  spec: Pick<ChainServices['spec'], 'chainId' | 'isActive' | 'txGasCap' | 'signTransaction'>
   blocks: Pick<ChainServices['blocks'], 'block' | 'transaction'>
   state: Pick<ChainServices['state'], 'stateAt' | 'code'>
   calls: Pick<ChainServices['calls'], 'call' | 'estimateGas' | 'estimateSequence'>
@@ -59,8 +60,10 @@ export type AtomicStatus = 'supported' | 'ready' | 'unsupported'
  * What signs an account's transactions. For an impersonated account it is a stand-in that no one can verify: a
  * signature made of the address, which the chain is told to ignore (`impersonated`).
  */
-export type Signer = Pick<PrivateKeyAccount, 'signTransaction' | 'signAuthorization' | 'signMessage' | 'signTypedData' | 'sign'> & {
+export type Signer = Pick<PrivateKeyAccount, 'signAuthorization' | 'signMessage' | 'signTypedData' | 'sign'> & {
   impersonated: boolean
+  /** The transaction signed and encoded (EIP-2718), as the wallet sends it. */
+  signTransaction(transaction: UnsignedTransaction): Promise<Hex>
 }
 
 export type Impersonation = {
@@ -162,10 +165,27 @@ export function createWalletCore(options: WalletOptions): WalletCore {
       if (impersonation.has(address)) return impersonatedSigner(address)
       throw new NotAuthorizedError(`${address} is not an account of this wallet`)
     }
-    const { privateKeyToAccount } = await loadAccounts()
-    const account = signers.get(address) ?? Object.assign(privateKeyToAccount(key.privateKey), { impersonated: false })
+    const account = keySigner(key.privateKey)
     signers.set(address, account)
     return account
+  }
+
+  /**
+   * A dev account's signer. Transactions, what nearly every request signs, are signed by the chain (libsecp256k1,
+   * with nothing to load); the rest by viem's account, loaded at its first use.
+   */
+  function keySigner(privateKey: Hex): Signer {
+    let account: Promise<PrivateKeyAccount> | undefined
+    const viemAccount = () => (account ??= loadAccounts().then(({ privateKeyToAccount }) => privateKeyToAccount(privateKey)))
+    return {
+      impersonated: false,
+      signTransaction: async (transaction) => chain.spec.signTransaction(transaction, privateKey),
+      signAuthorization: async (authorization) => (await viemAccount()).signAuthorization(authorization),
+      signMessage: async (message) => (await viemAccount()).signMessage(message),
+      signTypedData: (async (typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]) =>
+        (await viemAccount()).signTypedData(typedData)) as PrivateKeyAccount['signTypedData'],
+      sign: async (parameters) => (await viemAccount()).sign!(parameters),
+    }
   }
 
   async function impersonatedSigner(address: Hex): Promise<Signer> {
@@ -174,8 +194,7 @@ export function createWalletCore(options: WalletOptions): WalletCore {
     const signature = { r: `0x${address.slice(2).padStart(64, '0')}`, s: '0x1', yParity: 0, v: 27n } as const
     return {
       impersonated: true,
-      signTransaction: (async (transaction: Parameters<typeof serializeTransaction>[0]) =>
-        serializeTransaction(transaction, signature)) as unknown as Signer['signTransaction'],
+      signTransaction: async (transaction) => serializeTransaction(transaction as Parameters<typeof serializeTransaction>[0], signature),
       signAuthorization: () => {
         throw new UpgradeRejectedError(
           `${address} is impersonated: there is no key to sign its EIP-7702 authorization, so it cannot send an atomic batch`,

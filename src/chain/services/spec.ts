@@ -1,3 +1,4 @@
+import { signTransaction } from '../crypto/signTransaction.ts'
 import { chainConfig } from '../spec/forkConfig.ts'
 
 import type { Common } from '@ethereumjs/common'
@@ -6,7 +7,7 @@ import type { PendingSnapshot } from '../blocks/types.ts'
 import type { DevAccount } from '../spec/accounts.ts'
 import type { Forks } from '../spec/forks.ts'
 import type { Hex } from '../../hex.ts'
-import type { ChainConfig } from '../types.ts'
+import type { ChainConfig, UnsignedTransaction } from '../types.ts'
 
 export type SpecParts = {
   chainId: bigint
@@ -36,6 +37,11 @@ export type SpecService = {
   txGasCap(): bigint | undefined
   /** EIP-7910: the fork in force at the head, and the next and last ones scheduled. */
   config(): ChainConfig
+  /**
+   * `transaction` signed with `privateKey`, encoded as the pending block's rules have it: what the wallet sends for
+   * its accounts, signed by libsecp256k1 (crypto/secp256k1.ts).
+   */
+  signTransaction(transaction: UnsignedTransaction, privateKey: Hex): Hex
 }
 
 export function createSpecService(parts: SpecParts): SpecService {
@@ -49,6 +55,7 @@ export function createSpecService(parts: SpecParts): SpecService {
     hardfork: () => forks.at(pendingEnv()).hardfork(),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),
+    signTransaction: (transaction, privateKey) => signTransaction(forks.at(pendingEnv()), transaction, privateKey),
     config() {
       const genesis = blocks.byNumber(blocks.first)!.block
       return chainConfig(common, {

@@ -1,6 +1,6 @@
 import { createLazyKZG } from '../crypto/kzg.ts'
 import { keccak256 } from '../crypto/keccak.ts'
-import { nativeEcrecover } from '../crypto/secp256k1.ts'
+import { nativeEcrecover, nativeEcsign } from '../crypto/secp256k1.ts'
 import { mergeParamsOnce } from '../ethereumjs/paramsCache.ts'
 import { withCodeSizeLimit } from './forks.ts'
 import { parseGethGenesis } from './genesis.ts'
@@ -14,7 +14,9 @@ import type { GenesisSpec } from './genesis.ts'
  * Common here, so they run the same rules.
  */
 export function createChainSpec(genesisJSON: unknown, options: { codeSizeLimit?: CodeSizeLimit } = {}): GenesisSpec {
-  const spec = parseGethGenesis(genesisJSON, { customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), keccak256 } })
+  const spec = parseGethGenesis(genesisJSON, {
+    customCrypto: { kzg: createLazyKZG(), ecrecover: nativeEcrecover(), ecsign: nativeEcsign(), keccak256 },
+  })
   const common = mergeParamsOnce(spec.common)
   return { ...spec, common: options.codeSizeLimit === undefined ? common : withCodeSizeLimit(common, options.codeSizeLimit) }
 }
