@@ -4,6 +4,7 @@ import { encodeReceipt, runTx } from '@ethereumjs/vm'
 import { createEnvBlock } from '../execution/executor.ts'
 import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
 import { startBuilder } from './startBuilder.ts'
+import type { SystemWorkLookahead } from './startBuilder.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createStateDiff } from '../state/types.ts'
@@ -61,8 +62,8 @@ export type BlockExecution = {
 const retryLater = [/higher gas limit than the remaining gas in the block/, /is less than the block's baseFeePerGas/, /blob gas limit reached/]
 
 /** Starts a block on `parent` with the environment given, its builder's root tries replaced by growing ones. */
-export async function openBlock(vm: VM, parent: Block, env: BlockEnv): Promise<Building> {
-  const builder = await startBuilder(vm, parent, env)
+export async function openBlock(vm: VM, parent: Block, env: BlockEnv, lookahead?: SystemWorkLookahead): Promise<Building> {
+  const builder = await startBuilder(vm, parent, env, lookahead)
   // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)

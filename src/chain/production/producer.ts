@@ -9,6 +9,7 @@ import { executeBlock } from './executeBlock.ts'
 import { createFlashblockClock } from './flashblockClock.ts'
 import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
 import { sealBlocks } from './sealBlocks.ts'
+import { createSystemWorkLookahead } from './startBuilder.ts'
 import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { withStorageRoots } from '../state/trie.ts'
@@ -110,6 +111,8 @@ export type Producer = {
 
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
+  // On a fork, the next blocks' system-work slots are fetched ahead (startBuilder.ts).
+  const lookahead = createSystemWorkLookahead()
   let building: Building | undefined
   // Computed on first use: before an import, the head's successor may not be a valid block of the chain yet.
   let published: PendingSnapshot | undefined
@@ -187,7 +190,7 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    building = await openBlock(vm, head.block, env)
+    building = await openBlock(vm, head.block, env, lookahead)
     if (!announce) return building
     await publish(building)
     return building

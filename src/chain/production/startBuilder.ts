@@ -31,10 +31,11 @@ export function envHeaderData(env: BlockEnv): HeaderData {
  * system calls (EIP-4788, EIP-2935) run, and the header is not checked against consensus rules. Both run the
  * transactions themselves and record them in the builder (ethereumjs/blockBuilder.ts).
  */
-export async function startBuilder(vm: VM, parent: Block, env: BlockEnv): Promise<BlockBuilder> {
+export async function startBuilder(vm: VM, parent: Block, env: BlockEnv, lookahead?: SystemWorkLookahead): Promise<BlockBuilder> {
   const { stateManager } = vm
   if (stateManager instanceof FlatStateManager && stateManager.base.waits === true) {
     await prefetch(systemWorkReads(stateManager.base, vm.common, env))
+    lookahead?.(stateManager.base, vm.common, env)
   }
   return buildBlock(vm, {
     parentBlock: parent,
@@ -46,6 +47,47 @@ export async function startBuilder(vm: VM, parent: Block, env: BlockEnv): Promis
 
 /** EIP-4788's and EIP-2935's ring buffers' length. */
 const HISTORY_LENGTH = 8191n
+
+/**
+ * On a fork, each block's system work writes ring-buffer slots never written before (EIP-4788's by timestamp,
+ * EIP-2935's by number), which the EVM reads first: one upstream round trip per block, before its first transaction.
+ * A lookahead fetches them a window of blocks ahead, in the background, and again once half the window is used: a
+ * request per half window of blocks, off the path of any transaction.
+ */
+export type SystemWorkLookahead = (state: StateReader, common: Common, env: BlockEnv) => void
+
+/** Seconds and blocks the lookahead covers: 16, past most blocks' gaps, for 48 calls a window at most. */
+const LOOKAHEAD = 16n
+
+export function createSystemWorkLookahead(): SystemWorkLookahead {
+  let timestamps = -1n
+  let numbers = -1n
+  return (state, common, env) => {
+    const reads: (() => unknown)[] = []
+    if (common.isActivatedEIP(4788) && env.timestamp + LOOKAHEAD / 2n > timestamps) {
+      const { address } = systemContracts.beaconRoots!
+      for (let at = bigMax(timestamps + 1n, env.timestamp + 1n); at <= env.timestamp + LOOKAHEAD; at++) {
+        const slot = at % HISTORY_LENGTH
+        reads.push(
+          () => state.storage(address, word(slot)),
+          () => state.storage(address, word(slot + HISTORY_LENGTH)),
+        )
+      }
+      timestamps = env.timestamp + LOOKAHEAD
+    }
+    if (common.isActivatedEIP(2935) && env.number + LOOKAHEAD / 2n > numbers) {
+      const { address } = systemContracts.historyStorage!
+      for (let at = bigMax(numbers + 1n, env.number + 1n); at <= env.number + LOOKAHEAD; at++) {
+        reads.push(() => state.storage(address, word((at - 1n) % HISTORY_LENGTH)))
+      }
+      numbers = env.number + LOOKAHEAD
+    }
+    // In the background: a failure here is a block's own read to report, when it comes to it.
+    if (reads.length > 0) prefetch(reads).catch(() => {})
+  }
+}
+
+const bigMax = (a: bigint, b: bigint) => (a > b ? a : b)
 
 const word = (value: bigint): Hex => `0x${value.toString(16).padStart(64, '0')}`
 
