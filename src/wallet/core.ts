@@ -137,8 +137,9 @@ export type WalletCore = {
 }
 
 /**
- * viem's accounts module, loaded by the first signature: a chain whose wallet never signs does not hold it (7 MB
- * resident, measured on Node 24).
+ * viem's accounts module, loaded by the first signature of a message, typed data or an EIP-7702 authorization: a
+ * chain whose wallet signs only transactions (the chain signs those) does not hold it (7 MB resident, measured on
+ * Node 24).
  */
 let accountsModule: Promise<typeof import('viem/accounts')> | undefined
 const loadAccounts = () => (accountsModule ??= import('viem/accounts'))

@@ -41,6 +41,21 @@ describe('signTransaction: libsecp256k1 through ethereumjs, byte for byte what v
     expect(signTransaction(common, transaction, key)).toBe(await viem.signTransaction(transaction as Parameters<typeof viem.signTransaction>[0]))
   })
 
+  test('refuses nothing the pool refuses in its own words: gas past EIP-7825’s cap, initcode past EIP-3860’s limit', async () => {
+    const large: UnsignedTransaction = { type: 'eip1559', chainId: 31337, nonce: 0, to, gas: 25_000_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }
+    expect(signTransaction(common, large, key)).toBe(await viem.signTransaction(large as Parameters<typeof viem.signTransaction>[0]))
+    const initcode: UnsignedTransaction = {
+      type: 'eip1559',
+      chainId: 31337,
+      nonce: 0,
+      data: `0x${'00'.repeat(50_000)}`,
+      gas: 10_000_000n,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    }
+    expect(signTransaction(common, initcode, key)).toBe(await viem.signTransaction(initcode as Parameters<typeof viem.signTransaction>[0]))
+  })
+
   test('EIP-7702, with a signed authorization', async () => {
     const authorization = await viem.signAuthorization({ address: to, chainId: 31337, nonce: 6 })
     const transaction: UnsignedTransaction = {

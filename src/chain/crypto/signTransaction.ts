@@ -42,5 +42,23 @@ export function signTransaction(common: Common, transaction: UnsignedTransaction
           })),
         }),
   } as TypedTxData
-  return bytesToHex(createTx(data, { common }).sign(hexToBytes(privateKey)).serialize()) as Hex
+  // Signing refuses nothing: the pool's door does, in the chain's words and order (the block's gas limit before
+  // EIP-7825's cap, as geth). ethereumjs checks both size limits when it builds a transaction, so it builds with the
+  // rules before EIP-7825 (which encode every type signed here the same) and with no initcode limit.
+  const tx = createTx(data, { common: withoutTxChecks(common), allowUnlimitedInitCodeSize: true })
+  return bytesToHex(tx.sign(hexToBytes(privateKey)).serialize()) as Hex
+}
+
+const beforeTxGasCap = new WeakMap<Common, Common>()
+
+/** `common`, or where EIP-7825 is active a copy at Prague, the fork before its cap (kept per common). */
+function withoutTxChecks(common: Common): Common {
+  if (!common.isActivatedEIP(7825)) return common
+  let copy = beforeTxGasCap.get(common)
+  if (copy === undefined) {
+    copy = common.copy()
+    copy.setHardfork('prague')
+    beforeTxGasCap.set(common, copy)
+  }
+  return copy
 }
