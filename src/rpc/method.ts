@@ -83,8 +83,9 @@ export type Method<Name extends string = string, Params extends z.ZodType = z.Zo
  * When a fork's upstream answers a request (docs/fork.md#what-the-upstream-answers). `block`: the param at that
  * index names a block, and the upstream answers for it in `scope` (chain/services/fork.ts: a block's contents at
  * and before the fork block, state before it); the request goes to the upstream naming that block by number.
- * `byHash`: a lookup by hash this chain answers with null goes to the upstream, whose answer counts if its
- * `byHash` field places it at or before the fork block.
+ * `byHash`: a transaction lookup by hash (the first param) that this chain answers with null, for a hash it does
+ * not hold at all, goes to the upstream, whose answer counts if its `byHash` field places it at or before the fork
+ * block.
  */
 export type UpstreamRule = { block: number; scope: UpstreamScope } | { byHash: 'number' | 'blockNumber' }
 

@@ -18,7 +18,14 @@ export async function answer(method: Method, wire: unknown, params: unknown, con
   const rule = method.upstream
   const local = () => untilFetched(() => method.handler(params, context))
   if (rule === undefined || !Array.isArray(wire)) return local()
-  if ('byHash' in rule) return (await local()) ?? context.fork.byHash(method.name, wire, rule.byHash)
+  if ('byHash' in rule) {
+    const found = await local()
+    if (found !== null) return found
+    // A transaction this chain holds (in its pool, say) is its own to answer for, not yet with a receipt.
+    const hash = (params as unknown[])[0]
+    if (typeof hash === 'string' && context.blocks.transaction(hash as `0x${string}`) !== undefined) return null
+    return context.fork.byHash(method.name, wire, rule.byHash)
+  }
 
   const given = (params as unknown[])[rule.block]
   if (given === undefined) return local()

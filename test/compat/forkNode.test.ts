@@ -322,6 +322,42 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
     }
   })
 
+  test('a transaction whose run meets a failing upstream stays in the pool, and is mined once the upstream answers', async () => {
+    const fork = await startChain({ fork: { url: proxy.url, blockNumber: world.forkBlock, retries: 0 } })
+    try {
+      // Signed here, with its gas given: the pool's door reads only the sender, which the start fetched.
+      const sender = fork.accounts[5]!
+      const raw = await sender.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        nonce: await fork.publicClient.getTransactionCount({ address: sender.address }),
+        to: world.tokenA,
+        data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [stranger, 0n] }),
+        gas: 100_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      })
+      // The block is started (its system work read) while the upstream answers; then it fails.
+      await fork.preconfirm()
+      behaviour = 'unavailable'
+      const hash = await fork.rpc<Hex>('eth_sendRawTransaction', [raw])
+      await fork.preconfirm()
+      // Its run could not read the token: it is in no flashblock, and waits in the pool.
+      expect(await fork.rpc('eth_getTransactionReceipt', [hash])).toBeNull()
+      expect(await fork.rpc('eth_getTransactionByHash', [hash])).toMatchObject({ hash, blockNumber: null })
+      // A block sealed meanwhile goes without it (its system work's slots were fetched ahead), and it still waits.
+      await fork.mine()
+      expect((await fork.publicClient.getBlock({ blockTag: 'latest' })).transactions).toEqual([])
+      expect(await fork.rpc('eth_getTransactionByHash', [hash])).toMatchObject({ hash, blockNumber: null })
+      behaviour = 'forward'
+      await fork.mine()
+      expect((await fork.publicClient.getTransactionReceipt({ hash })).status).toBe('success')
+    } finally {
+      behaviour = 'forward'
+      await fork.close()
+    }
+  })
+
   test('error: a start whose upstream is not there fails with its address', async () => {
     const gone = await startProxy(upstream.url)
     await gone.close()
@@ -352,8 +388,8 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
     const fetched = cachedKeys(join(cache, 'fork-cache.sqlite'))
     expect(fetched.size).toBeGreaterThan(10)
     // Every key the transfer waited for was written before it was used. The lookahead's background batch (the next
-    // blocks' EIP-4788 slots) may have been cut short by the kill, and is all a restart may ask again.
-    const lookahead = (key: string) => key.startsWith(`eth_getStorageAt ${BEACON_ROOTS}`)
+    // blocks' EIP-4788 and EIP-2935 slots) may have been cut short by the kill, and is all a restart may ask again.
+    const lookahead = (key: string) => RING_BUFFERS.some((address) => key.startsWith(`eth_getStorageAt ${address}`))
     expect([...keys(first)].filter((key) => !lookahead(key) && !fetched.has(key))).toEqual([])
 
     const second = proxy.requests.length
@@ -436,8 +472,8 @@ async function rpcAt<T = unknown>(url: string, method: string, params: unknown[]
   return body.result as T
 }
 
-/** EIP-4788's contract, whose ring-buffer slots a fork's lookahead fetches in the background. */
-const BEACON_ROOTS = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02'
+/** EIP-4788's and EIP-2935's contracts, whose ring-buffer slots a fork's lookahead fetches in the background. */
+const RING_BUFFERS = ['0x000f3df6d732807ef1319fb7b8bb8522d0beac02', '0x0000f90827f1c53a10cb7a02335b175320002935']
 
 /** The state reads a fork cache file holds, as stateKey names them (an account is its three calls). */
 function cachedKeys(path: string): Set<string> {

@@ -3,6 +3,7 @@ import { encodeReceipt, runTx } from '@ethereumjs/vm'
 
 import { createEnvBlock } from '../execution/executor.ts'
 import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
+import { UpstreamError } from '../errors.ts'
 import { startBuilder } from './startBuilder.ts'
 import type { SystemWorkLookahead } from './startBuilder.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
@@ -104,9 +105,14 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
     if (builder.blobGasUsed + blobGas > vm.common.getBlobGasSchedule().maxBlobGasPerBlock) throw new Error('block blob gas limit reached')
   }
   stateManager.codeHiddenFor = impersonating
+  const depth = stateManager.depth
   let result: RunTxResult
   try {
     result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
+  } catch (error) {
+    // Nothing of a run that threw stays: not its nonce, nor the writes of the calls it was in (StateManager.revertTo).
+    await stateManager.revertTo(depth)
+    throw error
   } finally {
     stateManager.codeHiddenFor = undefined
   }
@@ -130,6 +136,8 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
     entry.taken = true
     return true
   } catch (error) {
+    // A fork's upstream that failed a read says nothing of the transaction: it waits in the pool for the next try.
+    if (error instanceof UpstreamError) return false
     const reason = error instanceof Error ? error.message : String(error)
     if (!retryLater.some((pattern) => pattern.test(reason))) parts.dropTransaction(entry, reason)
     return false

@@ -306,6 +306,20 @@ export class FlatStateManager implements StateManagerInterface {
     this.wipeStorage(address.toString())
   }
 
+  /** Checkpoints open now: what revertTo goes back to. */
+  get depth(): number {
+    return this.checkpoints.length
+  }
+
+  /**
+   * Reverts every checkpoint opened since `depth`. A run that throws out of the EVM (a fork's upstream failing a
+   * read mid-call) leaves the checkpoints of the calls it was in open, and runTx reverts only the innermost: the
+   * owner goes back to where the run began.
+   */
+  async revertTo(depth: number): Promise<void> {
+    while (this.checkpoints.length > depth) await this.revert()
+  }
+
   async checkpoint(): Promise<void> {
     this.checkpoints.push(this.undo.length)
   }
