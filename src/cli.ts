@@ -5,7 +5,9 @@ import * as Value from 'ox/Value'
 
 import { DEFAULT_MNEMONIC, defaults, hardforks, miningModes } from './chain/spec/config.ts'
 import { parseGenesisJsonText } from './chain/spec/genesis.ts'
+import { banner, nearestOption, startFailure } from './cli/messages.ts'
 import { createFlashchain } from './index.ts'
+import { packageVersion } from './rpc/web3/clientVersion.ts'
 import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
@@ -88,6 +90,7 @@ const usage = `Usage: flashchain [options]
   --quiet                       print only the listening line and errors (no live console of blocks,
                                 flashblocks and transactions)
   --debug                       also log per-request detail, such as the EVM runs of each eth_estimateGas
+  -V, --version                 print the version
   -h, --help                    show this help
 `
 
@@ -144,6 +147,7 @@ const parseOptions = {
   'private-key': { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
   debug: { type: 'boolean' },
+  version: { type: 'boolean', short: 'V' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -152,8 +156,9 @@ export const optionNames: readonly string[] = Object.keys(parseOptions).map((nam
 
 const readArguments = (argv: string[]) => parseArgs({ args: argv, strict: true, options: parseOptions }).values
 
+/** A command line that cannot start: what is wrong, and where to look, rather than the whole help. */
 function fail(message: string): never {
-  process.stderr.write(`flashchain: ${message}\n\n${usage}`)
+  process.stderr.write(`flashchain: ${message}\nflashchain --help lists every option.\n`)
   process.exit(2)
 }
 
@@ -182,10 +187,17 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
   try {
     parsed = readArguments(argv)
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error))
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(String(error))?.[1] : undefined
+    if (unknown === undefined) fail(error instanceof Error ? error.message : String(error))
+    const nearest = nearestOption(unknown.replace(/=.*$/, ''), optionNames)
+    fail(`unknown option ${unknown}${nearest === undefined ? '' : `; did you mean ${nearest}?`}`)
   }
   if (parsed.help === true) {
     process.stdout.write(usage)
+    process.exit(0)
+  }
+  if (parsed.version === true) {
+    process.stdout.write(`flashchain ${packageVersion}\n`)
     process.exit(0)
   }
   const hardfork = parsed.hardfork
@@ -234,8 +246,11 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
   if (disableCodeSizeLimit && codeSizeLimit !== undefined) fail('--code-size-limit cannot be used with --disable-code-size-limit')
   const blockTime = integer('block-time', parsed['block-time'], { min: 1 })
   const flashblockInterval = integer('flashblock-interval', parsed['flashblock-interval'], { min: 1 })
-  if ((flashblockInterval ?? defaults.flashblockInterval) > (blockTime ?? defaults.blockTime)) {
-    fail('--flashblock-interval must not exceed --block-time')
+  const interval = flashblockInterval ?? defaults.flashblockInterval
+  const block = blockTime ?? defaults.blockTime
+  if (interval > block) {
+    const given = (value: number | undefined) => (value === undefined ? ', the default' : '')
+    fail(`--flashblock-interval (${interval} ms${given(flashblockInterval)}) must not exceed --block-time (${block} ms${given(blockTime)})`)
   }
   return {
     fork: forkOptions(parsed),
@@ -313,12 +328,12 @@ export async function main(): Promise<void> {
   try {
     flashchain = await createFlashchain({ ...options, log: options.quiet ? undefined : log, debug: options.debug ? log : undefined })
   } catch (error) {
-    process.stderr.write(`flashchain: ${error instanceof Error ? error.message : error}\n`)
+    process.stderr.write(`flashchain: ${startFailure(error, options)}\n`)
     process.exit(1)
   }
   if (!options.quiet) {
     const lines = flashchain.chain.spec.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
-    process.stdout.write(`Chain id ${flashchain.chain.spec.chainId}, dev accounts:\n${lines.join('\n')}\n`)
+    process.stdout.write(`Chain id ${flashchain.chain.spec.chainId}, dev accounts:\n${lines.join('\n')}\n${banner(flashchain, options)}`)
   }
   const trimLog = options.debug ? log : undefined
   collectStartUpGarbage(trimLog)

@@ -2,7 +2,7 @@
 import './runtime/nodeVersion.ts'
 
 import { createChain } from './chain/chain.ts'
-import { openDatabase } from './chain/storage/database.ts'
+import { closeDatabase, openDatabase } from './chain/storage/database.ts'
 import { RpcError } from './rpc/errors.ts'
 import { EncodedJson } from './runtime/encodedJson.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -203,7 +203,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       filters.close()
       await server.close()
       await closeChain()
-      database.close()
+      closeDatabase(database, options)
     },
   }
 }

@@ -31,7 +31,7 @@ const FACTORY = /^(?:create|open|load)[A-Z]/
 
 /** Layers from the top; a module may import its own layer and those below it. */
 const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
-  { name: 'cli', owns: (path) => path === 'cli.ts' },
+  { name: 'cli', owns: (path) => path === 'cli.ts' || path.startsWith('cli/') },
   { name: 'prool', owns: (path) => path === 'prool.ts' || path === 'prool.test.ts' },
   { name: 'playwright', owns: (path) => path === 'playwright.ts' },
   { name: 'chains', owns: (path) => path === 'chains.ts' || path === 'chains.test.ts' },

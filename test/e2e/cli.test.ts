@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -290,6 +290,76 @@ describe.concurrent('flashchain CLI', () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
     const documented = new Set([...readme.matchAll(/^\| `(--[a-z-]+)/gm)].map((match) => match[1]))
     expect(optionNames.filter((option) => option !== '--help' && !documented.has(option))).toEqual([])
+  })
+
+  it('--version and -V print the version and exit 0', async ({ expect }) => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
+    for (const flag of ['--version', '-V']) {
+      const printed = run([flag])
+      expect(await printed.exited).toEqual({ code: 0, signal: null })
+      expect(printed.stdout()).toBe(`flashchain ${version}\n`)
+    }
+  })
+
+  it('an unknown option exits 2 naming the option it resembles, without the whole help', async ({ expect }) => {
+    const typo = run(['--blok-time', '100'])
+    expect((await typo.exited).code).toBe(2)
+    expect(typo.stderr()).toBe('flashchain: unknown option --blok-time; did you mean --block-time?\nflashchain --help lists every option.\n')
+    const far = run(['--colour'])
+    expect((await far.exited).code).toBe(2)
+    expect(far.stderr()).toBe('flashchain: unknown option --colour\nflashchain --help lists every option.\n')
+  })
+
+  it('--block-time under the flashblock interval names both values, and which is the default', async ({ expect }) => {
+    const short = run(['--block-time', '100'])
+    expect((await short.exited).code).toBe(2)
+    expect(short.stderr()).toContain('--flashblock-interval (200 ms, the default) must not exceed --block-time (100 ms)')
+  })
+
+  it('a port in use exits 1 saying so, and how to choose another', async ({ expect }) => {
+    const first = run(['--port', '0', '--ephemeral', '--quiet'])
+    const port = new URL(await listening(first)).port
+    const second = run(['--port', port, '--ephemeral', '--quiet'])
+    expect((await second.exited).code).toBe(1)
+    expect(second.stderr()).toBe(
+      `flashchain: 127.0.0.1:${port} is in use, by another node perhaps: choose another with --port N, or --port 0 for a free one\n`,
+    )
+    first.child.kill('SIGTERM')
+    await first.exited
+  })
+
+  it('the banner gives the WebSocket, flashblocks and console URLs, the mining, and the data dir it resumed', async ({ expect }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'flashchain-banner-'))
+    tempDirs.push(dataDir)
+    const first = run(['--port', '0', '--data-dir', dataDir, '--mining', 'manual'])
+    const url = await listening(first)
+    const { host } = new URL(url)
+    expect(first.stdout()).toContain(
+      [
+        `WebSocket    ws://${host}`,
+        `Flashblocks  ws://${host}/flashblocks`,
+        `Console page ${url}/`,
+        'Mining       manual: none until evm_mine or flashchain_preconfirm',
+        `Data         ${dataDir}\n`,
+      ].join('\n'),
+    )
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"evm_mine","params":[]}',
+    })
+    first.child.kill('SIGTERM')
+    await first.exited
+    // A clean shutdown takes its pid file away.
+    expect(readdirSync(dataDir)).not.toContain('flashchain.pid')
+
+    const again = run(['--port', '0', '--data-dir', dataDir])
+    await listening(again)
+    expect(again.stdout()).toContain(
+      `Mining       interval: a block every 2000 ms, a flashblock every 200 ms\nData         ${dataDir}, resumed at block 1\n`,
+    )
+    again.child.kill('SIGTERM')
+    await again.exited
   })
 
   it('-h is --help', async ({ expect }) => {

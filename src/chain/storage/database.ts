@@ -41,6 +41,15 @@ export function openDatabase(options: { dataDir?: string; fresh?: boolean }): Da
   return db
 }
 
+/**
+ * Closes a data dir's database and takes the note of who held it away: a clean shutdown leaves no pid file behind.
+ * (A crash leaves it, which is harmless: the lock is SQLite's, and the next start writes its own.)
+ */
+export function closeDatabase(db: DatabaseSync, options: { dataDir?: string }): void {
+  db.close()
+  if (options.dataDir !== undefined) rmSync(join(options.dataDir, PID_FILE), { force: true })
+}
+
 /** The data dir is held by another process. */
 export class DataDirInUseError extends Error {}
 

@@ -13,6 +13,9 @@ const packageJson = (await import('../../../package.json', { with: { type: 'json
  */
 export const clientVersionString = `anvil/flashchain/v${packageJson.version}/node${process.versions.node}`
 
+/** The package's version (`flashchain --version`). */
+export const packageVersion: string = packageJson.version
+
 export const clientVersion = defineMethod({
   name: 'web3_clientVersion',
   access: 'public',
