@@ -41,7 +41,7 @@ describe('flashchain/prool', () => {
   it('messages: the chain log of a key', async ({ expect }) => {
     await sendTransaction(client(4), { account: dev, to: recipient, value: 1n })
     const messages = (await (await fetch(`${url}/4/messages`)).json()) as string[]
-    expect(messages.some((line) => line.startsWith('sealed block 1 (1 txs)'))).toBe(true)
+    expect(messages.some((line) => line.startsWith('sealed block 1 (1 transaction) '))).toBe(true)
   })
 })
 

@@ -140,7 +140,7 @@ describe.concurrent('flashchain CLI', () => {
     expect(lines).toContain('flashblock 1.1: 2 transactions pre-confirmed')
     expect(lines).toContain(`  ${transfer} from ${from} to 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 gas 21000 ok`)
     expect(lines.some((line) => line.startsWith(`  ${creation} from ${from} created ${created} gas `) && line.endsWith(' ok'))).toBe(true)
-    expect(lines.some((line) => line.startsWith(`sealed block 1 (2 txs) ${head.hash} in `))).toBe(true)
+    expect(lines.some((line) => line.startsWith(`sealed block 1 (2 transactions) ${head.hash} in `))).toBe(true)
     // The flashblock that closed the block added nothing, so it has no line.
     expect(lines.filter((line) => line.startsWith('flashblock '))).toHaveLength(1)
   })

@@ -9,6 +9,7 @@ import { executeBlock } from './executeBlock.ts'
 import { createFlashblockClock } from './flashblockClock.ts'
 import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
 import { sealBlocks } from './sealBlocks.ts'
+import { createSealLog } from './sealLog.ts'
 import { createSystemWorkLookahead } from './startBuilder.ts'
 import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -111,8 +112,8 @@ export type Producer = {
 
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
-  // On a fork, the next blocks' system-work slots are fetched ahead (startBuilder.ts).
   const lookahead = createSystemWorkLookahead()
+  const sealLog = createSealLog(host.log)
   let building: Building | undefined
   // Computed on first use: before an import, the head's successor may not be a valid block of the chain yet.
   let published: PendingSnapshot | undefined
@@ -275,7 +276,7 @@ export function createProducer(host: ProducerHost): Producer {
     building = undefined
     published = idlePending()
     if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash)))
-    host.log(`sealed block ${sealed.number} (${sealed.receipts.length} txs) ${sealed.hash} in ${(performance.now() - started).toFixed(0)} ms`)
+    sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, performance.now() - started)
     return sealed
   }
 
@@ -301,7 +302,7 @@ export function createProducer(host: ProducerHost): Producer {
     withStorageRoots(diff, stateManager.base, storageRoots)
     const sealed = commit(built, [], [], diff)
     building = undefined
-    host.log(`sealed block ${sealed.number} (0 txs) ${sealed.hash}`)
+    sealLog.sealed(sealed.number, 0, sealed.hash)
     return sealed
   }
 
@@ -361,6 +362,7 @@ export function createProducer(host: ProducerHost): Producer {
     async stop() {
       flashblockClock.stop()
       await queue
+      sealLog.flush()
     },
 
     exclusive: serially,
