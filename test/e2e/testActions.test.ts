@@ -193,6 +193,8 @@ describe.each(modes)('viem test client, %s mode', (mode) => {
     await test.mine({ blocks: 2 })
     expect(lines.length).toBe(quiet)
     await test.setLoggingEnabled(true)
+    // A block with a transaction: an empty one's line waits for the end of its run of empty blocks.
+    await t.rpc('eth_sendTransaction', [{ from: t.accounts[0]!.address, to: t.accounts[1]!.address, value: '0x1' }])
     await test.mine({ blocks: 1 })
     expect(lines.length).toBeGreaterThan(quiet)
   })
