@@ -200,13 +200,18 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     // Logs from genesis to the head: the upstream's up to the fork block, then the fork's own swap.
     await runWorkload('swap', fork.url, world)
     const filter = { address: world.pair, fromBlock: '0x0', toBlock: 'latest' }
-    const upstreamLogs = await upstreamRpc<{ blockNumber: Hex }[]>('eth_getLogs', [{ ...filter, toBlock: toHex(world.forkBlock) }])
+    const upstreamLogs = await upstreamRpc<{ blockNumber: Hex; blockHash: Hex }[]>('eth_getLogs', [{ ...filter, toBlock: toHex(world.forkBlock) }])
     const logs = await fork.rpc<{ blockNumber: Hex; transactionHash: Hex }[]>('eth_getLogs', [filter])
     expect(upstreamLogs.length).toBeGreaterThan(0)
     expect(logs.slice(0, upstreamLogs.length)).toEqual(upstreamLogs)
     const local = logs.slice(upstreamLogs.length)
     expect(local.length).toBeGreaterThan(0)
     expect(new Set(local.map((log) => BigInt(log.blockNumber)))).toEqual(new Set([world.forkBlock + 2n]))
+    // One pre-fork block's logs by its hash: the upstream's.
+    const logged = upstreamLogs.at(-1)!
+    expect(await fork.rpc('eth_getLogs', [{ blockHash: logged.blockHash }])).toEqual(
+      await upstreamRpc('eth_getLogs', [{ blockHash: logged.blockHash }]),
+    )
     // A filter's logs are eth_getLogs' answer to its query.
     const filterId = await fork.rpc<Hex>('eth_newFilter', [filter])
     expect(await fork.rpc('eth_getFilterLogs', [filterId])).toEqual(logs)
@@ -356,6 +361,38 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
       behaviour = 'forward'
       await fork.close()
     }
+  })
+
+  test('error: a reset to another chain or to an upstream that is not there is refused, and the fork stays as it was', async () => {
+    const other = await startAnvil('auto', ['--chain-id', '5'])
+    const gone = await startProxy(upstream.url)
+    await gone.close()
+    const fork = await startChain({ mining: 'auto', fork: { url: proxy.url, blockNumber: world.forkBlock, retries: 0 } })
+    try {
+      await runWorkload('transfer', fork.url, world)
+      const head = await fork.publicClient.getBlock({ blockTag: 'latest' })
+      expect(await fork.rpcError('anvil_reset', [{ forking: { jsonRpcUrl: other.url } }])).toEqual({
+        code: -32000,
+        message: `${other.url} runs chain 5, and this fork chain 31337: restart with --fork-url to fork it`,
+      })
+      expect((await fork.rpcError('anvil_reset', [{ forking: { jsonRpcUrl: gone.url } }])).message).toBe(
+        `fork upstream ${gone.url} failed eth_chainId: ECONNREFUSED (1 attempt)`,
+      )
+      expect((await fork.publicClient.getBlock({ blockTag: 'latest' })).hash).toBe(head.hash)
+      expect((await fork.rpc<{ forkConfig: { forkUrl: string } }>('anvil_nodeInfo')).forkConfig.forkUrl).toBe(proxy.url)
+      await runWorkload('swap', fork.url, world)
+    } finally {
+      await fork.close()
+      await other.close()
+    }
+  })
+
+  test('error: a data dir that holds a chain of its own does not become a fork', async () => {
+    const dataDir = tempDir()
+    await (await startChain({ dataDir })).close()
+    await expect(startChain({ dataDir, fork: { url: proxy.url, blockNumber: world.forkBlock } })).rejects.toThrow(
+      'the data dir holds a chain that is not a fork: start with --fresh to fork, or use another --data-dir',
+    )
   })
 
   test('error: a start whose upstream is not there fails with its address', async () => {

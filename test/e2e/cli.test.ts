@@ -310,6 +310,23 @@ describe.concurrent('flashchain CLI', () => {
     expect(far.stderr()).toBe('flashchain: unknown option --colour\nflashchain --help lists every option.\n')
   })
 
+  it('the --fork-* options: each needs --fork-url, which must be an http(s) URL; the cache is kept or not, not both', async ({ expect }) => {
+    const cases: [string[], string][] = [
+      [['--fork-block-number', '5'], 'flashchain: --fork-block-number needs --fork-url\n'],
+      [['--no-fork-cache'], 'flashchain: --no-fork-cache needs --fork-url\n'],
+      [['--fork-url', 'ws://127.0.0.1:1'], 'flashchain: --fork-url must be an http or https URL, got "ws://127.0.0.1:1"\n'],
+      [
+        ['--fork-url', 'http://127.0.0.1:1', '--fork-cache', 'x', '--no-fork-cache'],
+        'flashchain: --fork-cache cannot be used with --no-fork-cache\n',
+      ],
+    ]
+    for (const [args, message] of cases) {
+      const bad = run(args)
+      expect((await bad.exited).code).toBe(2)
+      expect(bad.stderr()).toBe(`${message}flashchain --help lists every option.\n`)
+    }
+  })
+
   it('--block-time under the flashblock interval names both values, and which is the default', async ({ expect }) => {
     const short = run(['--block-time', '100'])
     expect((await short.exited).code).toBe(2)

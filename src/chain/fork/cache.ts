@@ -58,7 +58,7 @@ const SCHEMA = `
  * How far below the upstream's head a fork block must be for its pin to be kept: 64 blocks, two epochs of
  * mainnet's slots, past which a block is final and no reorg moves it (Hardhat's EDR keeps only blocks that deep).
  */
-export const PIN_DEPTH = 64n
+const PIN_DEPTH = 64n
 
 /** A pin kept for this endpoint and block number: its chain id and header, without asking the upstream. */
 export function keptPin(path: string, endpoint: string, number: bigint): { chainId: bigint; header: UpstreamHeader } | undefined {

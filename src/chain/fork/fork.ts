@@ -50,8 +50,6 @@ export type OpenFork = {
   readonly remote: RemoteState
   /** The upstream's blocks, transactions, receipts and logs up to the fork block, and its state before it. */
   readonly history: UpstreamHistory
-  /** The cache's file, when there is one. */
-  readonly cacheFile: string | undefined
   close(): void
 }
 
@@ -80,7 +78,7 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
   const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
   const remote = createRemoteState(upstreamSource(createUpstreamState({ transport, fork: block, cache })))
   const history = createUpstreamHistory({ transport, fork: block, cache })
-  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, cacheFile, close: () => cache?.close() }
+  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, close: () => cache?.close() }
 }
 
 /**
