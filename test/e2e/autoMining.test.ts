@@ -1,9 +1,13 @@
+import { brotliDecompressSync } from 'node:zlib'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createTestClient, encodeFunctionData, http, parseGwei } from 'viem'
+import { WebSocket } from 'ws'
 
 import { Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex, word } from './helpers.ts'
+import { wsUrl } from './wsHelpers.ts'
 
 import type { Hex } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -59,6 +63,48 @@ describe('--mining auto', () => {
 })
 
 describe('evm_setAutomine, anvil_setAutomine, hardhat_getAutomine, anvil_getAutomine', () => {
+  it('a block sealed at once, with no stream reader, is the block its flashblocks make when the stream has one', async () => {
+    const id = await t.testClient.snapshot()
+    const head = await t.publicClient.getBlock()
+    const timestamp = head.timestamp + 100n
+    const raw = await t.accounts[9]!.signTransaction({
+      chainId: t.chain.id,
+      nonce: await t.publicClient.getTransactionCount({ address: t.accounts[9]!.address }),
+      to: '0x00000000000000000000000000000000000d0d0d',
+      value: 1n,
+      gas: 21_000n,
+      maxFeePerGas: parseGwei('5'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    })
+    const send = async () => {
+      await t.rpc('evm_setNextBlockTimestamp', [toHex(timestamp)])
+      const hash = await t.rpc<Hex>('eth_sendRawTransaction', [raw])
+      return (await t.rpc<Receipt>('eth_getTransactionReceipt', [hash])).blockHash
+    }
+    const atOnce = await send()
+    await t.testClient.revert({ id })
+
+    const reader = new WebSocket(wsUrl(t.url, '/flashblocks'))
+    const indexes: number[] = []
+    const read = new Promise<void>((resolve) =>
+      reader.on('message', (data: Buffer) => {
+        const flashblock = JSON.parse(brotliDecompressSync(data).toString('utf8')) as { index: number; diff: { block_hash: Hex } }
+        indexes.push(flashblock.index)
+        if (flashblock.diff.block_hash === atOnce) resolve()
+      }),
+    )
+    await new Promise((resolve, reject) => reader.once('open', resolve).once('error', reject))
+    try {
+      expect(await send()).toBe(atOnce)
+      // The reader made the block go the flashblocks' way: its system calls, then its transaction.
+      await read
+      expect(indexes).toEqual([0, 1])
+    } finally {
+      reader.close()
+    }
+    expect((await t.publicClient.getBlock({ blockNumber: head.number + 1n })).hash).toBe(atOnce)
+  })
+
   it('turns automine on and off on a manual chain, as viem test clients in anvil and hardhat mode call them', async () => {
     const m = await startChain()
     try {

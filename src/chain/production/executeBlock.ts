@@ -1,5 +1,5 @@
 import { runBlock } from '@ethereumjs/vm'
-import { bytesToHex } from '@ethereumjs/util'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { headerEnv } from '../blocks/env.ts'
 import { setHardforkFor } from '../execution/executor.ts'
@@ -18,7 +18,8 @@ import type { Receipt } from '../types.ts'
 
 /**
  * Executes a block produced elsewhere (`--import`) on the head's state, moving the head's trie to its state, and
- * returns what sealing it takes: its senders, receipts and state writes. A block that fails to run throws, naming it.
+ * returns what sealing it takes: its senders, receipts and state writes. A block that is not the head's child or
+ * fails to run throws, naming it.
  */
 export async function executeBlock(
   block: Block,
@@ -27,6 +28,9 @@ export async function executeBlock(
 ): Promise<{ senders: Hex[]; receipts: Receipt[]; diff: StateDiff }> {
   const { vm, stateManager, history, trie } = parts
   const number = block.header.number
+  if (number !== head.number + 1n || !equalsBytes(block.header.parentHash, head.block.hash())) {
+    throw new Error(`block ${number}: parent ${bytesToHex(block.header.parentHash)} is not the head (block ${head.number}, ${head.hash})`)
+  }
   const env = headerEnv(block)
   setHardforkFor(vm.common, env)
   stateManager.reset(history.at(head.number))

@@ -1,4 +1,4 @@
-import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToHex } from '@ethereumjs/util'
 
 import { nextEnv, withTimestamp } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
@@ -20,7 +20,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
-import type { Building } from './building.ts'
+import type { Building, Preview } from './building.ts'
 import type { ChainClock } from './clock.ts'
 import type { BlockPlan } from './plan.ts'
 import type { BlockStamps } from './sealBlocks.ts'
@@ -72,10 +72,7 @@ export type Producer = {
   preconfirm(): Promise<PendingSnapshot>
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
-  /**
-   * Seals `count` blocks, the first with what is pending, on the writer's queue in slices (sealBlocks.ts). A block
-   * with nothing to include is sealed without a flashblock (see sealEmpty). Resolves with the last block.
-   */
+  /** Seals `count` blocks on the writer's queue in slices (sealBlocks.ts), each at once where it can (sealAtOnce). */
   sealBlocks(count: bigint, stamps: BlockStamps): Promise<SealedBlock>
   /**
    * The pending block as of one of the flashblocks of the block being built, or the idle pending block, by the
@@ -204,15 +201,17 @@ export function createProducer(host: ProducerHost): Producer {
    *
    * Publishing streams the flashblock too, so that no path (the block rebuilt after evm_revert, a listener that
    * throws) pre-confirms transactions a stream reader never sees. `held`: the seal's own flashblock, which the seal
-   * streams once the sealed block's roots are known.
+   * streams once the sealed block's roots are known. `sealedAs`: the header of the block just built, which sealAtOnce
+   * publishes with instead of previewing it.
    */
-  async function publish(block: Building, held = false): Promise<PendingSnapshot> {
+  async function publish(block: Building, held = false, sealedAs?: Preview): Promise<PendingSnapshot> {
     // A seal that failed after its flashblock went out left it unstreamed: it goes first, with the roots it previewed.
     if (block.held) stream(block)
     block.held = held
     const diff = stateManager.publish()
     if (!isEmptyDiff(diff)) block.segments.push(diff)
-    if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced)
+    if (sealedAs !== undefined) block.preview = sealedAs
+    else if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced)
       block.preview = await previewRoots(block, host)
     block.newest = { first: block.announced, diff }
     block.flashblockIndex++
@@ -291,18 +290,24 @@ export function createProducer(host: ProducerHost): Producer {
   }
 
   /**
-   * An empty block sealed at once, without a flashblock or a preview of its roots: nothing can be pre-confirmed in a
-   * block that is started and sealed in one turn, and its roots are computed once, by the seal. This is what makes
-   * anvil_mine's thousands of blocks cheap (docs/chain.md#mining-many-blocks).
+   * A block executed and sealed in one go, when no one can see it being built: no block was started and the stream
+   * has no reader (auto mining, evm_mine, anvil_mine). Its roots are computed once, by the seal, and not for each
+   * flashblock too, which is most of what a block of one transaction costs. What it includes is published as one
+   * flashblock with the sealed header, before the seal, so its pre-confirmations still come before the block.
+   * anvil_mine's thousands of empty blocks take this way (docs/chain.md#mining-many-blocks).
    */
-  async function sealEmpty(timestamp?: bigint): Promise<SealedBlock> {
-    const built = await build(await startBlock(timestamp, false))
+  async function sealAtOnce(timestamp?: bigint): Promise<SealedBlock> {
+    const started = performance.now()
+    const block = await startBlock(timestamp, false)
+    await includePooled(block)
+    const built = await build(block)
+    if (block.transactions.length > 0) await publish(block, false, { header: built.header, hash: bytesToHex(built.hash()) as Hex })
     const diff = createStateDiff()
-    mergeDiff(diff, stateManager.publish())
+    for (const segment of [...block.segments, stateManager.publish()]) mergeDiff(diff, segment)
     withStorageRoots(diff, stateManager.base, storageRoots)
-    const sealed = commit(built, [], [], diff)
+    const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
-    sealLog.sealed(sealed.number, 0, sealed.hash)
+    sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, performance.now() - started)
     return sealed
   }
 
@@ -310,16 +315,6 @@ export function createProducer(host: ProducerHost): Producer {
     const sealed: SealedBlock = { block: built, hash: bytesToHex(built.hash()) as Hex, number: built.header.number, senders, receipts }
     host.pipeline.seal(sealed, diff)
     return sealed
-  }
-
-  async function importBlock(block: Block): Promise<SealedBlock> {
-    const head = host.head()
-    const number = block.header.number
-    if (number !== head.number + 1n || !equalsBytes(block.header.parentHash, head.block.hash())) {
-      throw new Error(`block ${number}: parent ${bytesToHex(block.header.parentHash)} is not the head (block ${head.number}, ${head.hash})`)
-    }
-    const { senders, receipts, diff } = await executeBlock(block, head, host)
-    return commit(block, senders, receipts, diff)
   }
 
   return {
@@ -336,14 +331,17 @@ export function createProducer(host: ProducerHost): Producer {
       return published!
     },
     preconfirm: () => serially(() => preconfirm()),
-    importBlock: (block) => serially(() => importBlock(block)),
-    seal: (options = {}) => serially(() => seal(options.timestamp)),
+    importBlock: (block) =>
+      serially(async () => {
+        const { senders, receipts, diff } = await executeBlock(block, host.head(), host)
+        return commit(block, senders, receipts, diff)
+      }),
+    seal: (options = {}) => serially(() => (building === undefined && !host.streaming() ? sealAtOnce : seal)(options.timestamp)),
     sealBlocks: (count, stamps) =>
       sealBlocks(count, stamps, {
         serially,
-        // A block with transactions, one the clock started, or one the stream must show goes the usual way.
-        sealOne: (timestamp, first) =>
-          !first && building === undefined && pool.size === 0 && !host.streaming() ? sealEmpty(timestamp) : seal(timestamp),
+        // A block the clock started, or one the stream must show, goes the usual way.
+        sealOne: (timestamp) => (building === undefined && !host.streaming() ? sealAtOnce : seal)(timestamp),
         sliced: () => void (published = idlePending()),
       }),
 

@@ -11,8 +11,8 @@ export type BlockStamps = { timestamp?: bigint | undefined; interval?: bigint | 
 /** What sealing many blocks asks of the producer. */
 export type SealingMany = {
   serially<T>(work: () => Promise<T>): Promise<T>
-  /** Seals the next block at `timestamp`; `first`: the block that takes what is pending. */
-  sealOne(timestamp: bigint | undefined, first: boolean): Promise<SealedBlock>
+  /** Seals the next block, with what is pending, at `timestamp`. */
+  sealOne(timestamp: bigint | undefined): Promise<SealedBlock>
   /** A slice ended: the pending block is computed again for the readers let through. */
   sliced(): void
 }
@@ -33,7 +33,7 @@ export async function sealBlocks(count: bigint, { timestamp, interval = 0n }: Bl
       const started = performance.now()
       let last: SealedBlock | undefined
       do {
-        last = await producer.sealOne(next(), mined === 0n)
+        last = await producer.sealOne(next())
         sealed = last
         mined++
       } while (mined < count && performance.now() - started < SLICE_MS)
