@@ -2,7 +2,13 @@
  * JSON-RPC over HTTP to a fork's upstream (docs/fork.md): the calls made in one turn of the event loop go out as one
  * batch, each attempt has a deadline, and a transport failure, a 429 or a 5xx is tried again after a backoff that
  * doubles. An answer that is not JSON-RPC fails at once: asking again would get the same answer.
+ *
+ * Requests go through node:http (node:https) on kept-alive connections, not fetch: an upstream read sits in the
+ * middle of an EVM run, and on a nearby upstream fetch took twice as long per request (0.24 against 0.11 ms on
+ * loopback) and cost the start loading undici.
  */
+import http from 'node:http'
+import https from 'node:https'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import { UpstreamError } from '../errors.ts'
@@ -55,6 +61,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     target.username = ''
     target.password = ''
   }
+  // Kept-alive sockets, released (unref'd) while idle, so a fork never holds the process open.
+  const client = target.protocol === 'https:' ? https : http
+  const agent = new client.Agent({ keepAlive: true })
   let queue: Queued[] = []
   let nextId = 1
   // Until the upstream refuses a batch; then every call goes alone.
@@ -70,26 +79,19 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       let cause: unknown
       const wait = Math.min(timeoutMs, Math.max(1, Math.ceil(deadline - performance.now())))
       try {
-        const response = await fetch(target, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(wait),
-        })
-        if (response.ok) {
-          const text = await response.text()
+        const { status, text } = await exchange(JSON.stringify(body), wait)
+        if (status >= 200 && status < 300) {
           try {
             return JSON.parse(text)
           } catch {
             throw fail(what, `answered something that is not JSON: ${excerpt(text)}`)
           }
         }
-        await response.body?.cancel()
-        if (response.status !== 429 && response.status < 500) throw fail(what, `answered HTTP ${response.status}`)
-        failure = `HTTP ${response.status}`
+        if (status !== 429 && status < 500) throw fail(what, `answered HTTP ${status}`)
+        failure = `HTTP ${status}`
       } catch (error) {
         if (error instanceof UpstreamError) throw error
-        failure = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${wait} ms` : reason(error)
+        failure = error instanceof NoAnswer ? `no answer within ${wait} ms` : reason(error)
         cause = error
       }
       const backoff = retryBackoffMs * 2 ** (attempt - 1)
@@ -98,6 +100,31 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       }
       await sleep(backoff)
     }
+  }
+
+  /** One POST: the answer's status and body, or a rejection on a transport failure or past `timeoutMs`. */
+  function exchange(body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const request = client.request(
+        target,
+        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        (response) => {
+          const chunks: Buffer[] = []
+          response.on('data', (chunk: Buffer) => chunks.push(chunk))
+          response.on('end', () => {
+            clearTimeout(timer)
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
+          })
+        },
+      )
+      // The whole exchange has the deadline, the body included; destroying the request fails it with the error.
+      const timer = setTimeout(() => request.destroy(new NoAnswer()), timeoutMs)
+      request.on('error', (error) => {
+        clearTimeout(timer)
+        reject(error)
+      })
+      request.end(body)
+    })
   }
 
   /** The answer to one call, or the error it is. */
@@ -192,11 +219,13 @@ function isAnswer(value: unknown): value is Answer {
   return typeof error === 'object' && error !== null && typeof error.code === 'number' && typeof error.message === 'string'
 }
 
-/** Why fetch failed, in the system's words where it gives them (`ECONNREFUSED`). */
+/** An attempt that got no whole answer within its time. */
+class NoAnswer extends Error {}
+
+/** Why a request failed, in the system's words where it gives them (`ECONNREFUSED`). */
 function reason(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined
-  if (typeof cause?.code === 'string') return cause.code
-  if (typeof cause?.message === 'string') return cause.message
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string') return code
   return error instanceof Error ? error.message : String(error)
 }
 
