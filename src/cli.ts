@@ -8,7 +8,7 @@ import { parseGenesisJsonText } from './chain/spec/genesis.ts'
 import { banner, nearestOption, startFailure } from './cli/messages.ts'
 import { createFlashchain } from './index.ts'
 import { packageVersion } from './rpc/web3/clientVersion.ts'
-import { collectStartUpGarbage, startMemoryTrim } from './runtime/memoryTrim.ts'
+import { startMemoryTrim } from './runtime/memoryTrim.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
@@ -335,9 +335,7 @@ export async function main(): Promise<void> {
     const lines = flashchain.chain.spec.accounts.map((account, i) => `  (${i}) ${account.address}  ${account.privateKey}`)
     process.stdout.write(`Chain id ${flashchain.chain.spec.chainId}, dev accounts:\n${lines.join('\n')}\n${banner(flashchain, options)}`)
   }
-  const trimLog = options.debug ? log : undefined
-  collectStartUpGarbage(trimLog)
-  const stopMemoryTrim = startMemoryTrim({ log: trimLog })
+  const stopMemoryTrim = startMemoryTrim({ log: options.debug ? log : undefined, collectAtFirstRest: true })
   process.stdout.write(`Listening on ${flashchain.url}\n`)
 
   let closing = false

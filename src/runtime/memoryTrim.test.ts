@@ -89,6 +89,21 @@ describe('createMemoryTrim', () => {
     expect(state.collections).toBe(0)
   })
 
+  test('collectAtFirstRest: the first quiet check collects the start-up garbage without growth; a busy one waits', () => {
+    const { state, trim } = fakeProcess(140 * MB, { collectAtFirstRest: true })
+    state.live = 110 * MB
+    state.utilization = 0.4
+    expect(trim.check()).toBe(false)
+    state.utilization = 0
+    expect(trim.check()).toBe(true)
+    expect(state.rss).toBe(110 * MB)
+    // After it, the usual rule: growth of 32 MB from the rest it reached, half a minute on.
+    state.now = MIN_COLLECTION_GAP_MS
+    state.rss = 130 * MB
+    expect(trim.check()).toBe(false)
+    expect(state.collections).toBe(1)
+  })
+
   test("a worker's rule (no growth, its own gap) collects whenever quiet, once per gap", () => {
     const { state, trim } = fakeProcess(220 * MB, { growthBytes: 0, minGapMs: 10_000 })
     state.live = 150 * MB
@@ -104,13 +119,13 @@ describe('createMemoryTrim', () => {
   })
 })
 
-describe('collectStartUpGarbage', () => {
-  test("gives back the young generation that start-up's garbage grew", async () => {
+describe('startMemoryTrim with collectAtFirstRest', () => {
+  test("gives back the young generation that start-up's garbage grew, once the process is at rest", async () => {
     // Short-lived objects that survive a scavenge or two, as start-up's do, grow the young generation to its limit;
     // V8 keeps it that size while the process idles.
     const script = `
       import { getHeapSpaceStatistics } from 'node:v8'
-      import { collectStartUpGarbage } from './src/runtime/memoryTrim.ts'
+      import { startMemoryTrim } from './src/runtime/memoryTrim.ts'
       const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 2 ** 20
       let kept = []
       for (let i = 0; i < 2_000_000; i++) {
@@ -118,9 +133,20 @@ describe('collectStartUpGarbage', () => {
         if (kept.length === 50_000) kept = []
       }
       kept = null
-      const lines = []
       const before = young()
-      collectStartUpGarbage((line) => lines.push(line))
+      // The first check comes a few seconds on, with the process idle, and logs the collection.
+      const lines = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve([]), 15_000)
+        const stop = startMemoryTrim({
+          mallocTrim: false,
+          collectAtFirstRest: true,
+          log(line) {
+            stop()
+            clearTimeout(timer)
+            resolve([line])
+          },
+        })
+      })
       process.stdout.write(JSON.stringify({ before, after: young(), lines }))
     `
     const { stdout } = await run(process.execPath, ['--expose-gc', '--max-semi-space-size=16', '--input-type=module', '-e', script], {
@@ -131,7 +157,7 @@ describe('collectStartUpGarbage', () => {
     expect(before).toBeGreaterThanOrEqual(8)
     expect(after).toBeLessThan(before / 2)
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^memory trim: \d+ → \d+ MB resident after start-up \(\d+ ms\)$/)
+    expect(lines[0]).toMatch(/^memory trim: \d+ → \d+ MB resident, \d+ ms$/)
   })
 })
 

@@ -48,13 +48,18 @@ export type MemoryTrim = {
 export type MemoryTrimRule = {
   /** Growth since the last collection (or the start) that is worth another, bytes (default 32 MB). */
   growthBytes?: number
+  /**
+   * The first quiet check collects whatever the growth: the garbage of the start itself (see startMemoryTrim), given
+   * back once the process is at rest rather than on the way to listening.
+   */
+  collectAtFirstRest?: boolean
   /** The least time between two collections, ms (default MIN_COLLECTION_GAP_MS). */
   minGapMs?: number
 }
 
 export function createMemoryTrim(readings: MemoryTrimReadings, rule: MemoryTrimRule = {}): MemoryTrim {
-  const { growthBytes = GROWTH_BYTES, minGapMs = MIN_COLLECTION_GAP_MS } = rule
-  let rested = readings.size()
+  const { growthBytes = GROWTH_BYTES, minGapMs = MIN_COLLECTION_GAP_MS, collectAtFirstRest = false } = rule
+  let rested = collectAtFirstRest ? Number.NEGATIVE_INFINITY : readings.size()
   let collectedAt = Number.NEGATIVE_INFINITY
   return {
     check() {
@@ -111,16 +116,6 @@ function collectFully(): Collection | undefined {
 
 const resident = ({ beforeBytes, afterBytes }: Collection) => `${mb(beforeBytes)} → ${mb(afterBytes)} MB resident`
 
-/**
- * Collects this thread's heap once, now, for the end of start-up: compiling, stripping types and building the
- * genesis fill the young generation up to its limit, and V8 keeps it that size until a collection that reduces
- * memory. Measured with --max-semi-space-size=16: 165 MB resident at idle without it, 138 MB with it, for 30 ms.
- */
-export function collectStartUpGarbage(log?: (line: string) => void): void {
-  const collection = collectFully()
-  if (collection !== undefined) log?.(`memory trim: ${resident(collection)} after start-up (${collection.ms.toFixed(0)} ms)`)
-}
-
 export type StartMemoryTrimOptions = MemoryTrimRule & {
   /** Hears of each trim. */
   log?: (line: string) => void
@@ -138,7 +133,10 @@ export type StartMemoryTrimOptions = MemoryTrimRule & {
 
 /**
  * Checks this thread every CHECK_MS while it runs (without keeping it alive), and collects its heap once it is quiet
- * after what it watches (`size`) grew. Needs `gc`, which Node exposes to every thread with --expose-gc (`npm start` and
+ * after what it watches (`size`) grew. The main thread also collects at its first rest (`collectAtFirstRest`):
+ * compiling, stripping types and building the genesis fill the young generation up to its limit, and V8 keeps it that
+ * size until a collection that reduces memory (measured with --max-semi-space-size=16: 165 MB resident at idle
+ * without it, 138 MB with it). That collection took 30–80 ms, which the start no longer waits for. Needs `gc`, which Node exposes to every thread with --expose-gc (`npm start` and
  * bin/flashchain.js pass it); without it, does nothing. Returns the stop function.
  *
  * Each thread has to collect its own heap: a collection that reduces memory is also what gives back V8's pool of
