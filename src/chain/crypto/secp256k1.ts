@@ -7,6 +7,9 @@ import type { CustomCrypto } from '@ethereumjs/common'
 type Native = {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array
   ecdsaSign(message: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number }
+  publicKeyCreate(privateKey: Uint8Array, compressed: boolean): Uint8Array
+  /** Adds `tweak` to the key in place, mod n; throws when the tweak is not below n or the sum is zero. */
+  privateKeyTweakAdd(privateKey: Uint8Array, tweak: Uint8Array): Uint8Array
 }
 
 /** The addon, or undefined where it cannot load (ethereumjs then keeps its own @noble implementation). */
@@ -51,4 +54,11 @@ export function nativeEcsign(): CustomCrypto['ecsign'] {
     return concatBytes(Uint8Array.of(recid), signature)
   }
   return sign as CustomCrypto['ecsign']
+}
+
+/** Key arithmetic through libsecp256k1, for deriving keys (spec/accounts.ts); undefined where the addon cannot load. */
+export type NativeKeys = Pick<Native, 'publicKeyCreate' | 'privateKeyTweakAdd'>
+
+export function nativeKeys(): NativeKeys | undefined {
+  return loadNative()
 }
