@@ -2,6 +2,7 @@ import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/t
 import { encodeReceipt, runTx } from '@ethereumjs/vm'
 
 import { createEnvBlock } from '../execution/executor.ts'
+import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
 import { UpstreamError } from '../errors.ts'
 import { startBuilder } from './startBuilder.ts'
@@ -15,7 +16,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
 import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
-import type { PoolTransaction } from './txpool.ts'
+import type { Pool, PoolTransaction } from './txpool.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
@@ -142,4 +143,31 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
     if (!retryLater.some((pattern) => pattern.test(reason))) parts.dropTransaction(entry, reason)
     return false
   }
+}
+
+/** How long a bounded inclusion (includePooled) holds the event loop before it lets waiting requests through, ms. */
+const INCLUDE_SLICE_MS = 10
+
+/**
+ * Executes what the pool holds into the block, unpublished: what the next flashblock will show. With `until` (a
+ * performance.now() time), it stops there, past at least one transaction, as Base's builder fills a flashblock with
+ * what fits its interval: the rest waits for the next one, and the clock keeps its time under any load. Such a run
+ * lets the event loop through every INCLUDE_SLICE_MS, as a seal does. True if transactions were left for later.
+ */
+export async function includePooled(parts: BlockExecution & { pool: Pool }, block: Building, until?: number): Promise<boolean> {
+  const { pool, stateManager } = parts
+  if (pool.size === 0) return false
+  // Through the journal: transactions included since the last flashblock have moved their senders' nonces on.
+  const stateNonce = (sender: Hex) => stateManager.nonce(sender)
+  const baseFee = block.env.baseFeePerGas ?? 0n
+  if (until === undefined) return pool.select(stateNonce, baseFee, (entry) => includeTransaction(parts, block, entry))
+  let slice = performance.now()
+  const include = async (entry: PoolTransaction) => {
+    if (performance.now() - slice >= INCLUDE_SLICE_MS) {
+      await yieldToEventLoop()
+      slice = performance.now()
+    }
+    return includeTransaction(parts, block, entry)
+  }
+  return pool.select(stateNonce, baseFee, include, () => performance.now() >= until)
 }

@@ -13,17 +13,22 @@ export type ClockTurns = {
   serially<T>(work: () => Promise<T>): Promise<T>
   /** Goes on with the block being built, or starts one. */
   begin(): Promise<unknown>
-  /** Executes what the pool holds into the block being built (started if none is), unpublished. */
-  include(): Promise<void>
-  /** Publishes the next flashblock. */
-  preconfirm(): Promise<unknown>
-  /** Seals the block and starts the next one. */
-  seal(): Promise<void>
+  /**
+   * Executes what the pool holds into the block being built (started if none is), unpublished, until `until` (a
+   * performance.now() time), past at least one transaction. True if it left transactions for later.
+   */
+  include(until: number): Promise<boolean>
+  /** Publishes the next flashblock, with what arrived since `include` and fits before `until`. */
+  preconfirm(until: number): Promise<unknown>
+  /** Seals the block, as preconfirm bounded by `until`, and starts the next one. */
+  seal(until: number): Promise<void>
   log: (line: string) => void
 }
 
 /** The most ms before a flashblock is due that the clock starts executing its transactions. */
 const maxLead = 50
+/** The share of the lead a flashblock's own inclusion, at its deadline, may take for what arrived meanwhile. */
+const LATE_SHARE = 0.2
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
 
@@ -41,6 +46,9 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
       const origin = performance.now()
       const clock = { stopped: false }
       let done = 0
+      // The last turn ran out of time with transactions left: the next one starts at once, not `lead` before its
+      // deadline, so that a backlog is executed through the whole interval while flashblocks keep their time.
+      let backlog = false
       stopClock = () => {
         clock.stopped = true
         clearTimeout(timer)
@@ -48,13 +56,14 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
       }
       // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
       void turns.serially(turns.begin)
-      // Each turn starts `lead` ms before its flashblock is due. What the pool holds then is executed at once, and
-      // only what arrives in the last `lead` ms is left for the deadline: a flashblock goes out on time, rather than
-      // after executing everything that came in since the last one. The next turn is timed once this one is done,
-      // so turns never queue up behind a slow one.
+      // Each turn starts `lead` ms before its flashblock is due. What the pool holds then is executed, up to the
+      // deadline, and what arrives in the last `lead` ms is taken at the deadline, for a fifth of the lead at most: a
+      // flashblock goes out on time, rather than after executing everything that came in since the last one, and
+      // under a load it cannot take, what does not fit waits for the next. The next turn is timed once this one is
+      // done, so turns never queue up behind a slow one.
       const next = () => {
         if (clock.stopped) return
-        timer = setTimeout(turn, Math.max(0, origin + (done + 1) * flashblockInterval - performance.now()))
+        timer = setTimeout(turn, backlog ? 0 : Math.max(0, origin + (done + 1) * flashblockInterval - performance.now()))
       }
       const turn = () => {
         // The newest flashblock whose turn has come: those the loop was too busy to start go out as this one, and a
@@ -63,12 +72,13 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
         const last = Math.floor(k / perBlock) > Math.floor(done / perBlock)
         done = k
         const due = origin + k * flashblockInterval + lead
+        const late = due + lead * LATE_SHARE
         void turns
           .serially(async () => {
-            await turns.include()
+            backlog = await turns.include(due)
             await sleep(due - performance.now())
-            if (!last) return void (await turns.preconfirm())
-            await turns.seal()
+            if (!last) return void (await turns.preconfirm(late))
+            await turns.seal(late)
           })
           .catch((error) => turns.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
           .finally(next)

@@ -83,6 +83,45 @@ describe('producer', () => {
     }
   })
 
+  test('a flashblock bounded in time takes what it executes by then, at least one, and the rest waits for the next', async () => {
+    const chain = await createChain({ genesis, mining: 'manual' })
+    try {
+      const hashes: Hex[] = []
+      for (const [from, tip] of [
+        [0, 3n],
+        [1, 5n],
+        [2, 4n],
+      ] as const) {
+        for (let nonce = 0; nonce < 2; nonce++) {
+          const raw = await privateKeyToAccount(accounts[from]!.privateKey).signTransaction({
+            chainId: 31337,
+            type: 'eip1559',
+            nonce,
+            gas: 21_000n,
+            maxFeePerGas: 10n ** 10n,
+            maxPriorityFeePerGas: tip * 10n ** 9n,
+            to: accounts[(from + 1) % 3]!.address,
+            value: 1n,
+          })
+          hashes.push(await chain.pool.sendRawTransaction(hexToBytes(raw)))
+        }
+      }
+      // A deadline already past: one transaction, the best paying, and the other five stay pending in the pool.
+      const first = await chain.producer.preconfirm({ until: performance.now() - 1 })
+      expect(first.transactions.map((tx) => tx.hash)).toEqual([hashes[2]])
+      expect(chain.pool.content().pending).toHaveLength(5)
+      // One more with a past deadline takes the next in the block's order (the same sender's next nonce pays most).
+      const second = await chain.producer.preconfirm({ until: performance.now() - 1 })
+      expect(second.transactions.slice(1).map((tx) => tx.hash)).toEqual([hashes[3]])
+      // Without a deadline, everything left, in the order a block takes it.
+      const third = await chain.producer.preconfirm()
+      expect(third.transactions.slice(2).map((tx) => tx.hash)).toEqual([hashes[4], hashes[5], hashes[0], hashes[1]])
+      expect(chain.pool.content().pending).toHaveLength(0)
+    } finally {
+      await chain.close()
+    }
+  })
+
   test("a seal gives the event loop turns: no stretch of trie writes longer than two turns' worth runs without one", async () => {
     const chain = await createChain({ genesis, mining: 'manual' })
     const put = MerklePatriciaTrie.prototype.put

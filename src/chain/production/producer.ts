@@ -4,7 +4,7 @@ import { nextEnv, withTimestamp } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { includeTransaction, openBlock } from './building.ts'
+import { includePooled, includeTransaction, openBlock } from './building.ts'
 import { executeBlock } from './executeBlock.ts'
 import { createFlashblockClock } from './flashblockClock.ts'
 import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
@@ -68,8 +68,8 @@ export type ProducerHost = {
 export type Producer = {
   /** The pending block as of the newest flashblock (or the idle N+1 view when nothing is being built). */
   pending(): PendingSnapshot
-  /** Executes what the pool holds and publishes one flashblock. */
-  preconfirm(): Promise<PendingSnapshot>
+  /** Executes what the pool holds (until `until`, a performance.now() time; see includePooled) and publishes one flashblock. */
+  preconfirm(until?: number): Promise<PendingSnapshot>
   /** Pre-confirms what is pending, then seals the block. */
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /** Seals `count` blocks on the writer's queue in slices (sealBlocks.ts), each at once where it can (sealAtOnce). */
@@ -167,10 +167,10 @@ export function createProducer(host: ProducerHost): Producer {
   const flashblockClock = createFlashblockClock({
     serially,
     begin: async () => building ?? (await startBlock()),
-    include: async () => includePooled(building ?? (await startBlock())),
-    preconfirm: () => preconfirm(),
-    async seal() {
-      await seal()
+    include: async (until) => includePooled(host, building ?? (await startBlock()), until),
+    preconfirm: (until) => preconfirm(false, until),
+    async seal(until) {
+      await seal(undefined, until)
       await startBlock()
     },
     log: host.log,
@@ -235,18 +235,10 @@ export function createProducer(host: ProducerHost): Producer {
     return published
   }
 
-  /** Executes what the pool holds into the block, unpublished: what the next flashblock will show. */
-  async function includePooled(block: Building): Promise<void> {
-    if (pool.size === 0) return
-    // Through the journal: transactions included since the last flashblock have moved their senders' nonces on.
-    const stateNonce = (sender: Hex) => stateManager.nonce(sender)
-    await pool.select(stateNonce, block.env.baseFeePerGas ?? 0n, (entry) => includeTransaction(host, block, entry))
-  }
-
   /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
-  async function preconfirm(last = false): Promise<PendingSnapshot> {
+  async function preconfirm(last = false, until?: number): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
-    await includePooled(block)
+    await includePooled(host, block, until)
     // The preview grows the tries with the flashblock, so the seal writes only what its last flashblock added (a
     // seal that writes them all holds the writer for as long again).
     return publish(block, last)
@@ -258,9 +250,9 @@ export function createProducer(host: ProducerHost): Producer {
     host.flashblock(flashblockOf(block, rootsOf(block.preview!.header, block.preview!.hash)))
   }
 
-  async function seal(timestamp?: bigint): Promise<SealedBlock> {
+  async function seal(timestamp?: bigint, until?: number): Promise<SealedBlock> {
     const block = building ?? (await startBlock(timestamp))
-    await preconfirm(true)
+    await preconfirm(true, until)
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
@@ -299,7 +291,7 @@ export function createProducer(host: ProducerHost): Producer {
   async function sealAtOnce(timestamp?: bigint): Promise<SealedBlock> {
     const started = performance.now()
     const block = await startBlock(timestamp, false)
-    await includePooled(block)
+    await includePooled(host, block)
     const built = await build(block)
     if (block.transactions.length > 0) await publish(block, false, { header: built.header, hash: bytesToHex(built.hash()) as Hex })
     const diff = createStateDiff()
@@ -330,7 +322,7 @@ export function createProducer(host: ProducerHost): Producer {
       if (stale) published = idlePending()
       return published!
     },
-    preconfirm: () => serially(() => preconfirm()),
+    preconfirm: (until) => serially(() => preconfirm(false, until)),
     importBlock: (block) =>
       serially(async () => {
         const { senders, receipts, diff } = await executeBlock(block, host.head(), host)

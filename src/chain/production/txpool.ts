@@ -55,9 +55,15 @@ export type Pool = {
   /**
    * Pool transactions in the order a block should take them: per sender by nonce starting at its state nonce,
    * across senders by tip, then by arrival. `include` says whether each was taken; a sender whose transaction
-   * was not taken contributes nothing more this round.
+   * was not taken contributes nothing more this round. `enough`, asked after each one taken, ends the round early:
+   * what is left waits for the next. True if it did.
    */
-  select(stateNonce: (sender: Hex) => bigint, baseFee: bigint, include: (entry: PoolTransaction) => Promise<boolean>): Promise<void>
+  select(
+    stateNonce: (sender: Hex) => bigint,
+    baseFee: bigint,
+    include: (entry: PoolTransaction) => Promise<boolean>,
+    enough?: () => boolean,
+  ): Promise<boolean>
   all(): IterableIterator<PoolTransaction>
   /**
    * Every transaction by sender, then nonce: `pending` those a block could take now (the run of consecutive nonces
@@ -118,7 +124,7 @@ export function createPool(): Pool {
       return nonce
     },
 
-    async select(stateNonce, baseFee, include) {
+    async select(stateNonce, baseFee, include, enough) {
       const heads: PoolTransaction[] = []
       for (const [sender, nonces] of bySender) {
         const head = nonces.get(stateNonce(sender))
@@ -133,10 +139,13 @@ export function createPool(): Pool {
         let best = 0
         for (let i = 1; i < heads.length; i++) if (better(heads[i]!, heads[best]!)) best = i
         const entry = heads[best]!
-        const next = (await include(entry)) ? bySender.get(entry.sender)?.get(entry.nonceAfter) : undefined
+        const taken = await include(entry)
+        if (taken && enough?.() === true) return true
+        const next = taken ? bySender.get(entry.sender)?.get(entry.nonceAfter) : undefined
         if (next === undefined) heads.splice(best, 1)
         else heads[best] = next
       }
+      return false
     },
 
     all: () => byHash.values(),

@@ -46,8 +46,11 @@ export type ProducerService = {
   setIntervalMining(blockTime: number): Promise<void>
   /** Changes what the blocks to come take (evm_setBlockGasLimit, anvil_setCoinbase …); the pending block follows. */
   planBlocks(change: (plan: BlockPlan) => void): Promise<void>
-  /** Executes what the pool holds and publishes one flashblock. */
-  preconfirm(): Promise<PendingBlock>
+  /**
+   * Executes what the pool holds and publishes one flashblock; with `until` (a performance.now() time), only what
+   * it executes by then, past at least one transaction, as the interval clock's flashblocks do.
+   */
+  preconfirm(options?: { until?: number }): Promise<PendingBlock>
   /**
    * Pre-confirms what is pending, then seals the block; with a timestamp, at that timestamp, which must be after the
    * latest block's and not past MAX_TIMESTAMP (an invalid input otherwise).
@@ -101,7 +104,7 @@ export function createProducerService(parts: ProducerParts): ProducerService {
         change(plan)
         producer.replan()
       }),
-    preconfirm: async () => pendingBlockOf(await producer.preconfirm()),
+    preconfirm: async (preconfirmOptions = {}) => pendingBlockOf(await producer.preconfirm(preconfirmOptions.until)),
     async mine(mineOptions = {}) {
       if (mineOptions.timestamp !== undefined) checkTimestamp(mineOptions.timestamp)
       return sealedBlockOf(await producer.seal(mineOptions))

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+
+import { createFlashblockClock } from './flashblockClock.ts'
+
+import type { ClockTurns } from './flashblockClock.ts'
+
+/** Turns that record when each step ran and the deadline it was given, on the fake clock; `include` reports a backlog as told. */
+function recordingTurns(backlogs: boolean[]) {
+  const steps: { step: string; at: number; until?: number }[] = []
+  let queue: Promise<unknown> = Promise.resolve()
+  const turns: ClockTurns = {
+    serially(work) {
+      const result = queue.then(work)
+      queue = result.catch(() => {})
+      return result
+    },
+    begin: async () => steps.push({ step: 'begin', at: performance.now() }),
+    async include(until) {
+      steps.push({ step: 'include', at: performance.now(), until })
+      return backlogs.shift() ?? false
+    },
+    preconfirm: async (until) => steps.push({ step: 'preconfirm', at: performance.now(), until }),
+    async seal(until) {
+      steps.push({ step: 'seal', at: performance.now(), until })
+    },
+    log: (line) => {
+      throw new Error(line)
+    },
+  }
+  return { turns, steps }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('the flashblock clock', () => {
+  test('each turn executes up to its deadline, 50 ms after it starts, and takes what came meanwhile for 10 ms more', async () => {
+    const { turns, steps } = recordingTurns([])
+    const clock = createFlashblockClock(turns)
+    const origin = performance.now()
+    clock.start({ blockTime: 600, flashblockInterval: 200 })
+    await vi.advanceTimersByTimeAsync(650)
+    clock.stop()
+    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
+    expect(relative).toEqual([
+      ['begin', 0, undefined],
+      ['include', 200, 250],
+      ['preconfirm', 250, 260],
+      ['include', 400, 450],
+      ['preconfirm', 450, 460],
+      // The third flashblock of a 600 ms block seals it.
+      ['include', 600, 650],
+      ['seal', 650, 660],
+    ])
+  })
+
+  test('a turn that left transactions for later is followed at once by the next, still published on its schedule', async () => {
+    const { turns, steps } = recordingTurns([true, false])
+    const clock = createFlashblockClock(turns)
+    const origin = performance.now()
+    clock.start({ blockTime: 2000, flashblockInterval: 200 })
+    await vi.advanceTimersByTimeAsync(700)
+    clock.stop()
+    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
+    expect(relative).toEqual([
+      ['begin', 0, undefined],
+      // A backlog: the next turn starts right after this one (a timer of 0 fires after 1 ms), and executes until its
+      // own deadline.
+      ['include', 200, 250],
+      ['preconfirm', 250, 260],
+      ['include', 251, 450],
+      ['preconfirm', 450, 460],
+      // No backlog: back to starting 50 ms ahead.
+      ['include', 600, 650],
+      ['preconfirm', 650, 660],
+    ])
+  })
+})
