@@ -59,7 +59,8 @@ export function setProjectAbi(items: Abi): void {
 /** The predeployed ERC-7821 executor that wallet accounts delegate to. */
 export const EXECUTOR = '0x7821000000000000000000000000000000007821'
 
-export type DecodedCall = { name: string; args: { name: string; value: unknown }[]; inner?: InnerCall[] }
+/** `amount`: the index of the argument that is an ERC-20 amount of the contract's token, if it is a token. */
+export type DecodedCall = { name: string; args: { name: string; value: unknown }[]; amount?: number; inner?: InnerCall[] }
 export type InnerCall = { to: Hex; value: bigint; data: Hex }
 
 const callsParameter = [
@@ -80,6 +81,18 @@ function executionCalls(data: Hex): InnerCall[] {
   return [...decodeAbiParameters(callsParameter, data)[0]]
 }
 
+/**
+ * ERC-20's transfer, approve and transferFrom, whose last argument is an amount of the token. ERC-721 shares the last
+ * two selectors with a token id in that place: the page reads it as an amount only where the contract has decimals().
+ */
+const amountSelectors = new Set(['0xa9059cbb', '0x095ea7b3', '0x23b872dd'])
+
+/** ERC-20's Transfer and Approval, whose value is the data when two topics follow the signature (ERC-721 indexes it). */
+const amountEvents = new Set([
+  '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+  '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925',
+])
+
 /** A call's function and arguments, where a known ABI has its selector; an execute also lists its calls. */
 export function decodeCall(data: Hex | undefined): DecodedCall | undefined {
   if (data === undefined || data.length < 10) return undefined
@@ -90,6 +103,7 @@ export function decodeCall(data: Hex | undefined): DecodedCall | undefined {
         abi.find((item): item is AbiFunction => item.type === 'function' && item.name === functionName && item.inputs.length === args.length)
           ?.inputs ?? []
       const decoded: DecodedCall = { name: functionName, args: args.map((value, i) => ({ name: inputs[i]?.name || `${i}`, value })) }
+      if (amountSelectors.has(data.slice(0, 10).toLowerCase()) && args.length > 0) decoded.amount = args.length - 1
       if (abi === functions && functionName === 'execute') decoded.inner = executionCalls(args[1] as Hex)
       return decoded
     } catch {
@@ -99,7 +113,7 @@ export function decodeCall(data: Hex | undefined): DecodedCall | undefined {
   return undefined
 }
 
-export type DecodedLog = { name: string; args: { name: string; value: unknown }[] }
+export type DecodedLog = { name: string; args: { name: string; value: unknown }[]; amount?: number }
 
 export function decodeLog(log: { topics: Hex[]; data: Hex }): DecodedLog | undefined {
   const [signature, ...rest] = log.topics
@@ -107,7 +121,9 @@ export function decodeLog(log: { topics: Hex[]; data: Hex }): DecodedLog | undef
   for (const abi of [...projectEvents, ...eventAbis]) {
     try {
       const { eventName, args } = decodeEventLog({ abi, topics: [signature, ...rest], data: log.data, strict: true })
-      return { name: eventName ?? '?', args: Object.entries(args ?? {}).map(([name, value]) => ({ name, value })) }
+      const decoded: DecodedLog = { name: eventName ?? '?', args: Object.entries(args ?? {}).map(([name, value]) => ({ name, value })) }
+      if (amountEvents.has(signature.toLowerCase()) && rest.length === 2 && decoded.args.length === 3) decoded.amount = 2
+      return decoded
     } catch {
       // Not this standard's: try the next.
     }

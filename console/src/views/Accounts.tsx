@@ -1,4 +1,4 @@
-import { ether } from '../format.ts'
+import { Ether } from '../amount.tsx'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { AddressLink, Failure, Section } from '../ui.tsx'
@@ -32,8 +32,8 @@ export function Accounts() {
                 <td>
                   <AddressLink address={address} />
                 </td>
-                <td>{state && ether(state.balance.latest)}</td>
-                <td>{state && ether(state.balance.pending)}</td>
+                <td>{state && <Ether wei={state.balance.latest} />}</td>
+                <td>{state && <Ether wei={state.balance.pending} />}</td>
                 <td>{state?.nonce.latest.toString()}</td>
                 <td>{state?.nonce.pending.toString()}</td>
                 <td>{state && <CodeSummary code={state.code} />}</td>

@@ -1,8 +1,8 @@
 import { decodeLog } from '../abi.ts'
-import { ether } from '../format.ts'
+import { Ether } from '../amount.tsx'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
-import { AddressLink, BlockLink, CallData, Decoded, Failure, Section } from '../ui.tsx'
+import { AddressLink, BlockLink, CallData, Decoded, Failure, Section, TxStatus } from '../ui.tsx'
 
 import type { Hex, RpcTransaction, RpcTransactionReceipt } from 'viem'
 
@@ -13,9 +13,13 @@ function TraceFrame({ frame }: { frame: Frame }) {
   return (
     <li data-testid="trace-frame">
       <span class={`badge ${frame.error === undefined ? '' : 'failed'}`}>{frame.type}</span> <AddressLink address={frame.to} />{' '}
-      {frame.value !== undefined && BigInt(frame.value) > 0n && <span>{ether(frame.value)} </span>}
+      {frame.value !== undefined && BigInt(frame.value) > 0n && (
+        <>
+          <Ether wei={frame.value} />{' '}
+        </>
+      )}
       {/* An execute's calls are this frame's children below: listing them twice would only confuse. */}
-      <CallData data={frame.input} inner={false} /> <span class="muted">gas {BigInt(frame.gasUsed).toString()}</span>
+      <CallData data={frame.input} to={frame.to} inner={false} /> <span class="muted">gas {BigInt(frame.gasUsed).toString()}</span>
       {frame.error !== undefined && <span class="error-inline"> {frame.revertReason ?? frame.error}</span>}
       {frame.calls !== undefined && (
         <ul>
@@ -59,14 +63,16 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
             {tx.to === null && <span class="muted"> (created)</span>}
           </dd>
           <dt>value</dt>
-          <dd>{ether(tx.value)}</dd>
+          <dd data-testid="tx-value">
+            <Ether wei={tx.value} />
+          </dd>
           <dt>nonce, type</dt>
           <dd>
             {BigInt(tx.nonce).toString()}, {BigInt(tx.type).toString()}
           </dd>
           <dt>call</dt>
           <dd>
-            <CallData data={tx.input} />
+            <CallData data={tx.input} to={tx.to} />
           </dd>
           <dt>status</dt>
           <dd data-testid="tx-status">
@@ -74,7 +80,7 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
               <span class="muted">in the pool</span>
             ) : (
               <>
-                {receipt.status === '0x1' ? 'success' : 'reverted'} in <BlockLink number={receipt.blockNumber} />
+                <TxStatus status={receipt.status} /> in <BlockLink number={receipt.blockNumber} />
                 {preconfirmed === true && <span class="badge building">pre-confirmed</span>}, gas used {BigInt(receipt.gasUsed).toString()}
               </>
             )}
@@ -94,7 +100,13 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
                     <td>
                       <AddressLink address={log.address} />
                     </td>
-                    <td>{decoded === undefined ? <span class="mono muted">{log.topics[0] ?? 'anonymous'}</span> : <Decoded decoded={decoded} />}</td>
+                    <td>
+                      {decoded === undefined ? (
+                        <span class="mono muted">{log.topics[0] ?? 'anonymous'}</span>
+                      ) : (
+                        <Decoded decoded={decoded} contract={log.address} />
+                      )}
+                    </td>
                   </tr>
                 )
               })}
