@@ -1,108 +1,113 @@
-import { clock, short } from '../format.ts'
+import { Ether, Gwei } from '../amount.tsx'
+import { clock } from '../format.ts'
 import { live } from '../live.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { useStore } from '../store.ts'
-import { AddressLink, BlockLink, CallData, Failure, Section, TxLink } from '../ui.tsx'
+import { AddressLink, CallData, Failure, Section, TxLink, TxStatus } from '../ui.tsx'
 
-import type { RpcBlock } from 'viem'
+import type { RpcBlock, RpcTransactionReceipt } from 'viem'
 
-// The node declares its blocks only as JSON objects (src/rpc/format.ts): the page reads them through viem's wire type.
-type Block<Full extends boolean> = RpcBlock<'latest', Full>
+// The node declares its blocks and receipts only as JSON objects (src/rpc/format.ts): the page reads them through
+// viem's wire types.
+type Block = RpcBlock<'latest', true>
 
-const RECENT = 15
+/** A block by number, or `latest` or `pending`: the block's own number names it once loaded. */
+async function loadBlock(id: string) {
+  const tag = /^\d+$/.test(id) ? `0x${BigInt(id).toString(16)}` : id
+  const [block, receipts] = await Promise.all([
+    rpc('eth_getBlockByNumber', [tag, true]) as Promise<Block | null>,
+    rpc('eth_getBlockReceipts', [tag]) as Promise<RpcTransactionReceipt[] | null>,
+  ])
+  const statuses = new Map((receipts ?? []).map((receipt) => [receipt.transactionHash, receipt.status]))
+  return { block, statuses }
+}
 
-export function RecentBlocks() {
+/** The blocks either side: the one before, and the one after up to the head, then the block being built. */
+function Neighbours({ number, pending }: { number: bigint; pending: boolean }) {
   const head = useStore(live).latest?.number
-  const blocks = useQuery(async () => {
-    const newest = head ?? BigInt(await rpc('eth_blockNumber'))
-    const numbers: bigint[] = []
-    for (let n = newest; n >= 0n && numbers.length < RECENT; n--) numbers.push(n)
-    return Promise.all(numbers.map((n) => rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]) as Promise<Block<false>>))
-  }, [head])
+  const next = pending ? undefined : head !== undefined && number >= head ? 'pending' : (number + 1n).toString()
   return (
-    <Section title="Recent blocks" testid="recent-blocks">
-      <Failure error={blocks.error} />
-      <table>
-        <thead>
-          <tr>
-            <th>block</th>
-            <th>hash</th>
-            <th>time</th>
-            <th>txs</th>
-            <th>gas used</th>
-          </tr>
-        </thead>
-        <tbody>
-          {blocks.data?.map((block) => (
-            <tr key={block.hash} data-testid="block-row" data-number={BigInt(block.number).toString()}>
-              <td>
-                <BlockLink number={block.number} />
-              </td>
-              <td class="mono">{short(block.hash)}</td>
-              <td>{clock(block.timestamp)}</td>
-              <td>{block.transactions.length}</td>
-              <td>{BigInt(block.gasUsed).toString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </Section>
+    <nav class="pager" aria-label="neighbouring blocks">
+      {number > 0n && (
+        <a href={`#/block/${number - 1n}`} data-testid="block-previous" rel="prev">
+          ‹ #{(number - 1n).toString()}
+        </a>
+      )}
+      {next !== undefined && (
+        <a href={`#/block/${next}`} data-testid="block-next" rel="next">
+          {next === 'pending' ? 'pending' : `#${next}`} ›
+        </a>
+      )}
+    </nav>
   )
 }
 
-export function BlockDetail({ number }: { number: string }) {
-  const block = useQuery(
-    () => rpc('eth_getBlockByNumber', [number === 'pending' ? number : `0x${BigInt(number).toString(16)}`, true]) as Promise<Block<true> | null>,
-    [number],
-  )
-  const data = block.data
+export function BlockDetail({ id }: { id: string }) {
+  const found = useQuery(() => loadBlock(id), [id])
+  const block = found.data?.block
+  const statuses = found.data?.statuses
+  const pending = id === 'pending'
+  const title = block ? `Block #${BigInt(block.number)}${pending ? ' (pending)' : ''}` : `Block ${/^\d+$/.test(id) ? `#${id}` : id}`
   return (
-    <Section title={`Block ${number === 'pending' ? 'pending' : `#${number}`}`} testid="block-detail">
-      <Failure error={block.error} />
-      {data === null && <p class="muted">no such block</p>}
-      {data && (
+    <Section title={title} testid="block-detail">
+      <Failure error={found.error} />
+      {block === null && <p class="muted">no such block</p>}
+      {block && (
         <>
+          <Neighbours number={BigInt(block.number)} pending={pending} />
           <dl class="fields">
             <dt>hash</dt>
-            <dd class="mono">{number === 'pending' || data.hash === null ? 'not sealed' : data.hash}</dd>
+            <dd class="mono">{pending || block.hash === null ? 'not sealed' : block.hash}</dd>
             <dt>time</dt>
-            <dd>{clock(data.timestamp)}</dd>
+            <dd>{clock(block.timestamp)}</dd>
             <dt>gas</dt>
             <dd>
-              {BigInt(data.gasUsed).toString()} / {BigInt(data.gasLimit).toString()}
+              {BigInt(block.gasUsed).toString()} / {BigInt(block.gasLimit).toString()}
             </dd>
             <dt>base fee</dt>
-            <dd>{data.baseFeePerGas ? `${BigInt(data.baseFeePerGas)} wei` : '—'}</dd>
+            <dd data-testid="base-fee">{block.baseFeePerGas ? <Gwei wei={block.baseFeePerGas} /> : '—'}</dd>
             <dt>fee recipient</dt>
             <dd>
-              <AddressLink address={data.miner} />
+              <AddressLink address={block.miner} />
             </dd>
           </dl>
-          <table>
-            <thead>
-              <tr>
-                <th>transaction</th>
-                <th>from → to</th>
-                <th>call</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.transactions.map((tx) => (
-                <tr key={tx.hash}>
-                  <td>
-                    <TxLink hash={tx.hash} />
-                  </td>
-                  <td>
-                    <AddressLink address={tx.from} /> → <AddressLink address={tx.to} />
-                  </td>
-                  <td>
-                    <CallData data={tx.input} />
-                  </td>
+          {block.transactions.length === 0 ? (
+            <p class="muted">no transactions</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th>transaction</th>
+                  <th>status</th>
+                  <th>from → to</th>
+                  <th>value</th>
+                  <th>call</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {block.transactions.map((tx) => (
+                  <tr key={tx.hash} data-testid="block-tx" data-hash={tx.hash}>
+                    <td>
+                      <TxLink hash={tx.hash} />
+                    </td>
+                    <td>
+                      <TxStatus status={statuses?.get(tx.hash)} />
+                    </td>
+                    <td>
+                      <AddressLink address={tx.from} /> → <AddressLink address={tx.to} />
+                    </td>
+                    <td>
+                      <Ether wei={tx.value} />
+                    </td>
+                    <td>
+                      <CallData data={tx.input} to={tx.to} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
         </>
       )}
     </Section>

@@ -30,6 +30,9 @@ function HeadCard({ name, head }: { name: 'pending' | 'latest'; head: Head | und
   )
 }
 
+/** Why a flashblock's index is `?`: said on the cell (title) and once under the strip. */
+const UNSEEN = "not seen: the page opened after this block's first flashblocks, so it cannot number them"
+
 /** One block: a strip of its flashblocks as they came, then its transactions with the flashblock each landed in. */
 function BlockTimeline({ block }: { block: TimelineBlock }) {
   const rows = block.flashblocks.flatMap((flashblock, position) => flashblock.transactions.map((tx) => ({ tx, flashblock, position })))
@@ -47,13 +50,18 @@ function BlockTimeline({ block }: { block: TimelineBlock }) {
             data-testid="flashblock"
             data-number={block.number.toString()}
             data-index={flashblock.index}
-            title={`received ${new Date(flashblock.receivedAt).toLocaleTimeString()}`}
+            title={`${flashblock.index === undefined ? `? = ${UNSEEN}; ` : ''}received ${new Date(flashblock.receivedAt).toLocaleTimeString()}`}
           >
             <span>{flashblock.index ?? '?'}</span>
             {flashblock.transactions.length > 0 && <small>+{flashblock.transactions.length}</small>}
           </li>
         ))}
       </ol>
+      {block.flashblocks[0]?.index === undefined && block.flashblocks.length > 0 && (
+        <p class="muted legend" data-testid="joined-halfway">
+          <b>?</b> = {UNSEEN}.
+        </p>
+      )}
       {rows.length > 0 && (
         <table>
           <thead>
@@ -67,7 +75,7 @@ function BlockTimeline({ block }: { block: TimelineBlock }) {
           <tbody>
             {rows.map(({ tx, flashblock }) => (
               <tr key={tx.hash} data-testid="flash-tx" data-hash={tx.hash}>
-                <td>{flashblock.index ?? '?'}</td>
+                <td title={flashblock.index === undefined ? UNSEEN : undefined}>{flashblock.index ?? '?'}</td>
                 <td>
                   <TxLink hash={tx.hash} />
                 </td>
