@@ -4,11 +4,13 @@ import { useEffect, useState } from 'preact/hooks'
 import { setProjectAbi } from './abi.ts'
 import { connectLive, live } from './live.ts'
 import { authEpoch, rpc } from './rpc.ts'
+import { Search } from './search.tsx'
 import { useStore } from './store.ts'
 import { TokenPrompt } from './token.tsx'
 import { Accounts } from './views/Accounts.tsx'
 import { AddressDetail } from './views/Address.tsx'
-import { BlockDetail, RecentBlocks } from './views/Blocks.tsx'
+import { RecentBlocks } from './views/BlockList.tsx'
+import { BlockDetail } from './views/Blocks.tsx'
 import { Dev } from './views/Dev.tsx'
 import { Flashblocks } from './views/Flashblocks.tsx'
 import { TransactionDetail } from './views/Transaction.tsx'
@@ -37,50 +39,17 @@ function useRoute(): string[] {
   return route
 }
 
-/** A search's destination: a 32-byte hash is a transaction, 20 bytes an account, a number a block. */
-function destination(query: string): string | undefined {
-  if (/^0x[0-9a-fA-F]{64}$/.test(query)) return `#/tx/${query}`
-  if (/^0x[0-9a-fA-F]{40}$/.test(query)) return `#/address/${query}`
-  if (/^\d+$/.test(query) || /^0x[0-9a-fA-F]{1,16}$/.test(query)) return `#/block/${BigInt(query)}`
-  if (query === 'pending' || query === 'latest') return `#/block/${query}`
-  return undefined
-}
-
-function Search() {
-  const [query, setQuery] = useState('')
-  const [invalid, setInvalid] = useState(false)
-  return (
-    <form
-      class="search"
-      onSubmit={(event) => {
-        event.preventDefault()
-        const target = destination(query.trim())
-        setInvalid(target === undefined)
-        if (target !== undefined) location.hash = target
-      }}
-    >
-      <input
-        data-testid="search"
-        class={invalid ? 'invalid' : ''}
-        placeholder="tx hash, block number or address"
-        value={query}
-        onInput={(event) => setQuery(event.currentTarget.value)}
-      />
-    </form>
-  )
-}
-
 function Page({ route }: { route: string[] }) {
   const [view, arg] = route
   switch (view) {
     case 'tx':
       return <TransactionDetail hash={arg as Hex} />
     case 'block':
-      return <BlockDetail number={arg ?? 'latest'} />
+      return <BlockDetail id={arg ?? 'latest'} />
     case 'address':
       return <AddressDetail address={arg as Hex} />
     case 'blocks':
-      return <RecentBlocks />
+      return <RecentBlocks from={arg} />
     case 'accounts':
       return <Accounts />
     case 'wallet':
@@ -92,9 +61,13 @@ function Page({ route }: { route: string[] }) {
   }
 }
 
-/** Which tab a route belongs to: the explorer's detail pages sit under Blocks & transactions. */
-function tabOf(view: string | undefined): string {
-  if (view === 'tx' || view === 'block' || view === 'address') return 'blocks'
+/**
+ * Which tab a route belongs to: a block and a transaction sit under Blocks & transactions. An address belongs to none,
+ * being a wallet account or any other.
+ */
+function tabOf(view: string | undefined): string | undefined {
+  if (view === 'tx' || view === 'block') return 'blocks'
+  if (view === 'address') return undefined
   return tabs.some(([id]) => id === view) ? view! : 'flashblocks'
 }
 
@@ -106,9 +79,15 @@ function App() {
     <>
       <header>
         <h1>flashchain</h1>
-        <nav>
+        <nav aria-label="views">
           {tabs.map(([id, label]) => (
-            <a key={id} href={`#/${id}`} class={id === active ? 'active' : ''} data-testid={`tab-${id}`}>
+            <a
+              key={id}
+              href={`#/${id}`}
+              class={id === active ? 'active' : ''}
+              aria-current={id === active ? 'page' : undefined}
+              data-testid={`tab-${id}`}
+            >
               {label}
             </a>
           ))}

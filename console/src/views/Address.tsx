@@ -1,8 +1,10 @@
 import { delegateOf, EXECUTOR } from '../abi.ts'
-import { ether } from '../format.ts'
+import { Ether } from '../amount.tsx'
+import { checksum } from '../format.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { AddressLink, Failure, Section } from '../ui.tsx'
+import { AddressTransactions } from './AddressTransactions.tsx'
 
 import type { Hex } from 'viem'
 
@@ -44,13 +46,16 @@ export function AddressDetail({ address }: { address: Hex }) {
   const data = account.data
   return (
     <Section title="Account" testid="address-detail">
-      <p class="mono">{address}</p>
+      <p class="mono" data-testid="address">
+        {checksum(address)}
+      </p>
       <Failure error={account.error} />
       {data && (
         <dl class="fields">
           <dt>balance</dt>
           <dd>
-            {ether(data.balance.latest)} <span class="muted">latest</span> · {ether(data.balance.pending)} <span class="muted">pending</span>
+            <Ether wei={data.balance.latest} /> <span class="muted">latest</span> · <Ether wei={data.balance.pending} />{' '}
+            <span class="muted">pending</span>
           </dd>
           <dt>nonce</dt>
           <dd>
@@ -62,6 +67,7 @@ export function AddressDetail({ address }: { address: Hex }) {
           </dd>
         </dl>
       )}
+      <AddressTransactions address={address} />
     </Section>
   )
 }
