@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
 
 import { EXECUTOR } from '../abi.ts'
-import { ether, since } from '../format.ts'
+import { Ether } from '../amount.tsx'
+import { since } from '../format.ts'
 import { approvalFeed } from '../live.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
@@ -9,10 +10,7 @@ import { useStore } from '../store.ts'
 import { AddressLink, CallData, Failure, Section } from '../ui.tsx'
 import { EthSign, PersonalSign, SignTypedData } from './Signing.tsx'
 
-import { approvalDecisions, approvalKeys } from '../../../src/wallet/approvalKeys.ts'
-
 import type { Hex } from 'viem'
-import type { ApprovalDecision, ApprovalPolicy } from '../../../src/wallet/approvalKeys.ts'
 import type { PendingApprovals } from '../live.ts'
 
 type PendingApproval = PendingApprovals[number]
@@ -34,7 +32,7 @@ function Calls({ calls }: { calls: Call[] }) {
     <ol class="calls">
       {calls.map((call, i) => (
         <li key={i} data-testid="approval-call">
-          <AddressLink address={call.to} /> {ether(call.value ?? '0x0')} <CallData data={call.data} />
+          <AddressLink address={call.to} /> <Ether wei={call.value ?? '0x0'} /> <CallData data={call.data} to={call.to} />
         </li>
       ))}
     </ol>
@@ -77,7 +75,7 @@ function Summary({ approval }: { approval: PendingApproval }) {
       return (
         <div>
           {approval.key === 'eth_signTransaction' ? 'sign, without sending, ' : ''}a transaction from <AddressLink address={tx.from} /> to{' '}
-          <AddressLink address={tx.to} />, {ether(tx.value ?? '0x0')} <CallData data={tx.data} />
+          <AddressLink address={tx.to} />, <Ether wei={tx.value ?? '0x0'} /> <CallData data={tx.data} to={tx.to} />
         </div>
       )
     }
@@ -143,67 +141,6 @@ function Queue({ approvals, loadError, reload }: { approvals: PendingApprovals |
           </div>
         </div>
       ))}
-    </Section>
-  )
-}
-
-export function PolicyEditor() {
-  const policy = useQuery(() => rpc('flashchain_getApprovalPolicy'), [])
-  const [error, setError] = useState<string>()
-  const save = async (next: ApprovalPolicy) => {
-    try {
-      await rpc('flashchain_setApprovalPolicy', [next])
-      setError(undefined)
-    } catch (reason) {
-      setError(reason instanceof Error ? reason.message : String(reason))
-    }
-    policy.reload()
-  }
-  const data = policy.data
-  return (
-    <Section title="Approval policy" testid="policy">
-      <Failure error={policy.error ?? error} />
-      {data && (
-        <table>
-          <tbody>
-            <tr>
-              <td>default</td>
-              <td>
-                <select
-                  data-testid="policy-default"
-                  value={data.default}
-                  onChange={(event) => save({ ...data, default: event.currentTarget.value as ApprovalDecision })}
-                >
-                  {approvalDecisions.map((decision) => (
-                    <option key={decision}>{decision}</option>
-                  ))}
-                </select>
-              </td>
-            </tr>
-            {approvalKeys.map((key) => (
-              <tr key={key}>
-                <td>{key}</td>
-                <td>
-                  <select
-                    data-testid={`policy-${key}`}
-                    value={data.methods[key] ?? ''}
-                    onChange={(event) => {
-                      const { [key]: _, ...methods } = data.methods
-                      const value = event.currentTarget.value as ApprovalDecision | ''
-                      save({ ...data, methods: value === '' ? methods : { ...methods, [key]: value } })
-                    }}
-                  >
-                    <option value="">default ({data.default})</option>
-                    {approvalDecisions.map((decision) => (
-                      <option key={decision}>{decision}</option>
-                    ))}
-                  </select>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
     </Section>
   )
 }

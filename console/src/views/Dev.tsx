@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { parseEther } from 'viem'
 
+import { checksum } from '../format.ts'
 import { rpc } from '../rpc.ts'
 import { Failure, Section } from '../ui.tsx'
 import { useAccounts } from './Accounts.tsx'
@@ -33,7 +34,7 @@ export function Dev() {
   const fund = (method: 'anvil_setBalance' | 'anvil_addBalance') =>
     act(async () => {
       await rpc(method, [target, `0x${parseEther(amount).toString(16)}`])
-      return `${method === 'anvil_setBalance' ? 'set the balance of' : 'added to'} ${target}: ${amount} ETH`
+      return `${method === 'anvil_setBalance' ? 'set the balance of' : 'added to'} ${checksum(target)}: ${amount} ETH`
     })
   const keep = (next: Hex[]) => {
     taken = next
@@ -50,19 +51,32 @@ export function Dev() {
             fund('anvil_setBalance')
           }}
         >
+          <label for="fund-address">Account</label>
           <input
+            id="fund-address"
             data-testid="fund-address"
+            class="address"
             list="wallet-accounts"
-            placeholder={accounts.data?.[0] ?? '0x…'}
+            spellcheck={false}
+            placeholder={accounts.data?.[0] === undefined ? '0x…' : checksum(accounts.data[0])}
             value={address}
             onInput={(event) => setAddress(event.currentTarget.value.trim())}
           />
           <datalist id="wallet-accounts">
             {accounts.data?.map((account) => (
-              <option key={account} value={account} />
+              <option key={account} value={checksum(account)} />
             ))}
           </datalist>
-          <input data-testid="fund-amount" class="narrow" value={amount} onInput={(event) => setAmount(event.currentTarget.value.trim())} /> ETH
+          <label for="fund-amount">Amount</label>
+          <input
+            id="fund-amount"
+            data-testid="fund-amount"
+            class="narrow"
+            inputMode="decimal"
+            value={amount}
+            onInput={(event) => setAmount(event.currentTarget.value.trim())}
+          />{' '}
+          ETH
           <button type="submit" data-testid="fund-set">
             Set balance
           </button>
@@ -99,30 +113,27 @@ export function Dev() {
             Take a snapshot
           </button>
         </div>
-        <table>
-          <tbody>
-            {snapshots.map((id) => (
-              <tr key={id} data-testid="snapshot-row" data-id={id}>
-                <td class="mono">snapshot {BigInt(id).toString()}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() =>
-                      act(async () => {
-                        const restored = await rpc('evm_revert', [id])
-                        // A revert deletes its snapshot and every later one (Hardhat's semantics).
-                        keep(taken.slice(0, taken.indexOf(id)))
-                        return restored ? `restored snapshot ${BigInt(id)}` : `snapshot ${BigInt(id)} no longer exists`
-                      })
-                    }
-                  >
-                    Restore
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ul class="snapshots" aria-label="snapshots taken from this page">
+          {snapshots.map((id) => (
+            <li key={id} data-testid="snapshot-row" data-id={id}>
+              <span class="mono">snapshot {BigInt(id).toString()}</span>{' '}
+              <button
+                type="button"
+                aria-label={`Restore snapshot ${BigInt(id)}`}
+                onClick={() =>
+                  act(async () => {
+                    const restored = await rpc('evm_revert', [id])
+                    // A revert deletes its snapshot and every later one (Hardhat's semantics).
+                    keep(taken.slice(0, taken.indexOf(id)))
+                    return restored ? `restored snapshot ${BigInt(id)}` : `snapshot ${BigInt(id)} no longer exists`
+                  })
+                }
+              >
+                Restore
+              </button>
+            </li>
+          ))}
+        </ul>
       </Section>
       {message !== undefined && (
         <p class="ok" data-testid="dev-message">

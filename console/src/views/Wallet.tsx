@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks'
 
-import { short, since, units } from '../format.ts'
+import { Amount } from '../amount.tsx'
+import { short, since } from '../format.ts'
 import { useQuery } from '../query.ts'
 import { rpc } from '../rpc.ts'
 import { AddressLink, Failure, Section, TxLink } from '../ui.tsx'
 import { useAccounts } from './Accounts.tsx'
-import { ApprovalQueue, PolicyEditor } from './Approvals.tsx'
+import { ApprovalQueue } from './Approvals.tsx'
+import { PolicyEditor } from './Policy.tsx'
 
 import type { Hex } from 'viem'
 
@@ -100,6 +102,16 @@ function WatchedTokens() {
       <Failure error={accounts.error ?? tokens.error} />
       {tokens.data?.length === 0 && <p class="muted">no tokens watched</p>}
       <table>
+        {tokens.data !== undefined && tokens.data.length > 0 && (
+          <thead>
+            <tr>
+              <th>account</th>
+              <th>token</th>
+              <th>contract</th>
+              <th>balance (pending)</th>
+            </tr>
+          </thead>
+        )}
         <tbody>
           {tokens.data?.map(({ account, asset, balance }) => (
             <tr
@@ -112,10 +124,17 @@ function WatchedTokens() {
                 <AddressLink address={account} />
               </td>
               <td>
-                <b>{asset.symbol}</b> <AddressLink address={asset.address} />
+                <b>{asset.symbol}</b> <span class="muted">{asset.decimals} decimals</span>
+              </td>
+              <td>
+                <AddressLink address={asset.address} />
               </td>
               <td data-testid="token-balance">
-                {balance === undefined ? <span class="muted">balanceOf failed</span> : units(balance, asset.decimals)}
+                {balance === undefined ? (
+                  <span class="muted">balanceOf failed</span>
+                ) : (
+                  <Amount value={balance} decimals={asset.decimals} symbol={asset.symbol} base="base units" />
+                )}
               </td>
             </tr>
           ))}
@@ -125,7 +144,15 @@ function WatchedTokens() {
   )
 }
 
+/** A grant's accounts in the wallet's order (account 0 first), as the Accounts view lists them; others after. */
+function inWalletOrder(granted: string[], wallet: string[] | undefined): string[] {
+  const position = new Map((wallet ?? []).map((account, i) => [account.toLowerCase(), i]))
+  const rank = (account: string) => position.get(account.toLowerCase()) ?? Number.MAX_SAFE_INTEGER
+  return [...granted].sort((a, b) => rank(a) - rank(b))
+}
+
 function Grants() {
+  const accounts = useAccounts()
   const grants = useQuery(() => rpc('flashchain_getGrants'), [], 2000)
   const [error, setError] = useState<string>()
   const revoke = async (origin: string) => {
@@ -142,18 +169,32 @@ function Grants() {
       <Failure error={grants.error ?? error} />
       {grants.data?.length === 0 && <p class="muted">no site has been granted accounts</p>}
       <table>
+        {grants.data !== undefined && grants.data.length > 0 && (
+          <thead>
+            <tr>
+              <th>origin</th>
+              <th>accounts</th>
+              <th>granted</th>
+              <th />
+            </tr>
+          </thead>
+        )}
         <tbody>
           {grants.data?.map((grant) => (
             <tr key={grant.origin} data-testid="grant-row" data-origin={grant.origin}>
               <td>{grant.origin}</td>
               <td>
-                {grant.accounts.map((account) => (
-                  <AddressLink key={account} address={account} />
-                ))}
+                <ul class="addresses" aria-label={`accounts granted to ${grant.origin}`}>
+                  {inWalletOrder(grant.accounts, accounts.data).map((account) => (
+                    <li key={account} data-testid="grant-account">
+                      <AddressLink address={account} />
+                    </li>
+                  ))}
+                </ul>
               </td>
               <td>{since(grant.grantedAt)}</td>
               <td>
-                <button type="button" onClick={() => revoke(grant.origin)}>
+                <button type="button" aria-label={`Revoke ${grant.origin}`} onClick={() => revoke(grant.origin)}>
                   Revoke
                 </button>
               </td>
