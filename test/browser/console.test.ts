@@ -1,14 +1,14 @@
 // The console page in a real browser: Debian's chromium, headless, driven by playwright-core, against a real node
 // on 127.0.0.1 (interval mining, 200 ms flashblocks), with viem as the dApp. Screenshots of the main views go to
 // docs/screenshots/ with UPDATE_SCREENSHOTS=1, else to a temporary directory.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { createWalletClient, encodeFunctionData, http, parseAbi, parseEther } from 'viem'
 import { CHROMIUM, launchChromium, skip } from './chromium.ts'
+import { openConsole, screenshot as saveScreenshot, screenshots } from './consoleHarness.ts'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
@@ -24,7 +24,6 @@ import type { BaseError, Hex } from 'viem'
 import type { Flashchain } from '../../src/index.ts'
 import type { TestChain } from '../e2e/helpers.ts'
 
-const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : undefined
 const TOKEN = 'console-test-token'
 
 let browser: Browser
@@ -34,16 +33,7 @@ let artifacts: string | undefined
 /** Uncaught errors of the page's script; each test ends with none. */
 const pageErrors: Error[] = []
 
-/** `watch` sees the page before it loads, to follow its requests from the first. */
-async function openPage(url: string, route = '', watch?: (page: Page) => void): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 760 } })
-  const page = await context.newPage()
-  page.setDefaultTimeout(10_000)
-  page.on('pageerror', (error) => pageErrors.push(error))
-  watch?.(page)
-  await page.goto(`${url}/${route}`)
-  return page
-}
+const openPage = (url: string, route = '', watch?: (page: Page) => void) => openConsole(browser, pageErrors, url, route, watch)
 
 /** The JSON-RPC methods of one request body or WebSocket message: one call, or each of a batch. */
 function methodsOf(body: string | null | undefined): string[] {
@@ -71,14 +61,7 @@ function recordCalls(page: Page): string[] {
   return calls
 }
 
-/** Saves a screenshot of the page and checks it holds a real picture, not an empty frame. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  const path = join(shotDirectory, `${name}.png`)
-  await page.screenshot({ path })
-  const png = readFileSync(path)
-  expect(png.subarray(1, 4).toString()).toBe('PNG')
-  expect(png.length).toBeGreaterThan(15_000)
-}
+const screenshot = (page: Page, name: string) => saveScreenshot(page, shotDirectory, name)
 
 const jsonRpcClient = () => createWalletClient({ chain: t.chain, transport: http(t.url, { retryCount: 0 }), account: t.accounts[0]!.address })
 
@@ -121,7 +104,7 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     const row = page.locator(`[data-testid=flash-tx][data-hash="${hash}"]`)
     await row.waitFor()
     const { blockNumber } = await t.publicClient.getTransactionReceipt({ hash })
-    expect(await row.locator(`a[title="${t.accounts[0]!.address.toLowerCase()}"]`).count()).toBe(1)
+    expect(await row.locator(`a[title="${t.accounts[0]!.address}"]`).count()).toBe(1)
     // The page subscribed before the send, so it saw the transaction arrive and can time its pre-confirmation.
     expect(await row.locator('td').last().textContent()).toMatch(/^\d+ ms$/)
     const block = page.locator(`[data-testid=timeline-block][data-number="${blockNumber}"]`)
@@ -198,7 +181,9 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
 
   it('a wallet_sendCalls under policy manual waits in the queue: Approve completes it (status 200), Reject gives viem 4001', async () => {
     const page = await openPage(t.url, '#/wallet')
-    await page.getByTestId('policy-wallet_sendCalls').selectOption('manual')
+    await page.getByTestId('policy-add-key').selectOption('wallet_sendCalls')
+    await page.getByTestId('policy-add-decision').selectOption('manual')
+    await page.getByTestId('policy-add').click()
     await expect
       .poll(() => t.rpc<{ methods: Record<string, string> }>('flashchain_getApprovalPolicy').then((policy) => policy.methods))
       .toEqual({
@@ -331,7 +316,7 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await row.waitFor()
     expect(await row.getAttribute('data-account')).toBe(t.accounts[0]!.address.toLowerCase())
     // The constructor gave the deployer 1000 units: 10 tokens of 2 decimals.
-    expect(await row.getByTestId('token-balance').textContent()).toBe('10')
+    expect(await row.getByTestId('token-balance').textContent()).toBe('10 CON')
     await screenshot(page, 'wallet')
     await page.context().close()
   })
