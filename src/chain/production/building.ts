@@ -150,11 +150,12 @@ const INCLUDE_SLICE_MS = 10
 
 /**
  * Executes what the pool holds into the block, unpublished: what the next flashblock will show. With `until` (a
- * performance.now() time), it stops there, past at least one transaction, as Base's builder fills a flashblock with
- * what fits its interval: the rest waits for the next one, and the clock keeps its time under any load. Such a run
- * lets the event loop through every INCLUDE_SLICE_MS, as a seal does. True if transactions were left for later.
+ * performance.now() time), it stops in time to publish by then (`publishMsPerTx`: what publishing costs per
+ * transaction it adds), past at least one transaction, as Base's builder fills a flashblock with what fits its
+ * interval: the rest waits for the next one, and the clock keeps its time under any load. Such a run lets the event
+ * loop through every INCLUDE_SLICE_MS, as a seal does. True if transactions were left for later.
  */
-export async function includePooled(parts: BlockExecution & { pool: Pool }, block: Building, until?: number): Promise<boolean> {
+export async function includePooled(parts: BlockExecution & { pool: Pool }, block: Building, until?: number, publishMsPerTx = 0): Promise<boolean> {
   const { pool, stateManager } = parts
   if (pool.size === 0) return false
   // Through the journal: transactions included since the last flashblock have moved their senders' nonces on.
@@ -162,12 +163,15 @@ export async function includePooled(parts: BlockExecution & { pool: Pool }, bloc
   const baseFee = block.env.baseFeePerGas ?? 0n
   if (until === undefined) return pool.select(stateNonce, baseFee, (entry) => includeTransaction(parts, block, entry))
   let slice = performance.now()
+  let taken = block.transactions.length - block.announced
   const include = async (entry: PoolTransaction) => {
     if (performance.now() - slice >= INCLUDE_SLICE_MS) {
       await yieldToEventLoop()
       slice = performance.now()
     }
-    return includeTransaction(parts, block, entry)
+    const included = await includeTransaction(parts, block, entry)
+    if (included) taken++
+    return included
   }
-  return pool.select(stateNonce, baseFee, include, () => performance.now() >= until)
+  return pool.select(stateNonce, baseFee, include, () => performance.now() + taken * publishMsPerTx >= until)
 }
