@@ -1,7 +1,7 @@
 // The interval clock under offered load (run: node bench/clock.ts; not part of `npm run bench`): flashchain as
 // `npm start` runs it, with interval mining (2 s blocks, 200 ms flashblocks), is offered BENCH_RATE signed transfers a
 // second (default 2000) for BENCH_SECONDS (default 8), open loop: each transaction goes out at its own time on one of
-// 32 connections, whatever the answers before it. A reader of /flashblocks?encoding=json times every frame. Prints
+// 32 connections, whatever the answers before it, with a 300M block gas limit. A reader of /flashblocks?encoding=json times every frame. Prints
 // the flashblock and block intervals (p50, p99, max), the transactions pre-confirmed per second, their latency from
 // send to the frame that carries them, and what was still waiting when the load ended; writes
 // results/clock-latest.json (BENCH_LABEL=before writes clock-before.json). BENCH_FLASHCHAIN=<checkout>/bin/flashchain.js
@@ -26,6 +26,7 @@ const CONNECTIONS = 32
 /** After the load, frames are read this long more, for the backlog to drain. */
 const DRAIN_MS = 3000
 const LABEL = env.BENCH_LABEL ?? 'latest'
+const GAS_LIMIT = 300_000_000
 
 type Frame = { at: number; block: number; index: number; transactions: Hex[] }
 
@@ -36,13 +37,19 @@ const spread = (values: number[]) => {
 }
 
 async function main() {
-  const server = await startServer('flashchain', { mining: 'interval' })
+  // Room for the offered load: at the default 30M gas a block holds 1,428 transfers, 714 a second.
+  const server = await startServer('flashchain', { mining: 'interval', args: ['--block-gas-limit', String(GAS_LIMIT)] })
   const control = openConnection(server.port)
   const senders = benchAccounts(0, SENDERS)
   const perSender = Math.ceil((RATE * SECONDS) / SENDERS)
   console.log(`signing ${SENDERS * perSender} transfers…`)
   const signed = await signTransfers(senders, perSender)
-  await fund(control, 'interval', senders.map((account) => account.address), 10n ** 18n)
+  await fund(
+    control,
+    'interval',
+    senders.map((account) => account.address),
+    10n ** 18n,
+  )
 
   const frames: Frame[] = []
   const reader = new WebSocket(`ws://127.0.0.1:${server.port}/flashblocks?encoding=json`, { perMessageDeflate: false })
@@ -113,10 +120,18 @@ async function main() {
     /** The three longest gaps, with the frames on either side (block.index) and what the later one carried. */
     longestGaps: during
       .slice(1)
-      .map((frame, i) => ({ ms: Math.round(frame.at - during[i]!.at), after: `${during[i]!.block}.${during[i]!.index}`, frame: `${frame.block}.${frame.index}`, transactions: frame.transactions.length }))
+      .map((frame, i) => ({
+        ms: Math.round(frame.at - during[i]!.at),
+        after: `${during[i]!.block}.${during[i]!.index}`,
+        frame: `${frame.block}.${frame.index}`,
+        transactions: frame.transactions.length,
+      }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 3),
     notes: rejected,
+  }
+  if (env.BENCH_FRAMES === '1') {
+    console.log(frames.map((frame) => `${Math.round(frame.at - loadStart)}:${frame.block}.${frame.index}:${frame.transactions.length}`).join(' '))
   }
   console.log(JSON.stringify(report, null, 2))
   mkdirSync(`${BENCH}results`, { recursive: true })

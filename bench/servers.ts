@@ -68,6 +68,8 @@ export type StartOptions = {
   /** flashchain only: log per-request detail (no --quiet; --debug) and collect every stderr line. */
   verbose?: boolean
   label?: string
+  /** flashchain only: more command-line options. */
+  args?: string[]
 }
 
 function command(name: PeerName, port: number, options: StartOptions): { file: string; args: string[]; cwd: string; env?: NodeJS.ProcessEnv } {
@@ -77,7 +79,7 @@ function command(name: PeerName, port: number, options: StartOptions): { file: s
       const args = [...startCommand(), '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
       // --debug logs "eth_estimateGas: GAS after N EVM runs" for each estimate.
       args.push(options.verbose === true ? '--debug' : '--quiet')
-      args.push('--mining', options.mining ?? 'manual')
+      args.push('--mining', options.mining ?? 'manual', ...(options.args ?? []))
       return { file: process.execPath, args, cwd: ROOT }
     }
     case 'anvil':
