@@ -1,15 +1,17 @@
-// `npm run test:release`: the package as a user gets it. Packs the repository (prepack builds dist/), installs the
-// tarball into a new project of its own, compares the @ethereumjs packages installed with it byte for byte with the
-// repository's patched ones, and then, on Node 24 (this one) and on Node 22 (the npm package `node`, at the oldest
-// version flashchain supports):
-//   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, and stops on SIGTERM;
+// `npm run test:release`: the package as a user gets it. Packs the repository (prepack builds dist/ and the console
+// page, once, and leaves the repository's package.json as it found it), installs the tarball into a new project of its
+// own (npm warns of nothing in flashchain, and the installed package.json has no script naming a file it lacks),
+// compares the @ethereumjs packages installed with it byte for byte with the repository's patched ones, and then, on
+// Node 24 (this one) and on Node 22 (the npm package `node`, at the oldest version flashchain supports):
+//   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, prints no
+//     warning (pending deprecations included), and stops on SIGTERM;
 //   - the suite in test/package/ (a vitest globalSetup with snapshots between files, and a prool pool) passes;
 //   - test/package/consumer.ts type-checks against the shipped declarations.
 // An older Node must get one line naming the version needed, from the command line and from an import; require() gets
 // one saying the package is an ES module. Every server is on 127.0.0.1, every wait bounded, and
 // every process started here is stopped by its process group. RELEASE_CHECK_KEEP=1 keeps the directory.
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,16 +35,16 @@ function step(line: string) {
 }
 
 /** Runs a command to its end, failing with its output unless it exits 0. */
-function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
+function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): { stdout: string; stderr: string } {
   const result = spawnSync(file, args, { ...options, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * 1024 * 1024 })
   if (result.status !== 0) {
     throw new Error(`${[file, ...args].join(' ')} exited with ${result.status ?? result.signal ?? result.error}:\n${result.stdout}\n${result.stderr}`)
   }
-  return result.stdout
+  return { stdout: result.stdout, stderr: result.stderr }
 }
 
 /** npm as the one running this script (npm run sets npm_execpath), on this Node. */
-function npm(args: string[], cwd: string): string {
+function npm(args: string[], cwd: string): { stdout: string; stderr: string } {
   const cli = process.env.npm_execpath
   return cli === undefined ? run('npm', args, { cwd }) : run(process.execPath, [cli, ...args], { cwd })
 }
@@ -74,8 +76,8 @@ function installNode(version: string): string {
 
 /** `npx flashchain --port 0` on `node`: the listening line, a request, the Node it runs on, the patches, SIGTERM. */
 async function checkCommand(node: string, project: string, version: string): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }
-  delete env.NODE_OPTIONS
+  // Deprecations Node only announces with --pending-deprecation too: the check below fails on any warning.
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, NODE_OPTIONS: '--pending-deprecation' }
   const child = spawn('npx', ['--no-install', 'flashchain', '--port', '0', '--ephemeral'], { cwd: project, env, detached: true })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
@@ -125,9 +127,29 @@ async function checkCommand(node: string, project: string, version: string): Pro
   }
 }
 
+/**
+ * Fails if a script of the installed package's manifest names a file (a path ending in .js, .ts, .cjs, .mjs or .cts) the
+ * package does not hold, or if it has a script npm would run or ask a project to approve at install.
+ */
+function checkScripts(installed: string): void {
+  const { scripts = {} } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+  const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts)
+  if (lifecycle.length > 0) throw new Error(`the installed package.json has install scripts: ${lifecycle.join(', ')}`)
+  for (const [name, script] of Object.entries(scripts)) {
+    for (const [file] of script.matchAll(/[\w./-]+\.[cm]?[jt]s\b/g)) {
+      if (!existsSync(join(installed, file))) throw new Error(`the installed package.json's script ${name} runs ${file}, which the package lacks`)
+    }
+  }
+}
+
 try {
   step(`packing flashchain ${manifest.version}`)
-  npm(['pack', '--pack-destination', work], root)
+  const manifestBefore = readFileSync(join(root, 'package.json'))
+  const packed = npm(['pack', '--pack-destination', work], root)
+  if (!readFileSync(join(root, 'package.json')).equals(manifestBefore)) throw new Error('npm pack left package.json changed')
+  // build-console.ts prints one line per file it writes: app.js once means the page was built once.
+  const consoleBuilds = packed.stdout.match(/^console\/dist\/assets\/app\.js: /gm)?.length ?? 0
+  if (consoleBuilds !== 1) throw new Error(`npm pack built the console page ${consoleBuilds} times, not once:\n${packed.stdout}`)
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))
   if (tarball === undefined) throw new Error('npm pack wrote no tarball')
 
@@ -149,8 +171,13 @@ try {
     )}\n`,
   )
   step(`installing ${tarball} into a new project`)
-  npm(['install', '--no-audit', '--no-fund'], project)
+  const install = npm(['install', '--no-audit', '--no-fund'], project)
+  // npm names each package whose install scripts it would run or asks a project to approve, at warn level.
+  const warned = `${install.stdout}${install.stderr}`.split('\n').filter((line) => /npm warn/i.test(line) && line.includes('flashchain@'))
+  if (warned.length > 0) throw new Error(`npm install warned about flashchain:\n${warned.join('\n')}`)
   const installed = join(project, 'node_modules', 'flashchain')
+  step('the installed package.json runs no script at install and names no file the package lacks')
+  checkScripts(installed)
   step(`tarball ${mb(statSync(join(work, tarball)).size)}, installed package ${mb(sizeOf(installed))}`)
   step("the installed @ethereumjs is the checkout's, patched")
   for (const name of manifest.bundleDependencies) sameFiles(join(installed, 'node_modules', name), join(root, 'node_modules', name))
