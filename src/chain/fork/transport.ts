@@ -7,8 +7,6 @@
  * middle of an EVM run, and on a nearby upstream fetch took twice as long per request (0.24 against 0.11 ms on
  * loopback) and cost the start loading undici.
  */
-import http from 'node:http'
-import https from 'node:https'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import { UpstreamError } from '../errors.ts'
@@ -61,8 +59,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     target.username = ''
     target.password = ''
   }
-  // Kept-alive sockets, released (unref'd) while idle, so a fork never holds the process open.
-  const client = target.protocol === 'https:' ? https : http
+  // Kept-alive sockets, released (unref'd) while idle, so a fork never holds the process open. The module is taken
+  // with getBuiltinModule: an ESM import of node:http reads every export, and its lazy WebSocket ones load undici.
+  const client = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http')
   const agent = new client.Agent({ keepAlive: true })
   let queue: Queued[] = []
   let nextId = 1
