@@ -74,7 +74,10 @@ export type FlashchainOptions = ChainOptions & {
   maxFilters?: number
   /** Most polled filters one Origin installs at once; callers without an Origin header count as one (default 1000). */
   maxFiltersPerOrigin?: number
-  /** Build output of the developer's contracts (Foundry's out/, Hardhat's artifacts/, ABI files): the console decodes with it. */
+  /**
+   * Build output of the developer's contracts (Foundry's out/, Hardhat's artifacts/, ABI files): the console page
+   * and the terminal log decode with it.
+   */
   abi?: string[]
 }
 
@@ -120,6 +123,7 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
     chain = await createChain({
       ...options,
       log,
+      logAbis: projectAbis,
       database,
       predeploys: { [EXECUTOR_ADDRESS]: { code: executorCode }, ...options.predeploys },
     })

@@ -2,7 +2,8 @@ import { createVM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { createBlockResolver } from './blocks/tags.ts'
-import { activityLog } from './activityLog.ts'
+import { activityLog } from './activity/activityLog.ts'
+import { createActivityDecoder } from './activity/decoder.ts'
 import { RefusedError } from './errors.ts'
 import { createChainEvents } from './events.ts'
 import { createCalls } from './execution/calls.ts'
@@ -128,7 +129,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const events = createChainEvents(log)
   const flashblocks = createChainEvents<Flashblock>(log, () => 'flashblocks stream')
   // The console, unless nothing is logged (--quiet, or a library caller without a log).
-  if (options.log !== undefined) events.subscribe(activityLog(log))
+  if (options.log !== undefined) events.subscribe(activityLog(log, createActivityDecoder(options.logAbis)))
   const traceMaxBytes = options.traceMaxBytes ?? defaults.traceMaxBytes
   const calls = await createCalls({ common, history, blockHashes, rpcGasCap, traceMaxBytes, debug: options.debug })
   const pool = createPool()
@@ -138,11 +139,12 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const plan = createBlockPlan()
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
+  const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
   const producer = createProducer({
     clock,
     plan,
     common: producerCommon,
-    vm: await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) }),
+    vm: producerVM,
     stateManager,
     history,
     trie,

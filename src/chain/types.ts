@@ -26,11 +26,19 @@ export type Receipt = {
   blobGasUsed?: bigint
   blobGasPrice?: bigint
   /**
-   * Why it failed, for the node's log (execution/revert.ts failureReason); only while the node that ran it lives:
+   * How it failed, for the node's log (activity/decoder.ts words it); only while the node that ran it lives:
    * neither the wire nor the store carries it.
    */
-  failure?: string
+  failure?: Failure
+  /**
+   * The data of each call it made to console.sol's address (Hardhat's console.log), in order, failed frames'
+   * included; collected only while the node logs, and kept as `failure` is.
+   */
+  consoleCalls?: Hex[]
 }
+
+/** How a transaction failed: the EVM's halt (`revert`, `out of gas`, `invalid opcode`…) and what it returned. */
+export type Failure = { halt: string; data: Hex }
 
 export type AccessListEntry = { address: Hex; storageKeys: Hex[] }
 

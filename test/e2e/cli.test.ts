@@ -81,6 +81,9 @@ async function logLines(server: Run, done: (log: string) => boolean): Promise<st
     .map((line) => line.replace(/^\S+Z /, ''))
 }
 
+/** An address as the log shortens it. */
+const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
+
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
@@ -138,8 +141,9 @@ describe.concurrent('flashchain CLI', () => {
     const created = ((await rpc(url, 'eth_getTransactionReceipt', [creation])) as { contractAddress: string }).contractAddress
     const lines = await logLines(server, (log) => log.includes('sealed block 1'))
     expect(lines).toContain('flashblock 1.1: 2 transactions pre-confirmed')
-    expect(lines).toContain(`  ${transfer} from ${from} to 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 gas 21000 ok`)
-    expect(lines.some((line) => line.startsWith(`  ${creation} from ${from} created ${created} gas `) && line.endsWith(' ok'))).toBe(true)
+    expect(lines).toContain(`  ${transfer} 0.000000000000000001 ETH → 0x7099…79c8 gas 21000`)
+    const deployed = short(created!)
+    expect(lines.some((line) => new RegExp(`^  ${creation} deployed ${deployed} gas \\d+$`).test(line))).toBe(true)
     expect(lines.some((line) => line.startsWith(`sealed block 1 (2 transactions) ${head.hash} in `))).toBe(true)
     // The flashblock that closed the block added nothing, so it has no line.
     expect(lines.filter((line) => line.startsWith('flashblock '))).toHaveLength(1)
@@ -157,27 +161,35 @@ describe.concurrent('flashchain CLI', () => {
     )
     // Given gas, so that no estimate refuses them first.
     const call = (to: string, data: string, gas = '0x30000') => send({ to: to!, data, gas })
+    const selector = (signature: string) => keccak256(toHex(signature)).slice(0, 10)
+    // No --abi: each call is named by its selector, and the custom error by its selector and length.
     const failing = [
-      [await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' })), 'reverted: nope'],
+      [await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' })), `selector ${selector('nope()')}`, 'reverted: nope'],
       [
         await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'panic', args: [0n] })),
+        `selector ${selector('panic(uint256)')}`,
         'reverted: panic: division or modulo by zero (0x12)',
       ],
       [
         await call(reverter!, encodeFunctionData({ abi: Reverter.abi, functionName: 'custom' })),
-        `reverted: custom error ${keccak256(toHex('Custom(uint256,address)')).slice(0, 10)}`,
+        `selector ${selector('custom()')}`,
+        `reverted: data ${selector('Custom(uint256,address)')}… (68 bytes)`,
       ],
       // A fresh slot costs 20,000 gas more than this leaves after the intrinsic gas.
-      [await call(store!, encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [9n] }), '0x6000'), 'reverted: out of gas'],
+      [
+        await call(store!, encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [9n] }), '0x6000'),
+        `selector ${selector('set(uint256)')}`,
+        'reverted: out of gas',
+      ],
       // No function with that selector and no fallback: a revert without data.
-      [await call(reverter!, '0x12345678'), 'reverted'],
+      [await call(reverter!, '0x12345678'), 'selector 0x12345678', 'reverted'],
     ] as const
     await rpc(url, 'flashchain_preconfirm')
     const expected = await Promise.all(
-      failing.map(async ([hash, outcome]) => {
+      failing.map(async ([hash, call, outcome]) => {
         const receipt = (await rpc(url, 'eth_getTransactionReceipt', [hash])) as { status: string; to: string; gasUsed: string }
         expect(receipt.status).toBe('0x0')
-        return `  ${hash} from ${from} to ${receipt.to} gas ${BigInt(receipt.gasUsed)} ${outcome}`
+        return `  ${hash} ${short(receipt.to)} ${call} gas ${BigInt(receipt.gasUsed)} ${outcome}`
       }),
     )
     const lines = await logLines(server, (log) => expected.every((line) => log.includes(line)))

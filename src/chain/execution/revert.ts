@@ -35,21 +35,6 @@ export function decodeRevertReason(data: Hex): string | undefined {
   return undefined
 }
 
-/**
- * Why a transaction failed, for the node's log (as anvil prints it under each failed transaction): the EVM's own
- * words for a halt (`out of gas`, `invalid opcode`), the reason of an Error(string), a Panic(uint256) by its code and
- * geth's words for it, the selector of any other error; undefined for a revert without data.
- */
-export function failureReason(halt: string, returnValue: Uint8Array): string | undefined {
-  if (halt !== 'revert') return halt
-  if (returnValue.length === 0) return undefined
-  const data = `0x${Buffer.from(returnValue).toString('hex')}` as Hex
-  const reason = decodeRevertReason(data)
-  if (data.startsWith('0x4e487b71') && reason !== undefined) return `panic: ${reason} (0x${BigInt(`0x${data.slice(10)}`).toString(16)})`
-  if (reason !== undefined) return reason
-  return returnValue.length >= 4 ? `custom error ${data.slice(0, 10)}` : `revert data ${data}`
-}
-
 export function revertError(returnValue: Uint8Array): ExecutionRevertedError {
   const data = `0x${Buffer.from(returnValue).toString('hex')}` as Hex
   return new ExecutionRevertedError({ reason: decodeRevertReason(data), data })

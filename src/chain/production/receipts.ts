@@ -1,15 +1,14 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
-import { failureReason } from '../execution/revert.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv, Receipt } from '../types.ts'
 
-/** A transaction's receipt, from what runTx reports of it. */
-export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockEnv): Receipt {
+/** A transaction's receipt, from what runTx reports of it (and the console.log calls it made, when collected). */
+export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockEnv, consoleCalls?: Hex[]): Receipt {
   const receipt = result.receipt as RunTxResult['receipt'] & { status?: 0 | 1; stateRoot?: Uint8Array; blobGasPrice?: bigint }
   const baseFee = env.baseFeePerGas ?? 0n
   let effectiveGasPrice: bigint
@@ -21,7 +20,7 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
   }
   const logs = result.execResult.logs ?? []
   const halt = result.execResult.exceptionError?.error
-  const failure = halt === undefined ? undefined : failureReason(halt, result.execResult.returnValue)
+  const failure = halt === undefined ? undefined : { halt, data: bytesToHex(result.execResult.returnValue) as Hex }
   return {
     ...(receipt.stateRoot === undefined ? { status: receipt.status } : { root: bytesToHex(receipt.stateRoot) as Hex }),
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
@@ -36,5 +35,6 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
     effectiveGasPrice,
     ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
     ...(failure === undefined ? {} : { failure }),
+    ...(consoleCalls === undefined ? {} : { consoleCalls }),
   }
 }

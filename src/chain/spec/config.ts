@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os'
 import type { DatabaseSync } from 'node:sqlite'
 
 import type { Hex } from '../../hex.ts'
+import type { AbiJson } from '../activity/decoder.ts'
 
 export const hardforks = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const
 export type HardforkName = (typeof hardforks)[number]
@@ -75,6 +76,8 @@ export type ChainOptions = {
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void
+  /** ABIs the log names calls and custom errors with, before the well-known ones: the project's (`--abi`). */
+  logAbis?: readonly AbiJson[]
   /** Per-request detail (such as the EVM runs of each estimate); off unless given. */
   debug?: (line: string) => void
 }
