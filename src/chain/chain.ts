@@ -13,6 +13,7 @@ import { cacheJumpAnalysis } from './ethereumjs/jumpAnalysis.ts'
 import { unpatchedPackages } from './ethereumjs/patches.ts'
 import { createAdmission, restorePool } from './production/admission.ts'
 import { createAutomine } from './production/automine.ts'
+import { collectConsoleCalls } from './production/consoleCalls.ts'
 import { createClock } from './production/clock.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
@@ -145,6 +146,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     plan,
     common: producerCommon,
     vm: producerVM,
+    // The console.log calls of each transaction, for the console's lines; nothing listens to the EVM without them.
+    consoleCalls: options.log === undefined ? undefined : collectConsoleCalls(producerVM.evm),
     stateManager,
     history,
     trie,

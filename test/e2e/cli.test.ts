@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { encodeFunctionData, keccak256, toHex } from 'viem'
+import { encodeDeployData, encodeFunctionData, keccak256, toHex } from 'viem'
 import { afterAll, describe, it } from 'vitest'
 
 import { PATCHED_PACKAGES } from '../../src/chain/ethereumjs/patches.ts'
 import { optionNames } from '../../src/cli.ts'
 import { ETHEREUMJS_BUILD } from '../support/ethereumjsBuild.ts'
-import { Reverter, Store } from './fixtures/contracts.ts'
+import { Noisy, Reverter, Store } from './fixtures/contracts.ts'
 
 import type { ChildProcess } from 'node:child_process'
 
@@ -194,6 +194,53 @@ describe.concurrent('flashchain CLI', () => {
     )
     const lines = await logLines(server, (log) => expected.every((line) => log.includes(line)))
     expect(lines.filter((line) => failing.some(([hash]) => line.includes(hash)))).toEqual(expected)
+  })
+
+  it('names calls and custom errors from --abi and prints console.log under its transaction, failed ones too', async ({ expect }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'flashchain-abi-'))
+    tempDirs.push(dir)
+    writeFileSync(join(dir, 'Noisy.json'), JSON.stringify({ abi: Noisy.abi }))
+    const server = run(['--port', '0', '--mining', 'manual', '--ephemeral', '--abi', dir])
+    const url = await listening(server)
+    const from = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+    const alice = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
+    // Given gas, so that no estimate refuses the failing ones first.
+    const send = (fields: Record<string, string>) => rpc(url, 'eth_sendTransaction', [{ from, gas: '0x100000', ...fields }]) as Promise<string>
+    const deploy = (supply: bigint) => send({ data: encodeDeployData({ abi: Noisy.abi, bytecode: Noisy.bytecode, args: [supply] }) })
+    const failedDeploy = await deploy(0n)
+    const deployment = await deploy(1000n)
+    await rpc(url, 'flashchain_preconfirm')
+    const receipt = (hash: string) =>
+      rpc(url, 'eth_getTransactionReceipt', [hash]) as Promise<{ status: string; gasUsed: string; contractAddress: string }>
+    const token = (await receipt(deployment)).contractAddress
+    const call = (data: `0x${string}`) => send({ to: token, data })
+    const sent = await call(encodeFunctionData({ abi: Noisy.abi, functionName: 'send', args: [alice, 10n] }))
+    const overdrawn = await call(encodeFunctionData({ abi: Noisy.abi, functionName: 'send', args: [alice, 5000n] }))
+    const failed = await call(encodeFunctionData({ abi: Noisy.abi, functionName: 'fail' }))
+    await rpc(url, 'flashchain_preconfirm')
+    const gas = async (hash: string) => BigInt((await receipt(hash)).gasUsed)
+    expect((await receipt(failedDeploy)).status).toBe('0x0')
+
+    const expected = [
+      `  ${failedDeploy} deploy gas ${await gas(failedDeploy)} reverted: no supply`,
+      `    minting 0 to ${from}`,
+      `  ${deployment} deployed ${short(token)} gas ${await gas(deployment)}`,
+      `    minting 1000 to ${from}`,
+      'flashblock 1.2: 3 transactions pre-confirmed',
+      `  ${sent} ${short(token)}.send(0x7099…79c8, 10) gas ${await gas(sent)}`,
+      '    send 10',
+      `  ${overdrawn} ${short(token)}.send(…) gas ${await gas(overdrawn)} reverted: TooMuch(5000, 990)`,
+      '    send 5000',
+      `  ${failed} ${short(token)}.fail() gas ${await gas(failed)} reverted: no luck`,
+      '    about to fail',
+    ]
+    const lines = await logLines(server, (log) => log.includes(expected.at(-1)!))
+    const first = lines.indexOf('flashblock 1.1: 2 transactions pre-confirmed')
+    expect(first).toBeGreaterThan(-1)
+    expect(lines.slice(first + 1, first + 1 + expected.length)).toEqual(expected)
+    // Only a revert's reason, which is never cut, takes a line past 120 columns: the call gave it all its room.
+    const fitting = expected.filter((line) => !line.includes(' reverted: '))
+    expect(Math.max(...fitting.map((line) => line.length))).toBeLessThanOrEqual(120)
   })
 
   it('resumes a chain from --data-dir after a SIGTERM', async ({ expect }) => {

@@ -15,6 +15,7 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
 import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
+import type { ConsoleCalls } from './consoleCalls.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
@@ -58,6 +59,8 @@ export type BlockExecution = {
   stateManager: FlatStateManager
   /** A pool transaction was found invalid when its turn came. */
   dropTransaction: (entry: PoolTransaction, reason: string) => void
+  /** Collects each transaction's console.log calls for its receipt, while the node logs. */
+  consoleCalls?: ConsoleCalls
 }
 
 /** Failures that say "not in this block", not "never": the transaction stays in the pool. */
@@ -108,6 +111,7 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   stateManager.codeHiddenFor = impersonating
   const depth = stateManager.depth
   let result: RunTxResult
+  parts.consoleCalls?.start()
   try {
     result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
   } catch (error) {
@@ -131,7 +135,7 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
     const result = await execute(parts, block, entry.tx, entry.impersonated === true ? entry.sender : undefined)
     block.transactions.push(entry.tx)
     block.senders.push(entry.sender)
-    block.receipts.push(toReceipt(result, entry.tx, block.env))
+    block.receipts.push(toReceipt(result, entry.tx, block.env, parts.consoleCalls?.take()))
     block.entries.push(entry)
     // It leaves the pool when its flashblock goes out (publish): until then it is pending to every reader.
     entry.taken = true

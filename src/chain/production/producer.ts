@@ -18,9 +18,8 @@ import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import type { VM } from '@ethereumjs/vm'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
-import type { Building, Preview } from './building.ts'
+import type { BlockExecution, Building, Preview } from './building.ts'
 import type { ChainClock } from './clock.ts'
 import type { BlockPlan } from './plan.ts'
 import type { BlockStamps } from './sealBlocks.ts'
@@ -28,16 +27,14 @@ import type { SealPipeline } from './sealPipeline.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { StateEdit } from '../state/edits.ts'
 import type { StateHistory } from '../state/history.ts'
-import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv, Flashblock, Receipt } from '../types.ts'
 
-export type ProducerHost = {
+/** The producer runs transactions as any block execution does (building.ts), and owns the rest of the chain's writes. */
+export type ProducerHost = BlockExecution & {
   common: Common
-  vm: VM
-  stateManager: FlatStateManager
   history: StateHistory
   trie: StateTrie
   pool: Pool
@@ -47,8 +44,6 @@ export type ProducerHost = {
   head: () => SealedBlock
   /** Where each sealed block goes, with its state writes: the history, the store, the sealed blocks, the events. */
   pipeline: SealPipeline
-  /** A pool transaction was found invalid when its turn came. */
-  dropTransaction: (entry: PoolTransaction, reason: string) => void
   /** A flashblock was published; its transactions from `first` on are new. */
   published: (pending: PendingSnapshot, first: number) => void
   /**
