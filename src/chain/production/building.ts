@@ -154,10 +154,10 @@ const INCLUDE_SLICE_MS = 10
 
 /**
  * Executes what the pool holds into the block, unpublished: what the next flashblock will show. With `until` (a
- * performance.now() time), it stops in time to publish by then (`publishMsPerTx`: what publishing costs per
- * transaction it adds), past at least one transaction, as Base's builder fills a flashblock with what fits its
- * interval: the rest waits for the next one, and the clock keeps its time under any load. Such a run lets the event
- * loop through every INCLUDE_SLICE_MS, as a seal does. True if transactions were left for later.
+ * performance.now() time), it stops in time for the flashblock to go out by then, publishing costing
+ * `publishMsPerTx` per transaction it adds, and past at least one transaction: as Base's builder fills a flashblock
+ * with what fits its interval, the rest waits for the next one, and the clock keeps its time under any load. Such a
+ * run lets the event loop through every INCLUDE_SLICE_MS, as a seal does. True if transactions were left for later.
  */
 export async function includePooled(parts: BlockExecution & { pool: Pool }, block: Building, until?: number, publishMsPerTx = 0): Promise<boolean> {
   const { pool, stateManager } = parts

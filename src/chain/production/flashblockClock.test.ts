@@ -4,8 +4,11 @@ import { createFlashblockClock } from './flashblockClock.ts'
 
 import type { ClockTurns } from './flashblockClock.ts'
 
-/** Turns that record when each step ran and the deadline it was given, on the fake clock; `include` reports a backlog as told. */
-function recordingTurns(backlogs: boolean[]) {
+/**
+ * Turns that record when each step ran and the deadline it was given, on the fake clock; `include` reports a backlog
+ * as told, and each publication takes the time `publishing` gives it in turn (none once it runs out).
+ */
+function recordingTurns(backlogs: boolean[], publishing: number[] = []) {
   const steps: { step: string; at: number; until?: number }[] = []
   let queue: Promise<unknown> = Promise.resolve()
   const turns: ClockTurns = {
@@ -15,11 +18,15 @@ function recordingTurns(backlogs: boolean[]) {
       return result
     },
     begin: async () => steps.push({ step: 'begin', at: performance.now() }),
-    async include(until) {
-      steps.push({ step: 'include', at: performance.now(), until })
+    async include(until, sealing) {
+      steps.push({ step: sealing ? 'include to seal' : 'include', at: performance.now(), until })
       return backlogs.shift() ?? false
     },
-    preconfirm: async (until) => steps.push({ step: 'preconfirm', at: performance.now(), until }),
+    async preconfirm(until) {
+      steps.push({ step: 'preconfirm', at: performance.now(), until })
+      const ms = publishing.shift()
+      if (ms !== undefined) vi.advanceTimersByTime(ms)
+    },
     async seal(until) {
       steps.push({ step: 'seal', at: performance.now(), until })
     },
@@ -53,13 +60,13 @@ describe('the flashblock clock', () => {
       ['preconfirm', 250, 260],
       ['include', 400, 450],
       ['preconfirm', 450, 460],
-      // The third flashblock of a 600 ms block seals it.
-      ['include', 600, 650],
+      // The third flashblock of a 600 ms block seals it, and its inclusion knows it.
+      ['include to seal', 600, 650],
       ['seal', 650, 660],
     ])
   })
 
-  test('a turn that left transactions for later is followed at once by the next, still published on its schedule', async () => {
+  test('a turn that ran out of time publishes what it took at once, and the next starts at once, toward its own deadline', async () => {
     const { turns, steps } = recordingTurns([true, false])
     const clock = createFlashblockClock(turns)
     const origin = performance.now()
@@ -69,11 +76,11 @@ describe('the flashblock clock', () => {
     const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
     expect(relative).toEqual([
       ['begin', 0, undefined],
-      // A backlog: the next turn starts right after this one (a timer of 0 fires after 1 ms), and executes until its
-      // own deadline.
+      // A backlog: inclusion ran out of time, so what it took goes out at once, and the next turn starts right after
+      // (a timer of 0 fires after 1 ms) and executes until its own deadline.
       ['include', 200, 250],
-      ['preconfirm', 250, 260],
-      ['include', 251, 450],
+      ['preconfirm', 200, 260],
+      ['include', 201, 450],
       ['preconfirm', 450, 460],
       // No backlog: back to starting 50 ms ahead.
       ['include', 600, 650],

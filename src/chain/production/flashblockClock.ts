@@ -15,9 +15,10 @@ export type ClockTurns = {
   begin(): Promise<unknown>
   /**
    * Executes what the pool holds into the block being built (started if none is), unpublished, until `until` (a
-   * performance.now() time), past at least one transaction. True if it left transactions for later.
+   * performance.now() time), past at least one transaction; `sealing`: the block's last flashblock, which leaves room
+   * for the seal. True if it left transactions for later.
    */
-  include(until: number): Promise<boolean>
+  include(until: number, sealing: boolean): Promise<boolean>
   /** Publishes the next flashblock, with what arrived since `include` and fits before `until`. */
   preconfirm(until: number): Promise<unknown>
   /** Seals the block, as preconfirm bounded by `until`, and starts the next one. */
@@ -57,10 +58,10 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
       // A restarted clock (after automine) goes on with the block it left, pre-confirmed transactions and all.
       void turns.serially(turns.begin)
       // Each turn starts `lead` ms before its flashblock is due. What the pool holds then is executed, up to the
-      // deadline, and what arrives in the last `lead` ms is taken at the deadline, for a fifth of the lead at most: a
-      // flashblock goes out on time, rather than after executing everything that came in since the last one, and
-      // under a load it cannot take, what does not fit waits for the next. The next turn is timed once this one is
-      // done, so turns never queue up behind a slow one.
+      // deadline (less what publishing will take, which the producer learns), and what arrives in the last `lead` ms
+      // is taken at the deadline, for a fifth of the lead at most: a flashblock goes out on time, rather than after
+      // executing everything that came in since the last one, and under a load it cannot take, what does not fit
+      // waits for the next. The next turn is timed once this one is done, so turns never queue up behind a slow one.
       const next = () => {
         if (clock.stopped) return
         timer = setTimeout(turn, backlog ? 0 : Math.max(0, origin + (done + 1) * flashblockInterval - performance.now()))
@@ -75,10 +76,11 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
         const late = due + lead * LATE_SHARE
         void turns
           .serially(async () => {
-            backlog = await turns.include(due)
-            await sleep(due - performance.now())
-            if (!last) return void (await turns.preconfirm(late))
-            await turns.seal(late)
+            backlog = await turns.include(due, last)
+            // Out of time with transactions left: what was taken goes out now, as the deadline less publishing allows.
+            if (!backlog) await sleep(due - performance.now())
+            if (last) await turns.seal(late)
+            else await turns.preconfirm(late)
           })
           .catch((error) => turns.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
           .finally(next)

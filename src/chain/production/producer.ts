@@ -10,6 +10,7 @@ import { createFlashblockClock } from './flashblockClock.ts'
 import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
 import { sealBlocks } from './sealBlocks.ts'
 import { createSealLog } from './sealLog.ts'
+import { createCostEstimate } from './costs.ts'
 import { createSystemWorkLookahead } from './startBuilder.ts'
 import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -113,8 +114,8 @@ export function createProducer(host: ProducerHost): Producer {
   let queue: Promise<unknown> = Promise.resolve()
   const waiters = createPreconfirmationWaiters()
   let storageRoots = new Map<Hex, Uint8Array>()
-  /** What publishing a flashblock costs per transaction it adds (roots, stream, events), ms, averaged: includePooled leaves room for it. */
-  let publishMsPerTx = 0
+  /** What publishing a flashblock takes per transaction it adds, and a seal per transaction of its block (costs.ts). */
+  const [publishCost, sealCost] = [createCostEstimate(), createCostEstimate()]
 
   const idleCommon = vm.common.copy()
 
@@ -164,7 +165,10 @@ export function createProducer(host: ProducerHost): Producer {
   const flashblockClock = createFlashblockClock({
     serially,
     begin: async () => building ?? (await startBlock()),
-    include: async (until) => includePooled(host, building ?? (await startBlock()), until, publishMsPerTx),
+    include: async (until, sealing) => {
+      const block = building ?? (await startBlock())
+      return includePooled(host, block, sealing ? sealBound(block, until) : until, publishCost.perTransaction)
+    },
     preconfirm: (until) => preconfirm(false, until),
     async seal(until) {
       await seal(undefined, until)
@@ -202,7 +206,6 @@ export function createProducer(host: ProducerHost): Producer {
    * publishes with instead of previewing it.
    */
   async function publish(block: Building, held = false, sealedAs?: Preview): Promise<PendingSnapshot> {
-    const started = performance.now()
     // A seal that failed after its flashblock went out left it unstreamed: it goes first, with the roots it previewed.
     if (block.held) stream(block)
     block.held = held
@@ -230,18 +233,20 @@ export function createProducer(host: ProducerHost): Producer {
     for (let i = first; i < block.entries.length; i++) pool.remove(block.entries[i]!.hash)
     host.published(published, first)
     waiters.preconfirmed(block.transactions.slice(first))
-    const added = block.transactions.length - first
-    if (added > 0) publishMsPerTx = 0.7 * publishMsPerTx + (0.3 * (performance.now() - started)) / added
     return published
   }
 
   /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
   async function preconfirm(last = false, until?: number): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
-    await includePooled(host, block, until, publishMsPerTx)
+    await includePooled(host, block, until, publishCost.perTransaction)
+    const added = block.transactions.length - block.announced
+    const started = performance.now()
     // The preview grows the tries with the flashblock, so the seal writes only what its last flashblock added (a
     // seal that writes them all holds the writer for as long again).
-    return publish(block, last)
+    const snapshot = await publish(block, last)
+    publishCost.observe(performance.now() - started, added)
+    return snapshot
   }
 
   /** Hands the newest flashblock to the stream, with the header it was published with. */
@@ -252,7 +257,7 @@ export function createProducer(host: ProducerHost): Producer {
 
   async function seal(timestamp?: bigint, until?: number): Promise<SealedBlock> {
     const block = building ?? (await startBlock(timestamp))
-    await preconfirm(true, until)
+    await preconfirm(true, until === undefined ? undefined : sealBound(block, until))
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
@@ -267,9 +272,14 @@ export function createProducer(host: ProducerHost): Producer {
     building = undefined
     published = idlePending()
     if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash)))
-    sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, performance.now() - started)
+    const took = performance.now() - started
+    sealCost.observe(took, sealed.receipts.length)
+    sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, took)
     return sealed
   }
+
+  /** A bounded seal leaves room for sealing too: its flashblock goes to the stream once the block is sealed. */
+  const sealBound = (block: Building, until: number) => until - block.transactions.length * sealCost.perTransaction
 
   /** The sealed block, its state root computed by moving the trie to it (see computeStateRoot). */
   async function build(block: Building): Promise<Block> {
