@@ -107,6 +107,11 @@ export class BlockNotFoundError extends RpcError {
   }
 }
 
+/** -32001 (EIP-1474's "resource not found"): flashchain_getFlashblocks asked from a flashblock no longer kept. */
+export class FlashblockNotKeptError extends RpcError {
+  static override code = -32001
+}
+
 /**
  * A reverted call or estimate. The code is -32000 by default and 3 with `--revert-code 3` (geth's): the chain's
  * configuration, which dispatch hands to toRpcError.

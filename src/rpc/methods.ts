@@ -60,6 +60,7 @@ import { anvilSetNextBlockTimestamp, setNextBlockTimestamp } from './evm/setNext
 import { getAbi } from './flashchain/getAbi.ts'
 import { getApprovalPolicy } from './flashchain/getApprovalPolicy.ts'
 import { getBatches } from './flashchain/getBatches.ts'
+import { getFlashblocks } from './flashchain/getFlashblocks.ts'
 import { getGrants } from './flashchain/getGrants.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
@@ -234,6 +235,7 @@ export const methods = [
   getAbi,
   getApprovalPolicy,
   getBatches,
+  getFlashblocks,
   getGrants,
   getPendingApprovals,
   getWatchedAssets,

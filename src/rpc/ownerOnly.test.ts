@@ -240,11 +240,15 @@ const ownerParams: Record<string, unknown> = {
 
 /** The methods that change or read the node itself (README, "Test control"), which are the owner's but for these. */
 const OWNER_NAMESPACE = /^(anvil|hardhat|evm|flashchain|testing)_/
-/** Public as on anvil: it tells nothing eth_ methods do not. */
-const PUBLIC_IN_OWNER_NAMESPACE = ['anvil_nodeInfo']
+/**
+ * Public: anvil_nodeInfo as on anvil, telling nothing eth_ methods do not; flashchain_getFlashblocks, what the public
+ * /flashblocks stream already sent.
+ */
+const PUBLIC_IN_OWNER_NAMESPACE = ['anvil_nodeInfo', 'flashchain_getFlashblocks']
 
 /** Params for the public methods that need some; the others are called with none. */
 const publicParams: Record<string, unknown> = {
+  flashchain_getFlashblocks: ['0x1', 0],
   txpool_contentFrom: [account],
   debug_traceTransaction: [slot],
   debug_getRawTransaction: [slot],
@@ -342,10 +346,10 @@ describe('every method declares who may call it', () => {
     expect(() => createRegistry([undeclared])).toThrow('flashchain_undeclared does not declare who may call it (access)')
   })
 
-  test('test control and the wallet’s admin methods are the owner’s, but for anvil_nodeInfo', () => {
+  test('test control and the wallet’s admin methods are the owner’s, but for anvil_nodeInfo and flashchain_getFlashblocks', () => {
     const names = methods.map((method) => method.name as string).filter((name) => OWNER_NAMESPACE.test(name))
     expect(names.filter((name) => !PUBLIC_IN_OWNER_NAMESPACE.includes(name) && registry.get(name)?.access !== 'owner')).toEqual([])
-    expect(PUBLIC_IN_OWNER_NAMESPACE.map((name) => registry.get(name)?.access)).toEqual(['public'])
+    expect(PUBLIC_IN_OWNER_NAMESPACE.map((name) => registry.get(name)?.access)).toEqual(['public', 'public'])
   })
 
   test('the owner’s methods are those listed here with params, and the grant methods those with their answers', () => {

@@ -1,6 +1,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { logsOf } from '../blocks/logs.ts'
+import { createRecentFlashblocks } from '../blocks/recentFlashblocks.ts'
 import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
@@ -22,15 +23,33 @@ export type EventsService = {
   subscribe(listener: ChainListener): () => void
   /**
    * Listens to flashblocks as the flashblocks stream carries them: what each adds, and the block's roots and hash as
-   * if sealed after it. Previewing them costs the writer work, done only while someone listens here.
+   * if sealed after it. Previewing them costs the writer work, done only while someone listens here. The newest
+   * blocks' flashblocks are kept meanwhile, and for a minute after the last listener leaves (recentFlashblocks.ts).
    */
   subscribeFlashblocks(listener: (flashblock: Flashblock) => void): () => void
+  /**
+   * The kept flashblocks from block `number`'s flashblock `index` on, oldest first (none yet: empty); undefined when
+   * that one is not kept, with the oldest that is.
+   */
+  flashblocksSince(number: bigint, index: number): { flashblocks: Flashblock[] } | { oldest: { number: bigint; index: number } | undefined }
 }
 
 export function createEventsService({ events, flashblocks }: EventsParts): EventsService {
+  const recent = createRecentFlashblocks(flashblocks)
   return {
     subscribe: (listener) => events.subscribe(listener),
-    subscribeFlashblocks: (listener) => flashblocks.subscribe(listener),
+    subscribeFlashblocks(listener) {
+      const release = recent.hold()
+      const stop = flashblocks.subscribe(listener)
+      return () => {
+        stop()
+        release()
+      }
+    },
+    flashblocksSince(number, index) {
+      const kept = recent.since(number, index)
+      return kept === undefined ? { oldest: recent.oldest() } : { flashblocks: kept }
+    },
   }
 }
 
