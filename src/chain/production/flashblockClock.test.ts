@@ -60,8 +60,8 @@ describe('the flashblock clock', () => {
       ['preconfirm', 250, 260],
       ['include', 400, 450],
       ['preconfirm', 450, 460],
-      // The third flashblock of a 600 ms block seals it, and its inclusion knows it.
-      ['include to seal', 600, 650],
+      // The third flashblock of a 600 ms block seals it; under no load its inclusion leaves no room for the seal.
+      ['include', 600, 650],
       ['seal', 650, 660],
     ])
   })
@@ -79,12 +79,32 @@ describe('the flashblock clock', () => {
       // A backlog: inclusion ran out of time, so what it took goes out at once, and the next turn starts right after
       // (a timer of 0 fires after 1 ms) and executes until its own deadline.
       ['include', 200, 250],
-      ['preconfirm', 200, 260],
+      ['preconfirm', 200, 200],
       ['include', 201, 450],
       ['preconfirm', 450, 460],
       // No backlog: back to starting 50 ms ahead.
       ['include', 600, 650],
       ['preconfirm', 650, 660],
+    ])
+  })
+
+  test('under load, the last flashblock of a block leaves room for the seal', async () => {
+    const { turns, steps } = recordingTurns([false, true])
+    const clock = createFlashblockClock(turns)
+    const origin = performance.now()
+    clock.start({ blockTime: 600, flashblockInterval: 200 })
+    await vi.advanceTimersByTimeAsync(650)
+    clock.stop()
+    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
+    expect(relative).toEqual([
+      ['begin', 0, undefined],
+      ['include', 200, 250],
+      ['preconfirm', 250, 260],
+      ['include', 400, 450],
+      ['preconfirm', 400, 400],
+      // The turn before left a backlog: the sealing turn starts at once, and its inclusion knows it seals.
+      ['include to seal', 401, 650],
+      ['seal', 650, 660],
     ])
   })
 })

@@ -14,9 +14,9 @@ export type ClockTurns = {
   /** Goes on with the block being built, or starts one. */
   begin(): Promise<unknown>
   /**
-   * Executes what the pool holds into the block being built (started if none is), unpublished, until `until` (a
-   * performance.now() time), past at least one transaction; `sealing`: the block's last flashblock, which leaves room
-   * for the seal. True if it left transactions for later.
+   * Executes what the pool holds into the block being built (started if none is), unpublished, stopping in time for
+   * the flashblock to be published by `until` (a performance.now() time), past at least one transaction; `sealing`:
+   * the block's last flashblock under load, which leaves room for the seal too. True if it left transactions for later.
    */
   include(until: number, sealing: boolean): Promise<boolean>
   /** Publishes the next flashblock, with what arrived since `include` and fits before `until`. */
@@ -76,11 +76,16 @@ export function createFlashblockClock(turns: ClockTurns): FlashblockClock {
         const late = due + lead * LATE_SHARE
         void turns
           .serially(async () => {
-            backlog = await turns.include(due, last)
-            // Out of time with transactions left: what was taken goes out now, as the deadline less publishing allows.
+            // Under a load the last turn could not take, the block's last flashblock leaves room for the seal too;
+            // otherwise the seal's time is the next flashblock's to make up, and no transaction waits a block for it.
+            backlog = await turns.include(due, last && backlog)
+            // Out of time with transactions left, what was taken goes out now: its inclusion stopped early enough
+            // for publishing to end by the deadline. Otherwise the flashblock waits for it, and takes what came
+            // meanwhile, for a fifth of the lead at most.
             if (!backlog) await sleep(due - performance.now())
-            if (last) await turns.seal(late)
-            else await turns.preconfirm(late)
+            const until = backlog ? performance.now() : late
+            if (last) await turns.seal(until)
+            else await turns.preconfirm(until)
           })
           .catch((error) => turns.log(`${last ? 'block production' : 'flashblock'} failed: ${error instanceof Error ? error.stack : error}`))
           .finally(next)

@@ -239,7 +239,7 @@ export function createProducer(host: ProducerHost): Producer {
   /** `last`: the flashblock that ends the block, which the stream gets once the block is sealed. */
   async function preconfirm(last = false, until?: number): Promise<PendingSnapshot> {
     const block = building ?? (await startBlock())
-    await includePooled(host, block, until, publishCost.perTransaction)
+    await includePooled(host, block, until)
     const added = block.transactions.length - block.announced
     const started = performance.now()
     // The preview grows the tries with the flashblock, so the seal writes only what its last flashblock added (a
@@ -257,7 +257,7 @@ export function createProducer(host: ProducerHost): Producer {
 
   async function seal(timestamp?: bigint, until?: number): Promise<SealedBlock> {
     const block = building ?? (await startBlock(timestamp))
-    await preconfirm(true, until === undefined ? undefined : sealBound(block, until))
+    await preconfirm(true, until)
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
@@ -278,7 +278,7 @@ export function createProducer(host: ProducerHost): Producer {
     return sealed
   }
 
-  /** A bounded seal leaves room for sealing too: its flashblock goes to the stream once the block is sealed. */
+  /** The last flashblock's inclusion leaves room for sealing too: its flashblock goes to the stream once the block is sealed. */
   const sealBound = (block: Building, until: number) => until - block.transactions.length * sealCost.perTransaction
 
   /** The sealed block, its state root computed by moving the trie to it (see computeStateRoot). */
