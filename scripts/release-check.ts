@@ -179,6 +179,12 @@ try {
   step('the installed package.json runs no script at install and names no file the package lacks')
   checkScripts(installed)
   step(`tarball ${mb(statSync(join(work, tarball)).size)}, installed package ${mb(sizeOf(installed))}`)
+  // The JavaScript is the bundle scripts/build-dist.ts makes: the entry points, the worker and a few shared chunks.
+  const javascript = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'))
+  const entries = ['index.js', 'cli.js', 'chains.js', 'prool.js', 'playwright.js', 'worker.js']
+  if (javascript.length > 16 || !entries.every((name) => javascript.includes(name)))
+    throw new Error(`dist/ is not the bundle (${entries.join(', ')} and a few chunks): ${javascript.join(', ')}`)
+  step(`dist/ is the bundle: ${javascript.length} JavaScript files`)
   step("the installed @ethereumjs is the checkout's, patched")
   for (const name of manifest.bundleDependencies) sameFiles(join(installed, 'node_modules', name), join(root, 'node_modules', name))
 

@@ -3,8 +3,8 @@
  * memory, and the wallet's provider for other pages at GET /provider.js. They are read once, at start: a few small
  * files, and no request can make the server open another.
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import { extname, join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import type { Http1Response } from './http1.ts'
@@ -14,8 +14,18 @@ export type ConsolePage = {
   serve(path: string): Http1Response | undefined
 }
 
-/** Where the build puts the page, beside src/ in a checkout and beside dist/ in the package. */
-export const consoleDirectory = fileURLToPath(new URL('../../console/dist/', import.meta.url))
+/**
+ * Where the build puts the page: console/dist at the package's root (the nearest directory with a package.json),
+ * beside src/ in a checkout and beside dist/ in the package. Found from this module upward, since the package's
+ * bundle puts this code in a file of its own (scripts/build-dist.ts), at another depth than src/server/.
+ */
+export const consoleDirectory = join(packageRoot(dirname(fileURLToPath(import.meta.url))), 'console', 'dist', '/')
+
+function packageRoot(from: string): string {
+  for (let directory = from; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'package.json')) || dirname(directory) === directory) return directory
+  }
+}
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
