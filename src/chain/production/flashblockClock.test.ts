@@ -37,6 +37,16 @@ function recordingTurns(backlogs: boolean[], publishing: number[] = []) {
   return { turns, steps }
 }
 
+/** Runs the clock on `turns` (200 ms flashblocks, `blockTime`) for `ms` of fake time: each step as [step, at, until], from its start. */
+async function run(turns: ClockTurns, steps: ReturnType<typeof recordingTurns>['steps'], blockTime: number, ms: number) {
+  const clock = createFlashblockClock(turns)
+  const origin = performance.now()
+  clock.start({ blockTime, flashblockInterval: 200 })
+  await vi.advanceTimersByTimeAsync(ms)
+  clock.stop()
+  return steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
 })
@@ -48,13 +58,7 @@ afterEach(() => {
 describe('the flashblock clock', () => {
   test('each turn executes up to its deadline, 50 ms after it starts, and takes what came meanwhile for 10 ms more', async () => {
     const { turns, steps } = recordingTurns([])
-    const clock = createFlashblockClock(turns)
-    const origin = performance.now()
-    clock.start({ blockTime: 600, flashblockInterval: 200 })
-    await vi.advanceTimersByTimeAsync(650)
-    clock.stop()
-    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
-    expect(relative).toEqual([
+    expect(await run(turns, steps, 600, 650)).toEqual([
       ['begin', 0, undefined],
       ['include', 200, 250],
       ['preconfirm', 250, 260],
@@ -68,13 +72,7 @@ describe('the flashblock clock', () => {
 
   test('a turn that ran out of time publishes what it took at once, and the next starts at once, toward its own deadline', async () => {
     const { turns, steps } = recordingTurns([true, false])
-    const clock = createFlashblockClock(turns)
-    const origin = performance.now()
-    clock.start({ blockTime: 2000, flashblockInterval: 200 })
-    await vi.advanceTimersByTimeAsync(700)
-    clock.stop()
-    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
-    expect(relative).toEqual([
+    expect(await run(turns, steps, 2000, 700)).toEqual([
       ['begin', 0, undefined],
       // A backlog: inclusion ran out of time, so what it took goes out at once, and the next turn starts right after
       // (a timer of 0 fires after 1 ms) and executes until its own deadline.
@@ -90,13 +88,7 @@ describe('the flashblock clock', () => {
 
   test('under load, the last flashblock of a block leaves room for the seal', async () => {
     const { turns, steps } = recordingTurns([false, true])
-    const clock = createFlashblockClock(turns)
-    const origin = performance.now()
-    clock.start({ blockTime: 600, flashblockInterval: 200 })
-    await vi.advanceTimersByTimeAsync(650)
-    clock.stop()
-    const relative = steps.map(({ step, at, until }) => [step, at - origin, until === undefined ? undefined : until - origin])
-    expect(relative).toEqual([
+    expect(await run(turns, steps, 600, 650)).toEqual([
       ['begin', 0, undefined],
       ['include', 200, 250],
       ['preconfirm', 250, 260],
