@@ -72,9 +72,16 @@ export async function startProxy(target: string, behaviour: (index: number, body
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', async () => {
       const text = Buffer.concat(chunks).toString()
-      const body = JSON.parse(text) as unknown
-      const index = requests.push(body) - 1
       const answer = (status: number, payload: string) => response.writeHead(status, { 'content-type': 'application/json' }).end(payload)
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        // Kept, so that a test that counts requests sees it; answered as a server would, not thrown in the runner.
+        requests.push({ notJson: text, method: request.method, url: request.url })
+        return answer(400, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }))
+      }
+      const index = requests.push(body) - 1
       switch (behaviour(index, body)) {
         case 'stall':
           return
