@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 
 import { openConnection, rpc } from './http.ts'
-import { BENCH, freePort, ROOT, sleep, stopServer } from './servers.ts'
+import { BENCH, freePort, INSTALLED_FLASHCHAIN, ROOT, sleep, stopServer } from './servers.ts'
 
 export type ForkPeerName = 'anvil' | 'flashchain'
 
@@ -37,7 +37,17 @@ function command(name: ForkPeerName, port: number, options: ForkOptions): { file
     return { file: ANVIL, args: [...listen, ...fork, '--quiet'], env: { ...process.env, HOME: options.cacheDir } }
   }
   // --mining auto: a transaction is mined as it arrives, as on anvil.
-  const args = [`${ROOT}bin/flashchain.js`, ...listen, ...fork, '--fork-cache', options.cacheDir, '--ephemeral', '--mining', 'auto', '--quiet']
+  const args = [
+    INSTALLED_FLASHCHAIN ?? `${ROOT}bin/flashchain.js`,
+    ...listen,
+    ...fork,
+    '--fork-cache',
+    options.cacheDir,
+    '--ephemeral',
+    '--mining',
+    'auto',
+    '--quiet',
+  ]
   return { file: process.execPath, args, env: process.env }
 }
 
