@@ -1,7 +1,7 @@
-// Compiles contracts/BatchExecutor.sol with the pinned npm `solc` (standard JSON) and, when run
-// as a script (`node contracts/compile.ts`), writes contracts/BatchExecutor.json.
+// Compiles the shipped contracts (contracts/*.sol) with the pinned npm `solc` (standard JSON) and, when run as a
+// script (`node contracts/compile.ts`), writes their artifacts beside them (contracts/*.json).
 // The settings are fixed and the metadata hash is left out of the bytecode, so the same source
-// always gives the same bytes; BatchExecutor.test.ts recompiles and compares with the JSON.
+// always gives the same bytes; the contracts' tests recompile and compare with the JSON.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import solc from 'solc'
@@ -15,6 +15,8 @@ export const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   metadata: { bytecodeHash: 'none' },
 } as const
+
+export type Settings = Omit<typeof SETTINGS, 'evmVersion'> & { evmVersion: string }
 
 export type Hex = `0x${string}`
 
@@ -35,7 +37,7 @@ export interface AbiItem {
 
 export interface Artifact {
   contractName: string
-  compiler: { version: string; settings: typeof SETTINGS }
+  compiler: { version: string; settings: Settings }
   abi: AbiItem[]
   bytecode: Hex
   deployedBytecode: Hex
@@ -65,7 +67,7 @@ interface SolcOutput {
  * warning throws: the shipped contracts compile cleanly. Exported for tests that build
  * small helper contracts the same way.
  */
-export function compileSolidity(sourceName: string, source: string, contractName: string): Artifact {
+export function compileSolidity(sourceName: string, source: string, contractName: string, evmVersion: string = SETTINGS.evmVersion): Artifact {
   const version = solc.version() as string
   if (version !== SOLC_VERSION) {
     throw new Error(`expected solc ${SOLC_VERSION}, the installed one is ${version}`)
@@ -75,6 +77,7 @@ export function compileSolidity(sourceName: string, source: string, contractName
     sources: { [sourceName]: { content: source } },
     settings: {
       ...SETTINGS,
+      evmVersion,
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   }
@@ -87,23 +90,36 @@ export function compileSolidity(sourceName: string, source: string, contractName
   if (contract === undefined) throw new Error(`solc produced no ${contractName} in ${sourceName}`)
   return {
     contractName,
-    compiler: { version, settings: SETTINGS },
+    compiler: { version, settings: { ...SETTINGS, evmVersion } },
     abi: contract.abi,
     bytecode: `0x${contract.evm.bytecode.object}`,
     deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
   }
 }
 
-export const SOURCE_PATH = fileURLToPath(new URL('./BatchExecutor.sol', import.meta.url))
-export const ARTIFACT_PATH = fileURLToPath(new URL('./BatchExecutor.json', import.meta.url))
+/**
+ * The contracts the package ships, each contracts/NAME.sol compiled to contracts/NAME.json, with the EVM version it
+ * targets: the batch executor needs Prague's EIP-7702; the warm-up runs on every hardfork a chain can be started with.
+ */
+const EVM_VERSIONS = { BatchExecutor: 'prague', WarmUp: 'london' } as const
+export type ShippedContract = keyof typeof EVM_VERSIONS
+export const SHIPPED = Object.keys(EVM_VERSIONS) as ShippedContract[]
 
-export function compileBatchExecutor(): Artifact {
-  return compileSolidity('contracts/BatchExecutor.sol', readFileSync(SOURCE_PATH, 'utf8'), 'BatchExecutor')
+export const artifactPath = (name: ShippedContract) => fileURLToPath(new URL(`./${name}.json`, import.meta.url))
+export const ARTIFACT_PATH = artifactPath('BatchExecutor')
+
+export function compileShipped(name: ShippedContract): Artifact {
+  const source = readFileSync(new URL(`./${name}.sol`, import.meta.url), 'utf8')
+  return compileSolidity(`contracts/${name}.sol`, source, name, EVM_VERSIONS[name])
 }
 
+export const compileBatchExecutor = () => compileShipped('BatchExecutor')
+
 if (import.meta.main) {
-  const artifact = compileBatchExecutor()
-  writeFileSync(ARTIFACT_PATH, `${JSON.stringify(artifact, null, 2)}\n`)
-  const size = (artifact.deployedBytecode.length - 2) / 2
-  console.log(`wrote ${ARTIFACT_PATH} (solc ${artifact.compiler.version}, ${size} bytes deployed)`)
+  for (const name of SHIPPED) {
+    const artifact = compileShipped(name)
+    writeFileSync(artifactPath(name), `${JSON.stringify(artifact, null, 2)}\n`)
+    const size = (artifact.deployedBytecode.length - 2) / 2
+    console.log(`wrote ${artifactPath(name)} (solc ${artifact.compiler.version}, ${size} bytes deployed)`)
+  }
 }

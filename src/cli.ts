@@ -9,6 +9,7 @@ import { banner, nearestOption, startFailure } from './cli/messages.ts'
 import { createFlashchain } from './index.ts'
 import { packageVersion } from './rpc/web3/clientVersion.ts'
 import { startMemoryTrim } from './runtime/memoryTrim.ts'
+import { warmUp } from './cli/warmUp.ts'
 
 import { approvalDecisions } from './wallet/approvals.ts'
 
@@ -337,6 +338,9 @@ export async function main(): Promise<void> {
   }
   const stopMemoryTrim = startMemoryTrim({ log: options.debug ? log : undefined, collectAtFirstRest: true })
   process.stdout.write(`Listening on ${flashchain.url}\n`)
+  // The first transaction should not pay for V8 compiling what it runs (src/warmUp.ts). A warm-up that fails costs
+  // only its time, and says so.
+  warmUp({ hardfork: options.hardfork }).catch((error: unknown) => log(`warm-up failed: ${error instanceof Error ? error.stack : error}`))
 
   let closing = false
   const shutdown = (signal: string) => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
 import { token } from '../../bench/chain.ts'
 import { OTHER, SENDER, SWAP_IN, amm, runWorkload, seedUpstream } from '../../bench/fork-world.ts'
-import { startChain, toHex, word } from '../e2e/helpers.ts'
+import { startChain, toHex, untilOnWorker, word } from '../e2e/helpers.ts'
 import { startProxy } from './forkUpstream.ts'
 import { startAnvil } from './tools.ts'
 
@@ -277,7 +277,12 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
   })
 
   test('error: an upstream that fails after the start gets -32000 naming it and the read; the node answers on', async () => {
-    const fork = await startChain({ rpcEvmTimeout: 500, fork: { url: proxy.url, blockNumber: world.forkBlock, retries: 1, retryBackoffMs: 1 } })
+    const debug: string[] = []
+    const fork = await startChain({
+      rpcEvmTimeout: 500,
+      fork: { url: proxy.url, blockNumber: world.forkBlock, retries: 1, retryBackoffMs: 1 },
+      debug: (line) => debug.push(line),
+    })
     try {
       const fresh = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as Hex
       behaviour = 'unavailable'
@@ -289,11 +294,17 @@ describe('a fork against its upstream’s failures, a kill -9 and a restart', ()
       expect((await fork.rpcError('eth_getCode', [fresh(0xa2), 'latest'])).message).toMatch(
         /answered something that is not JSON: <html>oops<\/html>$/,
       )
-      // A stalled upstream: a read gives up by --rpc-evm-timeout, whatever the retries, and a run on a worker is
+      // A stalled upstream: a read gives up by --rpc-evm-timeout, whatever the retries. The first call is tried on
+      // the main thread while the workers load, where its stalled read fails the same way; a run on a worker is
       // aborted then, as any run past it is.
       behaviour = 'stall'
+      const stalled = /^fork upstream .+ failed eth_getBalance 0x0{40} at block \d+: no answer within \d+ ms \(1 attempt\)$/
       expect((await fork.rpcError('eth_getCode', [fresh(0xa3), 'latest'])).message).toMatch(/no answer within \d+ ms \(1 attempt\)$/)
-      expect(await fork.rpcError('eth_call', [{ to: fresh(0xa4) }, 'latest'])).toEqual({
+      expect(await fork.rpcError('eth_call', [{ to: fresh(0xa4) }, 'latest'])).toEqual({ code: -32000, message: expect.stringMatching(stalled) })
+      behaviour = 'forward'
+      await untilOnWorker(fork, debug)
+      behaviour = 'stall'
+      expect(await fork.rpcError('eth_call', [{ to: fresh(0xa5) }, 'latest'])).toEqual({
         code: -32000,
         message: 'execution aborted (timeout = 500ms)',
       })

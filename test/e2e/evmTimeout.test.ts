@@ -1,8 +1,9 @@
 // No run holds the node: an eth_call past --rpc-evm-timeout is aborted with geth's error, and every other request is
-// answered meanwhile, since the EVM runs on worker threads and never on the thread that answers requests.
+// answered meanwhile, since the EVM runs on worker threads, and the thread that answers requests tries a call itself
+// only while no worker is ready, for 50 ms at most.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { startChain } from './helpers.ts'
+import { startChain, untilOnWorker } from './helpers.ts'
 
 import type { Hex } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -49,5 +50,26 @@ describe('--rpc-evm-timeout', () => {
     const call = t.send('eth_call', [{ to: elsewhere }, 'latest', { [elsewhere]: { code: ECMUL_LOOP } }])
     expect(await t.rpc('eth_chainId')).toBe('0x7a69')
     expect((await call).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
+  })
+})
+
+describe('while the workers load', () => {
+  it('the first estimate is answered on the main thread; a heavy call is handed to a worker, which aborts it; later estimates run on a worker', async () => {
+    const debug: string[] = []
+    const chain = await startChain({ rpcEvmTimeout: 400, workers: 1, debug: (line) => debug.push(line) })
+    try {
+      const [from, to] = chain.accounts
+      expect(await chain.rpc('eth_estimateGas', [{ from: from!.address, to: to!.address }])).toBe('0x5208')
+      expect(debug).toEqual(['eth_estimateGas: 21000 after 1 EVM runs on the main thread'])
+      // The loop passes the main thread's 50 ms and goes to a worker, whose run is stopped at the timeout.
+      await chain.testClient.setCode({ address: looper, bytecode: ECMUL_LOOP })
+      const call = chain.send('eth_call', [{ to: looper }, 'latest'])
+      expect(await chain.rpc('eth_chainId')).toBe('0x7a69')
+      expect((await call).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 400ms)' })
+      await untilOnWorker(chain, debug)
+      expect(debug.at(-1)).toMatch(/^eth_estimateGas: 21000 after \d+ EVM runs on a worker$/)
+    } finally {
+      await chain.close()
+    }
   })
 })

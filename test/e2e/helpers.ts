@@ -124,6 +124,21 @@ export async function startChain(options: FlashchainOptions = {}): Promise<TestC
   }
 }
 
+/**
+ * Resolves once an execution worker answers: the chain's workers start with its first call and load for a moment,
+ * while the main thread tries calls itself. Sends estimates of distinct transfers (the answer cache would answer a
+ * repeated one) until `debug`, the chain's debug lines, says one ran on a worker; at most 400, 25 ms apart.
+ */
+export async function untilOnWorker(t: TestChain, debug: readonly string[]): Promise<void> {
+  const [from, to] = t.accounts
+  for (let attempt = 1; attempt <= 400; attempt++) {
+    await t.rpc('eth_estimateGas', [{ from: from!.address, to: to!.address, value: toHex(attempt) }])
+    if (debug.at(-1)?.endsWith('on a worker')) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`no estimate ran on a worker; the last debug line: ${debug.at(-1)}`)
+}
+
 export const toHex = (value: bigint | number): Hex => `0x${value.toString(16)}`
 
 /** The 32-byte word of a storage slot, as eth_getStorageAt answers it. */

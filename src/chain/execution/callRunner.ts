@@ -19,6 +19,8 @@ export type CallRunnerOptions = {
   blockHashes: BlockHashes
   /** geth's RPCGasCap. */
   rpcGasCap: bigint
+  /** Whether runs keep their view's deadline (ExecutionView.deadline); the main thread's do. */
+  deadlines?: boolean
 }
 
 /** eth_call and eth_estimateGas on one state view, as geth answers them. */
@@ -36,7 +38,7 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex
 
 export async function createCallRunner(options: CallRunnerOptions): Promise<CallRunner> {
   const { rpcGasCap } = options
-  const executor = await createExecutor({ common: options.common, blockHashes: options.blockHashes })
+  const executor = await createExecutor({ common: options.common, blockHashes: options.blockHashes, deadlines: options.deadlines })
   const forks = createForks(options.common)
 
   function callGasLimit(request: CallRequest, view: ExecutionView): bigint {

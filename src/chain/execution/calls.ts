@@ -7,6 +7,7 @@ import { CALL_STIPEND } from './estimate.ts'
 import { createJobRunner } from './jobs.ts'
 import { withOverrides } from './overrides.ts'
 import { WorkerGoneError, createExecutionPool } from './workerPool.ts'
+import { DeadlinePassedError } from './deadline.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { ResolvedBlock } from '../blocks/tags.ts'
@@ -19,11 +20,17 @@ import type { Job, JobAnswer } from './jobs.ts'
 import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
-import type { CallMethod, WorkerInit } from './workerMessages.ts'
-import type { ExecutionPool, ExecutionPoolOptions } from './workerPool.ts'
+import type { WorkerInit } from './workerMessages.ts'
+import type { ExecutionPool, ExecutionPoolOptions, RemoteAnswer } from './workerPool.ts'
 
 /** Times a run is sent to another worker after its own exited under it, before the failure is the answer. */
 const WORKER_RETRIES = 3
+/**
+ * ms this thread gives a call it runs while no worker is ready. Past it, the run is dropped at its next jump and
+ * waits for a worker instead: a heavy call (a loop of bn254 multiplications takes seconds) never holds this thread,
+ * which answers every other request and keeps the flashblock clock.
+ */
+const MAIN_THREAD_BUDGET_MS = 50
 
 export type CallsOptions = {
   common: Common
@@ -74,7 +81,7 @@ export type Calls = {
 
 export async function createCalls(options: CallsOptions): Promise<Calls> {
   const { history, debug } = options
-  const runner = await createCallRunner(options)
+  const runner = await createCallRunner({ ...options, deadlines: true })
   const { executor } = runner
   const answers = createAnswerCache()
   let workers: ExecutionPool | undefined
@@ -109,43 +116,74 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
   }
 
   /**
-   * On a worker whenever there are workers: a run waits for one (starting it if they all exited for idleness) rather
-   * than hold this thread, which answers every other request. A worker that exits mid-run (another run's timeout
-   * stopped it) hands the run to the next; here only without workers, or for a view no worker can rebuild.
+   * On a worker whenever there are workers: a run waits for a busy one rather than hold this thread, which answers
+   * every other request. While none is ready (they load for about 0.2 s after the first call and after idleness),
+   * this thread tries one call or estimate at a time itself, for MAIN_THREAD_BUDGET_MS, rather than make it wait that
+   * long; the next, and one that passes the budget, wait for a worker. A worker that exits mid-run (another run's timeout
+   * stopped it) hands the run to the next. Here, without limit, without workers or for a view no worker can rebuild.
    */
-  async function onWorker(method: CallMethod, request: CallRequest, view: ExecutionView) {
-    return retried(() => workers?.run(method, request, view))
-  }
-
-  async function retried(send: () => Promise<{ value: unknown; runs: number }> | undefined) {
-    for (let attempt = 0; ; attempt++) {
-      const remote = send()
-      if (remote === undefined) return undefined
+  let tryingHere = false
+  async function onWorkerOr<T>(
+    send: () => Promise<RemoteAnswer> | undefined,
+    fromWorker: (answer: RemoteAnswer) => T,
+    here: (deadline?: number) => Promise<T>,
+    tryHere = true,
+  ): Promise<{ value: T; where: 'a worker' | 'the main thread' }> {
+    if (tryHere && workers !== undefined && !workers.ready && !tryingHere) {
+      workers.fill()
+      // Marked in the same turn as the choice, so that a call that comes meanwhile waits for a worker.
+      tryingHere = true
       try {
-        return await remote
+        return { value: await here(performance.now() + MAIN_THREAD_BUDGET_MS), where: 'the main thread' }
       } catch (error) {
-        if (!(error instanceof WorkerGoneError)) throw error
-        if (attempt >= WORKER_RETRIES) return undefined
+        if (!(error instanceof DeadlinePassedError)) throw error
+      } finally {
+        tryingHere = false
       }
     }
+    for (let attempt = 0; attempt <= WORKER_RETRIES; attempt++) {
+      const remote = send()
+      if (remote === undefined) break
+      try {
+        return { value: fromWorker(await remote), where: 'a worker' }
+      } catch (error) {
+        if (!(error instanceof WorkerGoneError)) throw error
+      }
+    }
+    return { value: await here(), where: 'the main thread' }
   }
 
   const runJob = createJobRunner({ ...options, runner })
   async function jobOn(job: Job, view: ExecutionView, timeoutMs?: number): Promise<JobAnswer> {
-    const remote = await retried(() => workers?.job(job, view, timeoutMs))
-    return remote === undefined ? runJob(job, view) : (remote.value as JobAnswer)
+    const send = () => workers?.job(job, view, timeoutMs)
+    // A job (a simulation or a trace) builds its own runs, which keep no deadline: it waits for a worker.
+    return (
+      await onWorkerOr(
+        send,
+        ({ value }) => value as JobAnswer,
+        () => runJob(job, view),
+        false,
+      )
+    ).value
   }
 
   async function callOn(request: CallRequest, view: ExecutionView): Promise<Uint8Array> {
-    const remote = await onWorker('eth_call', request, view)
-    return remote === undefined ? runner.call(request, view) : (remote.value as Uint8Array)
+    const send = () => workers?.run('eth_call', request, view)
+    return (
+      await onWorkerOr(
+        send,
+        ({ value }) => value as Uint8Array,
+        (deadline) => runner.call(request, { ...view, deadline }),
+      )
+    ).value
   }
 
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
-    const remote = await onWorker('eth_estimateGas', request, view)
-    const estimate = remote === undefined ? await runner.estimate(request, view) : { gas: remote.value as bigint, runs: remote.runs }
-    debug?.(`eth_estimateGas: ${estimate.gas} after ${estimate.runs} EVM runs`)
-    return estimate.gas
+    const send = () => workers?.run('eth_estimateGas', request, view)
+    const fromWorker = ({ value, runs }: RemoteAnswer) => ({ gas: value as bigint, runs })
+    const { value, where } = await onWorkerOr(send, fromWorker, (deadline) => runner.estimate(request, { ...view, deadline }))
+    debug?.(`eth_estimateGas: ${value.gas} after ${value.runs} EVM runs on ${where}`)
+    return value.gas
   }
 
   return {

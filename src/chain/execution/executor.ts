@@ -6,6 +6,7 @@ import { Address, createZeroAddress, hexToBytes } from '@ethereumjs/util'
 import { InvalidInputError } from '../errors.ts'
 import { initcodeSizeError } from '../gethErrors.ts'
 import { attachGasProbe } from './gasProbe.ts'
+import { DeadlinePassedError, watchDeadline } from './deadline.ts'
 import { canSimulate, simulateCall } from './simulate.ts'
 import { FlatStateManager } from '../state/stateManager.ts'
 import { createStateDiff } from '../state/types.ts'
@@ -16,6 +17,7 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { BlockEnv } from '../types.ts'
 import type { GasProbe } from './gasProbe.ts'
+import type { RunDeadline } from './deadline.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -98,7 +100,15 @@ export type ExecutionHooks = {
   afterMessage?: (result: EVMResult) => void
 }
 
-export type ExecutionView = { env: BlockEnv; state: StateReader }
+export type ExecutionView = {
+  env: BlockEnv
+  state: StateReader
+  /**
+   * performance.now() past which the run is dropped with DeadlinePassedError (deadline.ts), on an executor that
+   * watches deadlines; none by default.
+   */
+  deadline?: number
+}
 
 /** Whether the request names any fee; with none, geth runs the call with base fee 0 ("NoBaseFee"). */
 export function isPriced(request: CallRequest): boolean {
@@ -189,9 +199,9 @@ export type Executor = {
   readonly runs: number
 }
 
-export async function createExecutor(options: { common: Common; blockHashes: BlockHashes }): Promise<Executor> {
+export async function createExecutor(options: { common: Common; blockHashes: BlockHashes; deadlines?: boolean }): Promise<Executor> {
   /** `env`: the block environment the VM's Common was last moved to; moving it walks every fork, so runs skip it. */
-  const free: { vm: VM; stateManager: FlatStateManager; probe: GasProbe; env?: BlockEnv }[] = []
+  const free: { vm: VM; stateManager: FlatStateManager; probe: GasProbe; deadline?: RunDeadline; env?: BlockEnv }[] = []
   const blocks = new WeakMap<BlockEnv, { priced?: Block; unpriced?: Block }>()
   let runs = 0
 
@@ -203,7 +213,7 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
     const stateManager = new FlatStateManager(emptyState)
     const common = options.common.copy()
     const vm = await createVM({ common, stateManager, blockchain: createBlockchain(options.blockHashes) })
-    return { vm, stateManager, probe: attachGasProbe(vm.evm) }
+    return { vm, stateManager, probe: attachGasProbe(vm.evm), deadline: options.deadlines === true ? watchDeadline(vm.evm) : undefined }
   }
 
   function blockFor(env: BlockEnv, common: Common, priced: boolean): Block {
@@ -237,7 +247,10 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
     hooks?: ExecutionHooks,
   ): Promise<{ outcome: CallOutcome; writes: StateDiff }> {
     const pooled = await acquire()
-    const { vm, stateManager, probe } = pooled
+    const { vm, stateManager, probe, deadline } = pooled
+    if (deadline !== undefined) deadline.at = view.deadline ?? Number.POSITIVE_INFINITY
+    // A run dropped at its deadline leaves its VM mid-transaction: the VM goes, rather than back to the pool.
+    let dropped = false
     const events = vm.evm.events!
     if (hooks?.step !== undefined) events.on('step', hooks.step)
     if (hooks?.beforeMessage !== undefined) events.on('beforeMessage', hooks.beforeMessage)
@@ -270,6 +283,10 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
                 skipHardForkValidation: true,
               })
       } catch (error) {
+        if (error instanceof DeadlinePassedError) {
+          dropped = true
+          throw error
+        }
         return { outcome: { kind: 'invalid', error: error instanceof Error ? error.message : String(error) }, writes: NO_WRITES }
       } finally {
         stateManager.codeHiddenFor = undefined
@@ -294,7 +311,7 @@ export async function createExecutor(options: { common: Common; blockHashes: Blo
       if (hooks?.beforeMessage !== undefined) events.off('beforeMessage', hooks.beforeMessage)
       if (hooks?.afterMessage !== undefined) events.off('afterMessage', hooks.afterMessage)
       stateManager.reset(emptyState)
-      free.push(pooled)
+      if (!dropped) free.push(pooled)
     }
   }
 }

@@ -19,6 +19,7 @@ import { createOverlay } from '../state/overlay.ts'
 import { createCallRunner } from './callRunner.ts'
 import { createJobRunner } from './jobs.ts'
 import { cacheJumpAnalysis } from '../ethereumjs/jumpAnalysis.ts'
+import { warmUpRunner } from './warmUp.ts'
 import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
 import type { HistoryChange } from '../state/history.ts'
@@ -158,6 +159,13 @@ function follow(change: HistoryChange) {
   }
 }
 
+// Before the first message is read: the main thread answers alone until this worker says it is ready, and every
+// message sent meanwhile waits on the port.
+const warmUpFailure = await warmUpRunner(runner).then(
+  () => undefined,
+  (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error)),
+)
+
 port.on('message', (message: ToWorker) => {
   if (Array.isArray(message)) return void run(message)
   switch (message.kind) {
@@ -188,4 +196,4 @@ port.on('message', (message: ToWorker) => {
 })
 // Gives back what a load grew this thread's heap to, a few seconds after its runs stop (memoryTrim.ts).
 startWorkerMemoryTrim(WORKER_IDLE_MS)
-post({ kind: 'ready' })
+post({ kind: 'ready', warmUpFailure })

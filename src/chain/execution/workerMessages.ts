@@ -81,7 +81,8 @@ export type JobMessage = { kind: 'job'; id: number; job: Job; state: StateRef; e
 export type RunMessage = [id: number, method: CallMethod, state: bigint | number, env: number, ...request: unknown[]]
 
 export type FromWorker =
-  | { kind: 'ready' }
+  /** `warmUpFailure`: why the warm-up (warmUp.ts) failed, if it did; the worker serves all the same. */
+  | { kind: 'ready'; warmUpFailure?: string }
   /** A run's answer, flat like the run (RunMessage). */
   | ResultMessage
   /** An answer that is an error (a revert, insufficient funds …): the ChainError, portable. */

@@ -197,6 +197,56 @@ describe('createExecutionPool', () => {
   })
 })
 
+describe('createExecutionPool: starting', () => {
+  test('no worker starts before a run needs one; the first run starts it, and waits for it', async () => {
+    const before = started.length
+    const pool = createPool(2)
+    expect(pool.size).toBe(0)
+    expect(started.length).toBe(before)
+    const answer = pool.run('eth_call', { to: reader }, { env, state: history.at(0n) })
+    expect(answer).toBeDefined()
+    expect(pool.size).toBe(2)
+    expect(started.length).toBe(before + 2)
+    expect(bytesToHex((await answer!).value as Uint8Array)).toBe(word(1))
+  })
+
+  test('fill starts the workers without a run; ready says when one has loaded', async () => {
+    const pool = createPool(1)
+    expect(pool.ready).toBe(false)
+    pool.fill()
+    expect(pool.size).toBe(1)
+    expect(pool.ready).toBe(false)
+    const worker = started.at(-1)!
+    await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
+    expect(pool.ready).toBe(true)
+    // The run went to the worker fill started, and started no other.
+    expect(started.at(-1)).toBe(worker)
+    expect(pool.runs).toBe(1)
+  })
+
+  test('a worker whose warm-up fails says why, and serves all the same', async () => {
+    const lines: string[] = []
+    const pool = createExecutionPool({
+      size: 1,
+      // Under this cap the warm-up's relay reverts (warmUp.test.ts); a call that needs less still runs.
+      init: () => ({
+        genesis,
+        history: history.snapshot(),
+        blockHashes: [new Uint8Array(32)],
+        firstBlock: 0n,
+        fork: false,
+        traceMaxBytes: 1 << 25,
+        rpcGasCap: 30_000n,
+      }),
+      log: (line) => lines.push(line),
+    })
+    pools.push(pool)
+    const answer = await onWorker(pool, 'eth_call', { to: reader }, { env, state: history.at(0n) })
+    expect(bytesToHex(answer.value as Uint8Array)).toBe(word(1))
+    expect(lines).toEqual([expect.stringMatching(/^execution worker: warm-up failed: .*execution reverted/s)])
+  })
+})
+
 describe('createExecutionPool: a worker that fails', () => {
   test('a run the worker cannot make (a bug, not an answer) rejects with its reason and counts no EVM run', async () => {
     // The run names an environment the worker was never sent, as a lost message would.

@@ -14,7 +14,10 @@ import type { HistoryChange } from '../state/history.ts'
 import type { StateReader } from '../state/types.ts'
 
 export type ExecutionPoolOptions = {
-  /** Worker threads to start. */
+  /**
+   * Worker threads to run. They start when the first run needs one, not with the pool: a chain that answers no call
+   * holds no worker's heap, and its start leaves the second core free.
+   */
   size: number
   /** What a new worker starts from: a snapshot of the chain as it is now. */
   init: () => WorkerInit
@@ -60,14 +63,16 @@ export type RemoteAnswer = { value: unknown; runs: number }
  * Worker threads that answer eth_call and eth_estimateGas, and run simulations, traces and access lists (jobs.ts),
  * beside the main thread, each from its own replica of the chain's state (worker.ts). The main thread still parses
  * every request and keeps the answer cache; it runs the EVM itself only for a view no worker can rebuild (one whose
- * state is not built from the chain's history and diffs). Workers left idle exit, and are started
- * again by the next run, which waits for it, so that a chain at rest holds one heap, not one per core.
+ * state is not built from the chain's history and diffs). Workers start with the first run, and
+ * those left idle exit and are started again by the next run, so that a chain at rest holds one heap, not one per
+ * core.
  */
 export type ExecutionPool = {
   /**
    * Hands the run to the worker with the fewest queued, a ready one before one still starting (whose port holds the
    * run until it listens), or returns undefined when there is no worker, or the view is not one a worker can
-   * rebuild. State overrides are a diff over the block's state, sent like a pending state's. Heavy work never falls to the main thread because the workers are busy.
+   * rebuild. State overrides are a diff over the block's state, sent like a pending state's. Heavy work never falls
+   * to the main thread because the workers are busy.
    */
   run(method: CallMethod, request: CallRequest, view: ExecutionView): Promise<RemoteAnswer> | undefined
   /**
@@ -81,6 +86,10 @@ export type ExecutionPool = {
    * the state the change makes.
    */
   apply(change: HistoryChange): void
+  /** Starts workers up to the pool's size, as a run does, without sending one. */
+  fill(): void
+  /** Whether a worker has loaded and takes runs now (none has, for a moment after each start). */
+  readonly ready: boolean
   /** EVM runs the workers made, answered or failed. */
   readonly runs: number
   /** Worker threads running now, ready or starting, and not told to exit. */
@@ -149,6 +158,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       }
       if (message.kind === 'fetch') return serve(member, message.id, message.request)
       if (message.kind === 'ready') {
+        if (message.warmUpFailure !== undefined) options.log(`execution worker: warm-up failed: ${message.warmUpFailure}`)
         member.ready = true
         member.lastRun = performance.now()
         for (const arm of member.armOnReady.splice(0)) arm()
@@ -191,8 +201,6 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     )
   }
 
-  for (let i = 0; i < options.size; i++) members.push(start())
-
   /** Stops the workers that had no run for idleMs; checked every tenth of it, without keeping the process alive. */
   function retireIdle() {
     const now = performance.now()
@@ -204,6 +212,10 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
   }
   const idleCheck = idleMs > 0 ? setInterval(retireIdle, idleMs / 10) : undefined
   idleCheck?.unref()
+
+  function fill() {
+    while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
+  }
 
   function post(member: Member, message: ToWorker) {
     member.port.postMessage(message)
@@ -261,8 +273,8 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     timeoutMs: number | undefined,
     message: (id: number, state: StateRef, env: number) => ToWorker,
   ): Promise<RemoteAnswer> | undefined {
-    // Back to full strength after idleness; a worker starting now takes runs once it is ready.
-    while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
+    // Up to full strength on the first run and after idleness; a worker starting now takes runs once it is ready.
+    fill()
     // A ready worker with the fewest runs queued; only when none is ready, one still starting.
     let chosen: Member | undefined
     for (const member of members) {
@@ -317,6 +329,12 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
 
     apply(change) {
       for (const member of members) post(member, { kind: 'change', change })
+    },
+
+    fill,
+
+    get ready() {
+      return members.some((member) => member.ready && !member.retired && !member.stopped)
     },
 
     get runs() {
