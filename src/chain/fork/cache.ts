@@ -8,12 +8,20 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
+import { RefusedError } from '../errors.ts'
+
 import type { Hex } from '../../hex.ts'
 import type { DatabaseSync } from 'node:sqlite'
 import type { ForkBlock, UpstreamAccount, UpstreamHeader, UpstreamStateCache } from './upstream.ts'
 
 // Loaded when the module runs, as storage/database.ts loads it.
 const sqlite = process.getBuiltinModule('node:sqlite')
+
+/**
+ * The schema's version, kept in the file's `user_version`. A file of version 0 was written before there were
+ * versions, with this same schema; a file of a later version was written by a newer flashchain, and is left alone.
+ */
+const CACHE_VERSION = 1
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS fork_points (
@@ -93,9 +101,23 @@ function withFile<T>(path: string, use: (db: DatabaseSync) => T): T {
 function openFile(path: string): DatabaseSync {
   mkdirSync(dirname(path), { recursive: true })
   const db = new sqlite.DatabaseSync(path)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
-  db.exec(SCHEMA)
-  return db
+  try {
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
+    const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number }
+    if (version > CACHE_VERSION) {
+      throw new RefusedError(
+        `${path} is a fork cache of a newer flashchain (schema ${version}; this one reads ${CACHE_VERSION}): give another --fork-cache, or --no-fork-cache`,
+      )
+    }
+    if (version < CACHE_VERSION) {
+      // In one write, so that two processes opening a new file at once both find it whole.
+      db.exec(`BEGIN IMMEDIATE; ${SCHEMA} PRAGMA user_version = ${CACHE_VERSION}; COMMIT;`)
+    }
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
 }
 
 export type ForkCache = UpstreamStateCache & {
