@@ -82,12 +82,14 @@ export type Method<Name extends string = string, Params extends z.ZodType = z.Zo
 /**
  * When a fork's upstream answers a request (docs/fork.md#what-the-upstream-answers). `block`: the param at that
  * index names a block, and the upstream answers for it in `scope` (chain/services/fork.ts: a block's contents at
- * and before the fork block, state before it); the request goes to the upstream naming that block by number.
- * `byHash`: a transaction lookup by hash (the first param) that this chain answers with null, for a hash it does
- * not hold at all, goes to the upstream, whose answer counts if its `byHash` field places it at or before the fork
- * block.
+ * and before the fork block, state before it); the request goes to the upstream naming that block by number, and
+ * its answer is kept unless `kept` is false (a trace, which may be large). `byHash`: a transaction lookup by hash
+ * (the first param) that this chain answers with null, for a hash it does not hold at all, goes to the upstream,
+ * whose answer counts if its `byHash` field places it at or before the fork block. `transaction`: the param at that
+ * index is a transaction hash; one this chain does not hold, which the upstream places at or before the fork block,
+ * is the upstream's to answer for (a trace, not kept).
  */
-export type UpstreamRule = { block: number; scope: UpstreamScope } | { byHash: 'number' | 'blockNumber' }
+export type UpstreamRule = { block: number; scope: UpstreamScope; kept?: false } | { byHash: 'number' | 'blockNumber' } | { transaction: number }
 
 export function defineMethod<const Name extends string, Params extends z.ZodType, Result>(
   method: Method<Name, Params, Result>,

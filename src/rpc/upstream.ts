@@ -27,6 +27,13 @@ export async function answer(method: Method, wire: unknown, params: unknown, con
     return context.fork.byHash(method.name, wire, rule.byHash)
   }
 
+  if ('transaction' in rule) {
+    const hash = (params as unknown[])[rule.transaction] as `0x${string}`
+    if (context.blocks.transaction(hash) !== undefined) return local()
+    const placed = await context.fork.byHash('eth_getTransactionByHash', [hash], 'blockNumber')
+    return placed === null ? local() : context.fork.forward(method.name, wire)
+  }
+
   const given = (params as unknown[])[rule.block]
   if (given === undefined) return local()
   // eth_getBlockByHash and its kin take a bare hash, which their schemas leave a string.
@@ -36,5 +43,5 @@ export async function answer(method: Method, wire: unknown, params: unknown, con
   const forwarded = [...wire]
   // A tag or a number names the block by its number, so that `latest` is this chain's, not the upstream's.
   if (typeof at === 'string') forwarded[rule.block] = at
-  return context.fork.at(method.name, forwarded)
+  return rule.kept === false ? context.fork.forward(method.name, forwarded) : context.fork.at(method.name, forwarded)
 }

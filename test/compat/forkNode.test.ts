@@ -193,6 +193,20 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     expect(await fork.rpc('eth_getTransactionByHash', [later.transactions[0]])).toBeNull()
     expect(await fork.rpc('eth_getTransactionReceipt', [later.transactions[0]])).toBeNull()
 
+    // Traces of the upstream's transactions and blocks up to the fork block are the upstream's; its later ones are
+    // not found, as a hash nobody holds.
+    const callTracer = { tracer: 'callTracer' }
+    for (const [method, params] of [
+      ['debug_traceTransaction', [transaction, callTracer]],
+      ['debug_traceTransaction', [transaction]],
+      ['debug_traceBlockByNumber', [before, callTracer]],
+      ['debug_traceBlockByHash', [earlier.hash, callTracer]],
+    ] as const) {
+      expect(await fork.rpc(method, [...params]), `${method} ${JSON.stringify(params)}`).toEqual(await upstreamRpc(method, [...params]))
+    }
+    const unknown = await fork.rpcError('debug_traceTransaction', [`0x${'ee'.repeat(32)}`])
+    expect(await fork.rpcError('debug_traceTransaction', [later.transactions[0], callTracer])).toEqual(unknown)
+
     // BLOCKHASH of a block before the fork block: initcode that returns blockhash(forkBlock - 1).
     const initcode = `0x60${(world.forkBlock - 1n).toString(16).padStart(2, '0')}4060005260206000f3`
     expect(await fork.rpc('eth_call', [{ data: initcode }, 'latest'])).toBe(earlier.hash)

@@ -18,6 +18,8 @@ export type UpstreamHistory = {
    * none at or before the fork block: `numberField` of the answer says its block.
    */
   byHash(method: string, params: unknown[], numberField: 'number' | 'blockNumber'): Promise<unknown>
+  /** The upstream's answer to a request about its history, not kept: a trace, which may be large and is asked for seldom. */
+  forward(method: string, params: unknown[]): Promise<unknown>
 }
 
 type AnswerCache = { answer(request: string): string | undefined; putAnswer(request: string, answer: string): void }
@@ -45,6 +47,7 @@ export function createUpstreamHistory(options: { transport: UpstreamTransport; f
 
   return {
     at: (method, params) => ask(method, params, () => true),
+    forward: (method, params) => transport.call(method, params, `${method} ${params.map((param) => JSON.stringify(param)).join(' ')}`),
     async byHash(method, params, numberField) {
       const before = (answer: unknown) => {
         const number = (answer as Record<string, unknown> | null)?.[numberField]

@@ -35,6 +35,8 @@ export type ForkService = {
   at(method: string, params: unknown[]): Promise<unknown>
   /** The upstream's answer to a lookup by hash, or null when it has none at or before the fork block. */
   byHash(method: string, params: unknown[], numberField: 'number' | 'blockNumber'): Promise<unknown>
+  /** The upstream's answer to a request about its history before the fork block, not kept (a trace). */
+  forward(method: string, params: unknown[]): Promise<unknown>
 }
 
 export function createForkService(parts: ForkParts): ForkService {
@@ -74,5 +76,6 @@ export function createForkService(parts: ForkParts): ForkService {
 
     at: (method, params) => required().history.at(method, params),
     byHash: (method, params, numberField) => required().history.byHash(method, params, numberField),
+    forward: (method, params) => required().history.forward(method, params),
   }
 }

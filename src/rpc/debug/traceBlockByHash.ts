@@ -10,6 +10,7 @@ import type { EncodedJson } from '../../runtime/encodedJson.ts'
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks', kept: false },
   params: z.tuple([hash, traceConfig.optional()]),
   handler: ([blockHash, options = {}], { calls }): Promise<EncodedJson> => calls.traceBlock({ blockHash }, options),
 })

@@ -10,6 +10,7 @@ import type { EncodedJson } from '../../runtime/encodedJson.ts'
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
   access: 'public',
+  upstream: { block: 0, scope: 'blocks', kept: false },
   params: z.tuple([block, traceConfig.optional()]),
   handler: ([at, options = {}], { calls }): Promise<EncodedJson> => calls.traceBlock(at, options),
 })

@@ -12,6 +12,7 @@ import { traceConfig } from './schemas.ts'
 export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
   access: 'public',
+  upstream: { transaction: 0 },
   params: z.tuple([hash, traceConfig.optional()]),
   handler: ([txHash, options = {}], { calls }): Promise<unknown> => calls.traceTransaction(txHash, options),
 })
