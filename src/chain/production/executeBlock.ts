@@ -4,7 +4,7 @@ import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { headerEnv } from '../blocks/env.ts'
 import { setHardforkFor } from '../execution/executor.ts'
 import { toReceipt } from './receipts.ts'
-import { withStorageRoots } from '../state/trie.ts'
+import { sealedWrites } from '../state/sealedWrites.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { RunBlockResult, VM } from '@ethereumjs/vm'
@@ -43,9 +43,9 @@ export async function executeBlock(
       `block ${number} (${bytesToHex(block.hash())}) does not execute to its header: ${error instanceof Error ? error.message.replace(/ \(.*$/s, '') : error}`,
     )
   }
-  const diff = stateManager.publish()
-  const roots = await trie.apply(diff, stateManager.base)
-  withStorageRoots(diff, stateManager.base, roots.storageRoots)
+  const writes = stateManager.publish()
+  const roots = await trie.apply(writes, stateManager.base)
+  const diff = sealedWrites([writes], history.at(head.number), stateManager.base, roots.storageRoots)
   const senders = block.transactions.map((tx) => tx.getSenderAddress().toString() as Hex)
   const receipts = result.results.map((txResult, i) => toReceipt(txResult, block.transactions[i]!, env))
   return { senders, receipts, diff }

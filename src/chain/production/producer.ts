@@ -14,7 +14,7 @@ import { createCostEstimate } from './costs.ts'
 import { createSystemWorkLookahead } from './startBuilder.ts'
 import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
 import { createOverlay } from '../state/overlay.ts'
-import { withStorageRoots } from '../state/trie.ts'
+import { sealedWrites } from '../state/sealedWrites.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
@@ -264,10 +264,8 @@ export function createProducer(host: ProducerHost): Producer {
     const built = await build(block)
     await yieldToEventLoop()
     const remainder = stateManager.publish()
-    const diff = createStateDiff()
-    for (const segment of block.segments) mergeDiff(diff, segment)
-    mergeDiff(diff, remainder)
-    withStorageRoots(diff, createOverlay(remainder, stateManager.base), storageRoots)
+    const before = history.at(block.env.number - 1n)
+    const diff = sealedWrites([...block.segments, remainder], before, createOverlay(remainder, stateManager.base), storageRoots)
     const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     published = idlePending()
@@ -304,9 +302,8 @@ export function createProducer(host: ProducerHost): Producer {
     await includePooled(host, block)
     const built = await build(block)
     if (block.transactions.length > 0) await publish(block, false, { header: built.header, hash: bytesToHex(built.hash()) as Hex })
-    const diff = createStateDiff()
-    for (const segment of [...block.segments, stateManager.publish()]) mergeDiff(diff, segment)
-    withStorageRoots(diff, stateManager.base, storageRoots)
+    const parts = [...block.segments, stateManager.publish()]
+    const diff = sealedWrites(parts, history.at(block.env.number - 1n), stateManager.base, storageRoots)
     const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, performance.now() - started)
