@@ -122,6 +122,31 @@ describe.each(['anvil', 'flashchain'] as const)('the upstream state source, fork
     expect(capped.requests.map((body) => (body as unknown[]).length)).toEqual([8, 8, 4])
   })
 
+  test('an upstream that takes no block hash (EIP-1898) is read by the fork block’s number, once that block is the one pinned', async () => {
+    const older = await proxy(() => 'noBlockHash')
+    const state = source(older.url, seeded.fork)
+    expect(await state.storage(seeded.store, slot(0))).toBe(7n)
+    expect(await state.account(holder)).toEqual({ balance: parseEther('1'), nonce: 0n, code: '0x' })
+    const number = `0x${seeded.fork.number.toString(16)}`
+    const calls = older.requests.flatMap((body) => (Array.isArray(body) ? body : [body])) as { method: string; params: unknown[] }[]
+    // The refused read, the block by its number (still the pinned one), the read again by number, and by number since.
+    expect(calls.map((call) => [call.method, call.params.at(-1)])).toEqual([
+      ['eth_getStorageAt', { blockHash: seeded.fork.hash }],
+      ['eth_getBlockByNumber', false],
+      ['eth_getStorageAt', number],
+      ['eth_getBalance', number],
+      ['eth_getTransactionCount', number],
+      ['eth_getCode', number],
+    ])
+
+    // The block of that number is another than the one pinned: no read answers for it.
+    const other = `0x${'12'.repeat(32)}` as Hex
+    const moved = source(older.url, { ...seeded.fork, hash: other })
+    await expect(moved.storage(seeded.store, slot(1))).rejects.toThrow(
+      `failed eth_getStorageAt ${seeded.store.toLowerCase()} ${`0x${'0'.repeat(63)}1`} at block ${seeded.fork.number}: it takes no block hash (EIP-1898), and its block ${seeded.fork.number} is no longer ${other}`,
+    )
+  })
+
   test('an upstream that refuses batches gets the calls one by one', async () => {
     const refusing = await proxy(() => 'noBatches')
     const state = source(refusing.url, seeded.fork)

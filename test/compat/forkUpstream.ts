@@ -53,7 +53,7 @@ export async function seed(url: string): Promise<Seeded> {
   return { fork, store, holder, sender: account.address.toLowerCase() as Hex }
 }
 
-export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches'
+export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches' | 'noBlockHash'
 
 export type CountingProxy = {
   url: string
@@ -97,6 +97,21 @@ export async function startProxy(target: string, behaviour: (index: number, body
           if (Array.isArray(body)) {
             return answer(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported' } }))
           }
+          break
+        case 'noBlockHash': {
+          // As a node from before EIP-1898: a block named by an object is refused, call by call; the rest is forwarded.
+          type Call = { id: unknown; params?: unknown[] }
+          const one = async (call: Call) => {
+            if (call.params?.some((param) => typeof param === 'object' && param !== null && 'blockHash' in param)) {
+              const message = 'invalid argument 1: json: cannot unmarshal object into Go value of type string'
+              return { jsonrpc: '2.0', id: call.id, error: { code: -32602, message } }
+            }
+            const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) })
+            return forwarded.json()
+          }
+          const answers = Array.isArray(body) ? await Promise.all((body as Call[]).map(one)) : await one(body as Call)
+          return answer(200, JSON.stringify(answers))
+        }
       }
       const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
       answer(forwarded.status, await forwarded.text())

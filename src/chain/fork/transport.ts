@@ -128,7 +128,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
 
   /** The answer to one call, or the error it is. */
   function settle(call: Queued, answer: Answer): void {
-    if (answer.error !== undefined) call.reject(fail(call.what, `answered ${answer.error.code} ${answer.error.message}`))
+    // The JSON-RPC error is the cause, for a reader that tells one refusal from another (upstream.ts).
+    if (answer.error !== undefined) call.reject(fail(call.what, `answered ${answer.error.code} ${answer.error.message}`, answer.error))
     else call.resolve(answer.result)
   }
 

@@ -60,8 +60,39 @@ export async function pinForkBlock(
 
 export function createUpstreamState(options: { transport: UpstreamTransport; fork: ForkBlock; cache?: UpstreamStateCache }): UpstreamState {
   const { transport, fork, cache } = options
-  const at = { blockHash: fork.hash }
   const where = `at block ${fork.number}`
+  // The fork block as reads name it: by its hash (EIP-1898), so that a reorganised upstream can never answer for
+  // another block; by its number once the upstream has refused a hash, as nodes from before EIP-1898 do.
+  let at: { blockHash: Hex } | Hex = { blockHash: fork.hash }
+  let byNumber: Promise<void> | undefined
+
+  /** `method` with the params `params` makes of the block's name, named by number from the first refusal of a hash on. */
+  async function read(method: string, params: (block: typeof at) => unknown[], what: string): Promise<unknown> {
+    const named = at
+    try {
+      return await transport.call(method, params(named), what)
+    } catch (error) {
+      if (typeof named !== 'object' || !refusesBlockHash(error)) throw error
+      byNumber ??= nameByNumber(what)
+      await byNumber
+      return transport.call(method, params(at), what)
+    }
+  }
+
+  /** Names the fork block by number from now on, once the upstream's block of that number is still the one pinned. */
+  async function nameByNumber(what: string): Promise<void> {
+    const number = `0x${fork.number.toString(16)}` as Hex
+    const block = await transport.call('eth_getBlockByNumber', [number, false], `eth_getBlockByNumber ${number}`)
+    const found = (block as { hash?: unknown } | null)?.hash
+    if (typeof found !== 'string' || found.toLowerCase() !== fork.hash) {
+      throw new UpstreamError({
+        upstream: transport.upstream,
+        what,
+        detail: `it takes no block hash (EIP-1898), and its block ${fork.number} is no longer ${fork.hash}`,
+      })
+    }
+    at = number
+  }
   // One promise per key in flight: a second read of it waits for the first one's call.
   const inFlight = new Map<string, Promise<unknown>>()
 
@@ -76,9 +107,9 @@ export function createUpstreamState(options: { transport: UpstreamTransport; for
   async function readAccount(address: Hex): Promise<UpstreamAccount> {
     const what = (method: string) => `${method} ${address} ${where}`
     const [balance, nonce, code] = await Promise.all([
-      transport.call('eth_getBalance', [address, at], what('eth_getBalance')),
-      transport.call('eth_getTransactionCount', [address, at], what('eth_getTransactionCount')),
-      transport.call('eth_getCode', [address, at], what('eth_getCode')),
+      read('eth_getBalance', (block) => [address, block], what('eth_getBalance')),
+      read('eth_getTransactionCount', (block) => [address, block], what('eth_getTransactionCount')),
+      read('eth_getCode', (block) => [address, block], what('eth_getCode')),
     ])
     const account = {
       balance: quantity(balance, transport, what('eth_getBalance')),
@@ -91,7 +122,7 @@ export function createUpstreamState(options: { transport: UpstreamTransport; for
 
   async function readStorage(address: Hex, slot: Hex): Promise<bigint> {
     const what = `eth_getStorageAt ${address} ${slot} ${where}`
-    const value = quantity(await transport.call('eth_getStorageAt', [address, slot, at], what), transport, what)
+    const value = quantity(await read('eth_getStorageAt', (block) => [address, slot, block], what), transport, what)
     cache?.putStorage(address, slot, value)
     return value
   }
@@ -110,6 +141,16 @@ export function createUpstreamState(options: { transport: UpstreamTransport; for
       return cached === undefined ? once(`storage ${key} ${slotKey}`, () => readStorage(key, slotKey)) : Promise.resolve(cached)
     },
   }
+}
+
+/**
+ * Whether the upstream refused a read because it names the block by hash: invalid params (-32602), or the words of a
+ * node that cannot read the object (geth before EIP-1898: `cannot unmarshal object into Go value of type string`).
+ */
+function refusesBlockHash(error: unknown): boolean {
+  const refusal = error instanceof UpstreamError ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined
+  if (refusal === undefined) return false
+  return refusal.code === -32602 || (typeof refusal.message === 'string' && /unmarshal|block ?hash/i.test(refusal.message))
 }
 
 /** A slot as 32 bytes of lowercase hex, the one form the keys and the cache hold. */
