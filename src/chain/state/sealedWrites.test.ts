@@ -15,7 +15,7 @@ const record = (balance: bigint, storageRoot = KECCAK256_RLP): AccountRecord => 
 const NOTHING: StateReader = { account: () => undefined, storage: () => new Uint8Array(0), code: () => undefined }
 
 /** Before the block: a with 1 wei and slots 1 = 7, 2 = 0; b with 2 wei. */
-function before(): StateReader {
+function stateBefore(): StateReader {
   const diff = createStateDiff()
   diff.accounts.set(a, record(1n))
   diff.accounts.set(b, record(2n))
@@ -38,7 +38,7 @@ describe('dropUnchanged', () => {
     diff.accounts.set(b, record(3n))
     diff.accounts.set(c, null)
     diff.storage.set(c, { cleared: true, slots: new Map() })
-    dropUnchanged(diff, before())
+    dropUnchanged(diff, stateBefore())
     expect([...diff.storage.get(a)!.slots.keys()]).toEqual([slot(3)])
     // a's record is as it was, but its storage changed: kept, as the seal sets its new storage root.
     expect([...diff.accounts.keys()]).toEqual([a, b])
@@ -56,7 +56,7 @@ describe('dropUnchanged', () => {
       ]),
     })
     diff.accounts.set(d, null)
-    dropUnchanged(diff, before())
+    dropUnchanged(diff, stateBefore())
     expect(diff.storage.get(a)).toEqual({ cleared: true, slots: new Map([[slot(1), Uint8Array.of(7)]]) })
     expect(diff.accounts.size).toBe(0)
   })
@@ -90,8 +90,8 @@ describe('sealedWrites', () => {
     second.accounts.set(b, record(2n))
     second.storage.set(a, { cleared: false, slots: new Map([[slot(1), Uint8Array.of(7)]]) })
     const root = new Uint8Array(32).fill(9)
-    const after = createOverlay(second, createOverlay(first, before()))
-    const diff = sealedWrites([first, second], before(), after, new Map([[a, root]]))
+    const after = createOverlay(second, createOverlay(first, stateBefore()))
+    const diff = sealedWrites([first, second], stateBefore(), after, new Map([[a, root]]))
     // b ended as it began; a's slot 1 was rewritten with its value; a's record carries its new root.
     expect([...diff.accounts.entries()]).toEqual([[a, record(1n, root)]])
     expect(diff.storage.get(a)!.slots).toEqual(new Map([[slot(3), Uint8Array.of(1)]]))
