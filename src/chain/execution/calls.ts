@@ -31,6 +31,12 @@ const WORKER_RETRIES = 3
  * which answers every other request and keeps the flashblock clock.
  */
 const MAIN_THREAD_BUDGET_MS = 50
+/**
+ * ms after the first call tried on this thread before the workers start. A worker's load takes a core for 0.15–0.25 s;
+ * begun at once, it slowed the very calls this thread answers meanwhile (a fork's first swap, on two cores: 70–72 ms
+ * against 45–55 with the start put off). A call that has to wait for a worker starts them at once.
+ */
+const WORKER_START_DELAY_MS = 250
 
 export type CallsOptions = {
   common: Common
@@ -117,10 +123,11 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
 
   /**
    * On a worker whenever there are workers: a run waits for a busy one rather than hold this thread, which answers
-   * every other request. While none is ready (they load for about 0.2 s after the first call and after idleness),
-   * this thread tries one call or estimate at a time itself, for MAIN_THREAD_BUDGET_MS, rather than make it wait that
-   * long; the next, and one that passes the budget, wait for a worker. A worker that exits mid-run (another run's timeout
-   * stopped it) hands the run to the next. Here, without limit, without workers or for a view no worker can rebuild.
+   * every other request. While none is ready (the workers start WORKER_START_DELAY_MS after the first call, and after
+   * idleness, and take about 0.2 s to load), this thread tries one call or estimate at a time itself, for
+   * MAIN_THREAD_BUDGET_MS, rather than make it wait. The next call, and one that passes the budget, wait for a worker,
+   * and start the workers at once. A worker that exits mid-run (another run's timeout stopped it) hands the run to
+   * the next. Here, without limit, without workers or for a view no worker can rebuild.
    */
   let tryingHere = false
   async function onWorkerOr<T>(
@@ -130,7 +137,7 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
     tryHere = true,
   ): Promise<{ value: T; where: 'a worker' | 'the main thread' }> {
     if (tryHere && workers !== undefined && !workers.ready && !tryingHere) {
-      workers.fill()
+      workers.fill(WORKER_START_DELAY_MS)
       // Marked in the same turn as the choice, so that a call that comes meanwhile waits for a worker.
       tryingHere = true
       try {

@@ -224,6 +224,33 @@ describe('createExecutionPool: starting', () => {
     expect(pool.runs).toBe(1)
   })
 
+  test('fill(afterMs) starts the workers that much later, once; a run before then starts them at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    let answer: ReturnType<ExecutionPool['run']>
+    try {
+      const later = createPool(1)
+      later.fill(250)
+      later.fill(250)
+      expect(later.size).toBe(0)
+      vi.advanceTimersByTime(249)
+      expect(later.size).toBe(0)
+      vi.advanceTimersByTime(1)
+      expect(later.size).toBe(1)
+      vi.advanceTimersByTime(1000)
+      expect(later.size).toBe(1)
+
+      const sooner = createPool(1)
+      sooner.fill(250)
+      answer = sooner.run('eth_call', { to: reader }, { env, state: history.at(0n) })
+      expect(sooner.size).toBe(1)
+      vi.advanceTimersByTime(250)
+      expect(sooner.size).toBe(1)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(bytesToHex((await answer!)!.value as Uint8Array)).toBe(word(1))
+  })
+
   test('a worker whose warm-up fails says why, and serves all the same', async () => {
     const lines: string[] = []
     const pool = createExecutionPool({

@@ -86,8 +86,11 @@ export type ExecutionPool = {
    * the state the change makes.
    */
   apply(change: HistoryChange): void
-  /** Starts workers up to the pool's size, as a run does, without sending one. */
-  fill(): void
+  /**
+   * Starts workers up to the pool's size, as a run does, without sending one: now, or `afterMs` from now (once; a
+   * later call before then changes nothing, and a run that needs a worker starts them at once).
+   */
+  fill(afterMs?: number): void
   /** Whether a worker has loaded and takes runs now (none has, for a moment after each start). */
   readonly ready: boolean
   /** EVM runs the workers made, answered or failed. */
@@ -213,7 +216,15 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
   const idleCheck = idleMs > 0 ? setInterval(retireIdle, idleMs / 10) : undefined
   idleCheck?.unref()
 
-  function fill() {
+  let filling: NodeJS.Timeout | undefined
+  function fill(afterMs?: number) {
+    if (afterMs !== undefined) {
+      filling ??= setTimeout(fill, afterMs)
+      filling.unref()
+      return
+    }
+    clearTimeout(filling)
+    filling = undefined
     while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
   }
 
@@ -331,7 +342,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       for (const member of members) post(member, { kind: 'change', change })
     },
 
-    fill,
+    fill: (afterMs) => fill(afterMs),
 
     get ready() {
       return members.some((member) => member.ready && !member.retired && !member.stopped)
@@ -348,6 +359,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     async close() {
       closing = true
       clearInterval(idleCheck)
+      clearTimeout(filling)
       await Promise.all(members.map((member) => member.worker.terminate()))
       members.length = 0
     },
