@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
 import { openChainStore } from './chainStore.ts'
-import { openDatabase } from './database.ts'
+import { StoreDamagedError, openDatabase } from './database.ts'
 
 import type { Receipt } from '../types.ts'
 import type { Hex } from '../../hex.ts'
@@ -122,6 +122,34 @@ describe('the blocks table', () => {
       new Uint8Array(20),
     )
     expect(store.block(3n)!.receipts).toEqual([transfer])
+  })
+})
+
+describe('how blocks are kept', () => {
+  test('a store written before blocks were deflated reads its blocks as they are, and says how it keeps the next ones', () => {
+    const db = openDatabase({})
+    db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID')
+    db.exec('CREATE TABLE blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL, receipts TEXT NOT NULL, senders BLOB NOT NULL)')
+    db.prepare('INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, ?)').run(
+      4,
+      new Uint8Array(32),
+      Uint8Array.of(0xc2, 0xc0, 0xc0),
+      '[]',
+      new Uint8Array(0),
+    )
+    const store = openChainStore(db)
+    expect(store.block(4n)!.rlp).toEqual(Uint8Array.of(0xc2, 0xc0, 0xc0))
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'block_encoding'").get()).toEqual({ value: 'rlp-or-deflated-1' })
+  })
+
+  test("error: a store that keeps its blocks in a way this flashchain does not read (a newer one's) is refused", () => {
+    const db = openDatabase({})
+    db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID')
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('block_encoding', 'something-newer')
+    expect(() => openChainStore(db)).toThrow(StoreDamagedError)
+    expect(() => openChainStore(db)).toThrow(
+      'this store keeps its blocks as something-newer, which a newer flashchain wrote; this one reads rlp-or-deflated-1',
+    )
   })
 })
 

@@ -2,7 +2,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
-import { inTransaction } from './database.ts'
+import { decodeStoredBlock, encodeStoredBlock } from './blockEncoding.ts'
+import { StoreDamagedError, inTransaction } from './database.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { Receipt } from '../types.ts'
@@ -111,11 +112,20 @@ type BlockRow = { number: number; rlp: Uint8Array; receipts: string; senders: Ui
 function storedBlock(row: BlockRow): StoredBlock {
   // Senders are stored so that reading a block back recovers no signature.
   const senders = Array.from({ length: row.senders.length / 20 }, (_, i) => bytesToHex(row.senders.subarray(i * 20, i * 20 + 20)) as Hex)
-  return { number: BigInt(row.number), rlp: row.rlp, receipts: decodeReceipts(row.receipts), senders }
+  return { number: BigInt(row.number), rlp: decodeStoredBlock(row.rlp), receipts: decodeReceipts(row.receipts), senders }
 }
+
+/** How this flashchain keeps blocks (blockEncoding.ts), as the store's meta names it. */
+const BLOCK_ENCODING = 'rlp-or-deflated-1'
 
 export function openChainStore(db: DatabaseSync): ChainStore {
   db.exec(schema)
+  // A store written before blocks were deflated names no encoding, and its blocks read as they are.
+  const encoding = (db.prepare('SELECT value FROM meta WHERE key = ?').get('block_encoding') as { value: string } | undefined)?.value
+  if (encoding !== undefined && encoding !== BLOCK_ENCODING) {
+    throw new StoreDamagedError(`this store keeps its blocks as ${encoding}, which a newer flashchain wrote; this one reads ${BLOCK_ENCODING}`)
+  }
+  if (encoding === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('block_encoding', BLOCK_ENCODING)
   // Stores written before impersonation have no sender column.
   const poolColumns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('pool') as { name: string }[]).map((column) => column.name)
   if (!poolColumns.includes('sender')) db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
@@ -186,7 +196,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     },
     blockReceipts(number) {
       const row = statements.blockReceipts.get(Number(number)) as Pick<BlockRow, 'rlp' | 'receipts'> | undefined
-      return row === undefined ? undefined : { rlp: row.rlp, receipts: decodeReceipts(row.receipts) }
+      return row === undefined ? undefined : { rlp: decodeStoredBlock(row.rlp), receipts: decodeReceipts(row.receipts) }
     },
 
     loadState(history) {
@@ -224,7 +234,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
       inTransaction(db, () => {
         const senders = new Uint8Array(block.senders.length * 20)
         for (const [i, sender] of block.senders.entries()) senders.set(hexToBytes(sender), i * 20)
-        statements.insertBlock.run(number, hexToBytes(block.hash), block.rlp, JSON.stringify(block.receipts, toJSON), senders)
+        statements.insertBlock.run(number, hexToBytes(block.hash), encodeStoredBlock(block.rlp), JSON.stringify(block.receipts, toJSON), senders)
         writeDiff(number, diff)
         for (const hash of block.transactionHashes) statements.removePool.run(hexToBytes(hash))
       })
@@ -237,7 +247,13 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         statements.dropStorage.run(-1)
         statements.dropClears.run(-1)
         statements.clearPool.run()
-        statements.insertBlock.run(Number(first.number), hexToBytes(first.hash), first.rlp, JSON.stringify(first.receipts, toJSON), null)
+        statements.insertBlock.run(
+          Number(first.number),
+          hexToBytes(first.hash),
+          encodeStoredBlock(first.rlp),
+          JSON.stringify(first.receipts, toJSON),
+          null,
+        )
         writeDiff(Number(first.number), diff)
         within?.()
       })
