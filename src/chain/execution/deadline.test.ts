@@ -7,6 +7,7 @@ import { createStateHistory } from '../state/history.ts'
 import { createStateDiff } from '../state/types.ts'
 import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
 import { DeadlinePassedError } from './deadline.ts'
+import { createCallRunner } from './callRunner.ts'
 import { createExecutor } from './executor.ts'
 
 import type { Hex } from '../../hex.ts'
@@ -36,6 +37,12 @@ describe('deadlines', () => {
     expect(outcome).toMatchObject({ kind: 'success', returnValue: Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 42 : 0)) })
     const loop = await executor.call({ to: looper }, 1_000_000n, view)
     expect(loop).toMatchObject({ kind: 'halt', error: 'out of gas' })
+  })
+
+  test('an estimate past its deadline is dropped too, not answered with a gas its search could not finish', async () => {
+    const runner = await createCallRunner({ common, blockHashes: () => undefined, rpcGasCap: 1_000_000n, deadlines: true })
+    await expect(runner.estimate({ to: looper }, { ...view, deadline: performance.now() - 1 })).rejects.toThrow(DeadlinePassedError)
+    expect(await runner.estimate({ to: returner }, { ...view, deadline: performance.now() - 1 })).toMatchObject({ gas: expect.any(BigInt) })
   })
 
   test('an executor that does not watch deadlines runs past them', async () => {

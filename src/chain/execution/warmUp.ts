@@ -2,7 +2,7 @@
 // time it runs and compiles it better once it has run a while: in a fresh process, a fork's first approve-and-swap
 // took 70–80 ms where the same pair of transactions took 20 a moment later, almost all of the difference spent
 // compiling the EVM, the signer and the block builder. Each thread that runs transactions (the main thread, through
-// a scratch chain: warmUp.ts beside index.ts; each execution worker, here) runs a token's life once beforehand:
+// a scratch node: src/cli/warmUp.ts; each execution worker, here) runs a token's life once beforehand:
 // contracts/WarmUp.sol deployed, an approval, a contract pulling tokens through it and passing them on, a balance read.
 import * as AbiFunction from 'ox/AbiFunction'
 import * as AbiParameters from 'ox/AbiParameters'
@@ -29,18 +29,17 @@ const approve = AbiFunction.fromAbi(abi, 'approve')
 const relay = AbiFunction.fromAbi(abi, 'relay')
 const balanceOf = AbiFunction.fromAbi(abi, 'balanceOf')
 
-/** The warm-up's transactions from `sender`, whose next nonce is `nonce`, in the order they run. */
-export function warmUpRequests(sender: Hex, nonce = 0n) {
-  const token = createContractAddress(createAddressFromString(sender), nonce).toString() as Hex
+/** The warm-up's transactions from `sender`, an account that has sent none yet, in the order they run. */
+export function warmUpRequests(sender: Hex) {
+  const token = createContractAddress(createAddressFromString(sender), 0n).toString() as Hex
   return {
-    token,
     /** The constructor takes the supply, all of it the sender's. */
     deploy: { from: sender, data: `${artifact.bytecode}${AbiParameters.encode([{ type: 'uint256' }], [SUPPLY]).slice(2)}` as Hex },
     /** The token approves itself as the spender: `relay` pulls through it. */
     approve: { from: sender, to: token, data: AbiFunction.encodeData(approve, [token, AMOUNT]) },
     relay: { from: sender, to: token, data: AbiFunction.encodeData(relay, [token, RECIPIENT, AMOUNT]) },
     balanceOf: { from: sender, to: token, data: AbiFunction.encodeData(balanceOf, [RECIPIENT]) },
-  } satisfies Record<string, Hex | CallRequest>
+  } satisfies Record<string, CallRequest>
 }
 
 /** What `relay` leaves the recipient holding, which a warm-up checks so that it knows its runs did what it meant. */

@@ -15,6 +15,7 @@ import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
 import type { Worker } from 'node:worker_threads'
 import type { ExecutionPool } from './workerPool.ts'
+import type { WorkerInit } from './workerMessages.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
@@ -50,21 +51,26 @@ const env = testBlockEnv({ baseFeePerGas: 7n })
 
 const started: Worker[] = []
 const pools: ExecutionPool[] = []
+/** What each test's worker starts from: the history above, block 0's hash, no fork, with `overrides`. */
+function workerInit(overrides: Partial<WorkerInit> = {}): WorkerInit {
+  const init: WorkerInit = {
+    genesis,
+    history: history.snapshot(),
+    blockHashes: [new Uint8Array(32)],
+    firstBlock: 0n,
+    fork: false,
+    traceMaxBytes: 1 << 25,
+    rpcGasCap: 50_000_000n,
+  }
+  return { ...init, ...overrides }
+}
+
 function createPool(size = 1, idleMs?: number, timeoutMs?: number, codeSizeLimit?: CodeSizeLimit) {
   const pool = createExecutionPool({
     size,
     idleMs,
     timeoutMs,
-    init: () => ({
-      genesis,
-      history: history.snapshot(),
-      blockHashes: [new Uint8Array(32)],
-      firstBlock: 0n,
-      fork: false,
-      traceMaxBytes: 1 << 25,
-      rpcGasCap: 50_000_000n,
-      codeSizeLimit,
-    }),
+    init: () => workerInit({ codeSizeLimit }),
     log: () => {},
     startWorker: (init, port) => {
       const worker = startExecutionWorker(init, port)
@@ -256,15 +262,7 @@ describe('createExecutionPool: starting', () => {
     const pool = createExecutionPool({
       size: 1,
       // Under this cap the warm-up's relay reverts (warmUp.test.ts); a call that needs less still runs.
-      init: () => ({
-        genesis,
-        history: history.snapshot(),
-        blockHashes: [new Uint8Array(32)],
-        firstBlock: 0n,
-        fork: false,
-        traceMaxBytes: 1 << 25,
-        rpcGasCap: 30_000n,
-      }),
+      init: () => workerInit({ rpcGasCap: 30_000n }),
       log: (line) => lines.push(line),
     })
     pools.push(pool)
@@ -280,15 +278,7 @@ describe('createExecutionPool: a worker that fails', () => {
     let misaddress = false
     const pool = createExecutionPool({
       size: 1,
-      init: () => ({
-        genesis,
-        history: history.snapshot(),
-        blockHashes: [new Uint8Array(32)],
-        firstBlock: 0n,
-        fork: false,
-        traceMaxBytes: 1 << 25,
-        rpcGasCap: 50_000_000n,
-      }),
+      init: () => workerInit(),
       log: () => {},
       startWorker: (init, port) => {
         // Between the pool and the worker, a relay that can change a run on its way.
