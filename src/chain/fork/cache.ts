@@ -1,8 +1,8 @@
 /**
- * What a fork read from its upstream, kept in SQLite (docs/fork.md). Each answer is committed as it arrives, in
- * write-ahead-log mode as the chain's database is: a committed write is in the log before the call returns, so a
- * `kill -9` keeps everything fetched before it (synchronous = NORMAL gives up only the last writes to a power loss,
- * which a cache can afford). Answers are keyed by the fork point: the chain id, the fork block's hash and the endpoint.
+ * What a fork read from its upstream, kept in SQLite (docs/fork.md). The answers that arrive in one turn of the
+ * event loop are committed together at its end, in write-ahead-log mode as the chain's database is: a committed write
+ * is in the log before the commit returns, so a `kill -9` keeps everything fetched in the turns before it
+ * (synchronous = NORMAL gives up only the last writes to a power loss, which a cache can afford). Answers are keyed by the fork point: the chain id, the fork block's hash and the endpoint.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
@@ -148,26 +148,75 @@ export function openForkCache(options: { path: string; fork: ForkBlock; endpoint
   const getAnswer = db.prepare('SELECT answer FROM answers WHERE fork_point = ? AND request = ?')
   const putAnswer = db.prepare('INSERT OR REPLACE INTO answers (fork_point, request, answer) VALUES (?, ?, ?)')
 
+  // What arrives in one turn of the event loop is committed together at its end: an upstream batch's answers arrive
+  // in one turn, and one commit of 48 slots costs 0.3 ms against 1.9 for a commit each. Reads see it before.
+  const accounts = new Map<Hex, UpstreamAccount>()
+  const slots = new Map<string, { address: Hex; slot: Hex; value: bigint }>()
+  const answers = new Map<string, string>()
+  let turnEnd: NodeJS.Immediate | undefined
+  let failure: unknown
+
+  function commit(): void {
+    clearImmediate(turnEnd)
+    turnEnd = undefined
+    try {
+      db.exec('BEGIN')
+      for (const [address, account] of accounts) {
+        putAccount.run(id, address, account.balance.toString(), account.nonce.toString(), account.code)
+      }
+      for (const { address, slot, value } of slots.values()) putSlot.run(id, address, slot, value.toString())
+      for (const [request, answer] of answers) putAnswer.run(id, request, answer)
+      db.exec('COMMIT')
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK')
+      // A cache that cannot be written costs requests after a restart, not answers: said once, not thrown.
+      if (failure === undefined)
+        console.error(
+          `flashchain: a write to the fork cache ${path} failed (said once; a restart asks the upstream again for what it missed):`,
+          error,
+        )
+      failure = error
+    } finally {
+      accounts.clear()
+      slots.clear()
+      answers.clear()
+    }
+  }
+
+  const written = () => {
+    turnEnd ??= setImmediate(commit)
+  }
+
   return {
     account(address) {
+      const waiting = accounts.get(address)
+      if (waiting !== undefined) return waiting
       const row = getAccount.get(id, address) as { balance: string; nonce: string; code: Hex } | undefined
       return row === undefined ? undefined : { balance: BigInt(row.balance), nonce: BigInt(row.nonce), code: row.code }
     },
     storage(address, slot) {
+      const waiting = slots.get(address + slot)
+      if (waiting !== undefined) return waiting.value
       const row = getSlot.get(id, address, slot) as { value: string } | undefined
       return row === undefined ? undefined : BigInt(row.value)
     },
     putAccount(address: Hex, account: UpstreamAccount) {
-      putAccount.run(id, address, account.balance.toString(), account.nonce.toString(), account.code)
+      accounts.set(address, account)
+      written()
     },
     putStorage(address, slot, value) {
-      putSlot.run(id, address, slot, value.toString())
+      slots.set(address + slot, { address, slot, value })
+      written()
     },
-    answer: (request) => (getAnswer.get(id, request) as { answer: string } | undefined)?.answer,
+    answer: (request) => answers.get(request) ?? (getAnswer.get(id, request) as { answer: string } | undefined)?.answer,
     putAnswer(request, answer) {
-      putAnswer.run(id, request, answer)
+      answers.set(request, answer)
+      written()
     },
-    close: () => db.close(),
+    close() {
+      if (turnEnd !== undefined) commit()
+      db.close()
+    },
   }
 }
 
