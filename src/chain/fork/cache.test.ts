@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 
-import { setImmediate as turnEnd } from 'node:timers/promises'
-
 import { afterAll, describe, expect, test, vi } from 'vitest'
 
 import { RefusedError } from '../errors.ts'
@@ -85,8 +83,8 @@ describe('the fork cache schema version', () => {
   })
 })
 
-describe('the fork cache writes a turn of answers in one commit', () => {
-  test('what is put is read back at once, and committed, all of it, when the turn ends', async () => {
+describe('the fork cache commits a batch of answers at once, before anything goes on with them', () => {
+  test('what is put is read back at once, and committed, all of it, before the code awaiting it goes on', async () => {
     const path = join(dir, 'turn.sqlite')
     const cache = openForkCache({ path, fork, endpoint })
     cache.putAccount(address, account)
@@ -96,13 +94,13 @@ describe('the fork cache writes a turn of answers in one commit', () => {
     expect(cache.storage(address, slot)).toBe(9n)
     expect(cache.answer('["eth_getBlockByNumber",["0x1",false]]')).toBe('{"number":"0x1"}')
     expect(committed(path)).toEqual({ accounts: 0, slots: [], answers: [] })
-    await turnEnd()
+    await Promise.resolve()
     expect(committed(path)).toEqual({ accounts: 1, slots: ['9'], answers: ['{"number":"0x1"}'] })
     expect(cache.storage(address, slot)).toBe(9n)
     cache.close()
   })
 
-  test('closing commits what the turn put', () => {
+  test('closing commits what waits', () => {
     const path = join(dir, 'close.sqlite')
     const cache = openForkCache({ path, fork, endpoint })
     cache.putStorage(address, slot, 3n)
@@ -114,16 +112,16 @@ describe('the fork cache writes a turn of answers in one commit', () => {
     const path = join(dir, 'failing.sqlite')
     const cache = openForkCache({ path, fork, endpoint })
     cache.putAccount(address, account)
-    await turnEnd()
+    await Promise.resolve()
     const other = new DatabaseSync(path)
     other.exec('DROP TABLE storage')
     other.close()
     const said = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
       cache.putStorage(address, slot, 1n)
-      await turnEnd()
+      await Promise.resolve()
       cache.putStorage(address, slot, 2n)
-      await turnEnd()
+      await Promise.resolve()
       expect(said).toHaveBeenCalledTimes(1)
       expect(String(said.mock.calls[0]?.[0])).toBe(
         `flashchain: a write to the fork cache ${path} failed (said once; a restart asks the upstream again for what it missed):`,
