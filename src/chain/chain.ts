@@ -53,7 +53,7 @@ import type { PoolService } from './services/pool.ts'
 import type { ProducerService } from './services/producer.ts'
 import type { SpecService } from './services/spec.ts'
 import type { StateService } from './services/state.ts'
-import type { Flashblock } from './types.ts'
+import type { ChainEdit, Flashblock } from './types.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { OpenFork } from './fork/fork.ts'
 import type { ChainStore } from './storage/chainStore.ts'
@@ -138,6 +138,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
   const plan = createBlockPlan()
+  /** The test-control changes since the stream's last flashblock (ChainEdit). */
+  const streamEdits: ChainEdit[] = []
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
@@ -173,7 +175,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       events: (sealed) => announceSealed(events, sealed),
     }),
     streaming: () => flashblocks.listening,
-    flashblock: (flashblock) => flashblocks.announce(() => flashblock),
+    flashblock(flashblock) {
+      const edits = streamEdits.splice(0)
+      flashblocks.announce(() => ({ ...flashblock, edits }))
+    },
     published: (snapshot, first) => announcePublished(events, snapshot, first),
     dropTransaction(entry: PoolTransaction, reason: string) {
       pool.remove(entry.hash)
@@ -236,6 +241,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         if (fork === undefined) return loaded.first()
         const { block, diff, trie } = await forkFirstBlock(fork, spec, devAccounts)
         return { number: block.header.number, diff, stateRoot: trie.root() }
+      },
+      changed(edit) {
+        // The stream's next flashblock tells it; nobody reads them without a reader.
+        if (flashblocks.listening) streamEdits.push(edit)
       },
       refork:
         fork === undefined

@@ -4,6 +4,8 @@
  * an EVM library's objects.
  */
 import type { Hex } from '../hex.ts'
+import type { FlashblockAccessList } from './state/accesses.ts'
+import type { StateDiff } from './state/types.ts'
 
 export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'
 
@@ -247,6 +249,10 @@ export type Flashblock = {
   transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt }[]
   /** Every account this flashblock wrote, with its balance after it. */
   balances: [Hex, bigint][]
+  /** What each of its runs read and changed (Base's flashblock access list, EIP-7928's shape). */
+  accessList: FlashblockAccessList
+  /** The test-control changes since the flashblock before, oldest first: what a replica cannot learn from blocks. */
+  edits: ChainEdit[]
   stateRoot: Hex
   receiptsRoot: Hex
   logsBloom: Hex
@@ -255,6 +261,22 @@ export type Flashblock = {
   withdrawalsRoot: Hex | undefined
   blobGasUsed: bigint | undefined
 }
+
+/** A flashblock as the producer builds it: the chain adds the test-control changes made since the one before. */
+export type BuiltFlashblock = Omit<Flashblock, 'edits'>
+
+/**
+ * A test-control change to the chain, as the flashblocks stream tells it (docs/flashblocks-stream.md#test-control):
+ * - `edit`: block `number`'s state took `latest` in place (anvil_setBalance and the like), and the block being built,
+ *   if one is, took `pending` (the same edit applied to its own values);
+ * - `rewind`: the blocks after `number` are gone (evm_revert), and `writes` take block `number`'s state back to what
+ *   it was when the snapshot was taken;
+ * - `reset`: the chain is back to its first block, `number` with hash `hash` (anvil_reset), or a fork's new one.
+ */
+export type ChainEdit =
+  | { kind: 'edit'; number: bigint; latest: StateDiff; pending: StateDiff | undefined }
+  | { kind: 'rewind'; number: bigint; writes: StateDiff }
+  | { kind: 'reset'; number: bigint; hash: Hex }
 
 /** One fork's rules as EIP-7910 describes them. */
 export type ForkConfig = {

@@ -6,9 +6,15 @@
  */
 import { createHash } from 'node:crypto'
 
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToUnpaddedBytes, bytesToHex, hexToBytes, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
+
+import { keccak256 } from '../chain/crypto/keccak.ts'
 import { toQuantity } from '../hex.ts'
 
-import type { Flashblock } from '../chain/types.ts'
+import type { FlashblockAccessList } from '../chain/state/accesses.ts'
+import type { StateDiff } from '../chain/state/types.ts'
+import type { ChainEdit, Flashblock } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
 
 export type FlashblockJSON = {
@@ -38,10 +44,41 @@ export type FlashblockJSON = {
   }
   metadata: {
     block_number: number
+    flashblock_access_list: FlashblockAccessListJSON
+    /** flashchain's own: the test-control changes since the flashblock before, when there were any. */
+    flashchain_edits?: ChainEditJSON[]
     new_account_balances: Record<Hex, Hex>
     receipts: Record<Hex, Record<string, { status: Hex; cumulativeGasUsed: Hex; logs: { address: Hex; topics: Hex[]; data: Hex }[] }>>
   }
 }
+
+/** Base's flashblock access list: EIP-7928's account changes, in alloy's JSON names, with the keccak of their RLP. */
+export type FlashblockAccessListJSON = {
+  min_tx_index: number
+  max_tx_index: number
+  account_changes: {
+    address: Hex
+    storageChanges: { slot: Hex; changes: { blockAccessIndex: Hex; newValue: Hex }[] }[]
+    storageReads: Hex[]
+    balanceChanges: { blockAccessIndex: Hex; postBalance: Hex }[]
+    nonceChanges: { blockAccessIndex: Hex; newNonce: Hex }[]
+    codeChanges: { blockAccessIndex: Hex; newCode: Hex }[]
+  }[]
+  fal_hash: Hex
+}
+
+/** State writes as a replica applies them: accounts (or their deletion), storage by account, code by hash. */
+export type StateWritesJSON = {
+  accounts: ({ address: Hex; balance: Hex; nonce: Hex; code_hash: Hex } | { address: Hex; deleted: true })[]
+  /** `cleared`: the account's storage was wiped before these slots were written. Values are 32-byte words. */
+  storage: { address: Hex; cleared: boolean; slots: Record<Hex, Hex> }[]
+  code: Record<Hex, Hex>
+}
+
+export type ChainEditJSON =
+  | { kind: 'edit'; block_number: number; latest: StateWritesJSON; pending: StateWritesJSON | null }
+  | { kind: 'rewind'; block_number: number; writes: StateWritesJSON }
+  | { kind: 'reset'; block_number: number; block_hash: Hex }
 
 /** The receipt envelope's variant names by transaction type, as Base's metadata keys them. */
 const receiptVariants: Record<number, string> = { 0: 'Legacy', 1: 'Eip2930', 2: 'Eip1559', 3: 'Eip4844', 4: 'Eip7702' }
@@ -75,6 +112,7 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
     },
     metadata: {
       block_number: Number(flashblock.number),
+      flashblock_access_list: formatAccessList(flashblock.accessList),
       new_account_balances: Object.fromEntries(flashblock.balances.map(([address, balance]) => [address, toQuantity(balance)])),
       receipts: Object.fromEntries(
         flashblock.transactions.map(({ hash, type, receipt }) => [
@@ -90,6 +128,7 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
       ),
     },
   }
+  if (flashblock.edits.length > 0) json.metadata.flashchain_edits = flashblock.edits.map(formatEdit)
   if (flashblock.blobGasUsed !== undefined && flashblock.blobGasUsed > 0n) json.diff.blob_gas_used = toQuantity(flashblock.blobGasUsed)
   if (flashblock.index === 0) {
     json.base = {
@@ -105,4 +144,75 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
     }
   }
   return json
+}
+
+const word = (value: Uint8Array) => bytesToHex(setLengthLeft(value, 32)) as Hex
+const index = (i: number) => toQuantity(BigInt(i))
+
+/**
+ * The access list as Base's stream carries it. `fal_hash` is the keccak of the RLP of the account changes, each
+ * `[address, [[slot, [[index, value]]]], [slot], [[index, balance]], [[index, nonce]], [[index, code]]]`, with slots
+ * and values as 32 bytes and the rest as integers (base's docs/specs/access-lists.md).
+ */
+export function formatAccessList(list: FlashblockAccessList): FlashblockAccessListJSON {
+  const rlp = list.accounts.map((account) => [
+    hexToBytes(account.address),
+    account.storageChanges.map(([slot, changes]) => [
+      hexToBytes(slot),
+      changes.map(([i, value]) => [intToUnpaddedBytes(i), setLengthLeft(value, 32)]),
+    ]),
+    account.storageReads.map((slot) => hexToBytes(slot)),
+    account.balanceChanges.map(([i, balance]) => [intToUnpaddedBytes(i), bigIntToUnpaddedBytes(balance)]),
+    account.nonceChanges.map(([i, nonce]) => [intToUnpaddedBytes(i), bigIntToUnpaddedBytes(nonce)]),
+    account.codeChanges.map(([i, code]) => [intToUnpaddedBytes(i), code]),
+  ])
+  return {
+    min_tx_index: list.minTxIndex,
+    max_tx_index: list.maxTxIndex,
+    account_changes: list.accounts.map((account) => ({
+      address: account.address,
+      storageChanges: account.storageChanges.map(([slot, changes]) => ({
+        slot,
+        changes: changes.map(([i, value]) => ({ blockAccessIndex: index(i), newValue: word(value) })),
+      })),
+      storageReads: account.storageReads,
+      balanceChanges: account.balanceChanges.map(([i, balance]) => ({ blockAccessIndex: index(i), postBalance: toQuantity(balance) })),
+      nonceChanges: account.nonceChanges.map(([i, nonce]) => ({ blockAccessIndex: index(i), newNonce: toQuantity(nonce) })),
+      codeChanges: account.codeChanges.map(([i, code]) => ({ blockAccessIndex: index(i), newCode: bytesToHex(code) as Hex })),
+    })),
+    fal_hash: bytesToHex(keccak256(RLP.encode(rlp))) as Hex,
+  }
+}
+
+function formatEdit(edit: ChainEdit): ChainEditJSON {
+  const block_number = Number(edit.number)
+  switch (edit.kind) {
+    case 'edit':
+      return {
+        kind: 'edit',
+        block_number,
+        latest: formatWrites(edit.latest),
+        pending: edit.pending === undefined ? null : formatWrites(edit.pending),
+      }
+    case 'rewind':
+      return { kind: 'rewind', block_number, writes: formatWrites(edit.writes) }
+    case 'reset':
+      return { kind: 'reset', block_number, block_hash: edit.hash }
+  }
+}
+
+function formatWrites(diff: StateDiff): StateWritesJSON {
+  return {
+    accounts: [...diff.accounts].map(([address, account]) =>
+      account === null
+        ? { address, deleted: true as const }
+        : { address, balance: toQuantity(account.balance), nonce: toQuantity(account.nonce), code_hash: bytesToHex(account.codeHash) as Hex },
+    ),
+    storage: [...diff.storage].map(([address, { cleared, slots }]) => ({
+      address,
+      cleared,
+      slots: Object.fromEntries([...slots].map(([slot, value]) => [slot, word(value)])),
+    })),
+    code: Object.fromEntries([...diff.code].map(([hash, code]) => [hash, bytesToHex(code) as Hex])),
+  }
 }

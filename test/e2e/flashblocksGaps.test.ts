@@ -4,11 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { WebSocket } from 'ws'
-
 import { setStoreValue, deploy, startChain } from './helpers.ts'
 import { Store } from './fixtures/contracts.ts'
-import { wsUrl } from './wsHelpers.ts'
+import { readFlashblocks } from './flashblocksReader.ts'
 
 import type { Hex } from 'viem'
 import type { FlashblockJSON } from '../../src/rpc/flashblocks.ts'
@@ -27,34 +25,7 @@ afterAll(async () => {
   await t?.close()
 })
 
-/** A JSON reader of /flashblocks: every flashblock it got, and a wait (bounded) for a condition on them. */
-async function reader() {
-  const ws = new WebSocket(wsUrl(t.url, '/flashblocks?encoding=json'))
-  const got: FlashblockJSON[] = []
-  const wake = new Set<() => void>()
-  ws.on('message', (data: Buffer) => {
-    got.push(JSON.parse(data.toString('utf8')) as FlashblockJSON)
-    for (const check of wake) check()
-  })
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
-  const until = (done: (got: FlashblockJSON[]) => boolean) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`still waiting after 20 s; got ${got.map((f) => `${f.metadata.block_number}.${f.index}`)}`)),
-        20_000,
-      )
-      const check = () => {
-        if (!done(got)) return
-        wake.delete(check)
-        clearTimeout(timer)
-        resolve()
-      }
-      wake.add(check)
-      check()
-    })
-  const close = () => new Promise<void>((resolve) => ws.once('close', () => resolve()).close())
-  return { got, until, close }
-}
+const reader = () => readFlashblocks(t.url)
 
 const id = (flashblock: FlashblockJSON) => `${flashblock.metadata.block_number}.${flashblock.index}`
 

@@ -10,6 +10,7 @@ import type { SystemWorkLookahead } from './startBuilder.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createStateDiff } from '../state/types.ts'
+import { AccessRecorder, FlashblockAccesses } from '../state/accesses.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -40,8 +41,12 @@ export type Building = {
   flashblockIndex: number
   /** How many transactions the flashblocks published so far hold. */
   announced: number
-  /** The newest flashblock: where its transactions start, and its own state writes. */
-  newest: { first: number; diff: StateDiff }
+  /** The newest flashblock: where its transactions start, its own state writes, and what its runs accessed. */
+  newest: { first: number; diff: StateDiff; accesses: FlashblockAccesses }
+  /** What the runs since the newest flashblock accessed: the next flashblock's access list (state/accesses.ts). */
+  accesses: FlashblockAccesses
+  /** Sees each run's accesses, and adds them to `accesses` when the run is part of the block. */
+  recorder: AccessRecorder
   /** The header the block would seal with as of the newest flashblock, and its hash. */
   preview: Preview | undefined
   /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
@@ -67,8 +72,18 @@ export type BlockExecution = {
 const retryLater = [/higher gas limit than the remaining gas in the block/, /is less than the block's baseFeePerGas/, /blob gas limit reached/]
 
 /** Starts a block on `parent` with the environment given, its builder's root tries replaced by growing ones. */
-export async function openBlock(vm: VM, parent: Block, env: BlockEnv, lookahead?: SystemWorkLookahead): Promise<Building> {
-  const builder = await startBuilder(vm, parent, env, lookahead)
+export async function openBlock(
+  parts: Pick<BlockExecution, 'vm' | 'stateManager'>,
+  parent: Block,
+  env: BlockEnv,
+  lookahead?: SystemWorkLookahead,
+): Promise<Building> {
+  const { vm, stateManager } = parts
+  // The system calls' accesses are the block's first, at block access index 0.
+  const recorder = new AccessRecorder()
+  const accesses = new FlashblockAccesses()
+  const builder = await recording({ stateManager, recorder }, () => startBuilder(vm, parent, env, lookahead))
+  recorder.end(0, stateManager.current(), accesses)
   // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)
@@ -91,7 +106,9 @@ export async function openBlock(vm: VM, parent: Block, env: BlockEnv, lookahead?
     segments: [],
     flashblockIndex: -1,
     announced: 0,
-    newest: { first: 0, diff: createStateDiff() },
+    newest: { first: 0, diff: createStateDiff(), accesses: new FlashblockAccesses() },
+    accesses,
+    recorder,
     preview: undefined,
     byHash: new Map(),
     held: false,
@@ -113,7 +130,8 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   let result: RunTxResult
   parts.consoleCalls?.start()
   try {
-    result = await runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
+    const run = () => runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
+    result = await recording({ stateManager, recorder: block.recorder }, run)
   } catch (error) {
     // Nothing of a run that threw stays: not its nonce, nor the writes of the calls it was in (StateManager.revertTo).
     await stateManager.revertTo(depth)
@@ -121,6 +139,7 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   } finally {
     stateManager.codeHiddenFor = undefined
   }
+  block.recorder.end(block.transactions.length + 1, stateManager.current(), block.accesses)
   // Blocks carry blob transactions without their blobs (EIP-4844).
   sealed.add(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx, result, blobGas)
   return result
@@ -146,6 +165,31 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
     const reason = error instanceof Error ? error.message : String(error)
     if (!retryLater.some((pattern) => pattern.test(reason))) parts.dropTransaction(entry, reason)
     return false
+  }
+}
+
+/**
+ * Seals the block's builder. What the end-of-block system calls (EIP-7002, EIP-7251) access goes to `accesses`, the
+ * access list of the flashblock that ends the block, at index transactions + 1.
+ */
+export async function buildBlockOf(parts: Pick<BlockExecution, 'stateManager'>, block: Building, accesses: FlashblockAccesses): Promise<Block> {
+  const { stateManager } = parts
+  const built = await recording({ stateManager, recorder: block.recorder }, () => block.builder.build())
+  block.recorder.end(block.transactions.length + 1, stateManager.current(), accesses)
+  return built.block
+}
+
+/** Runs `run` with `recorder` seeing the state manager's reads and writes. */
+export async function recording<T>(parts: { stateManager: FlatStateManager; recorder: AccessRecorder }, run: () => Promise<T>): Promise<T> {
+  const { stateManager, recorder } = parts
+  stateManager.recorder = recorder
+  try {
+    return await run()
+  } catch (error) {
+    recorder.discard()
+    throw error
+  } finally {
+    stateManager.recorder = undefined
   }
 }
 

@@ -13,7 +13,7 @@ import type { FlatStateManager } from '../state/stateManager.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { Hex } from '../../hex.ts'
 import type { SealedBlock } from '../blocks/types.ts'
-import type { BlockEnv, Flashblock } from '../types.ts'
+import type { BlockEnv, BuiltFlashblock, Flashblock } from '../types.ts'
 import type { Building, Preview } from './building.ts'
 
 /** What the stream says of the block as of a flashblock: its roots and hash, as if it were sealed then. */
@@ -56,8 +56,8 @@ export async function previewRoots(block: Building, parts: { vm: VM; stateManage
 }
 
 /** What the stream carries of the newest flashblock: the transactions it added, the balances it changed, and the roots. */
-export function flashblockOf(block: Building, roots: FlashblockRoots): Flashblock {
-  const { first, diff } = block.newest
+export function flashblockOf(block: Building, roots: FlashblockRoots): BuiltFlashblock {
+  const { first, diff, accesses } = block.newest
   const transactions: Flashblock['transactions'] = []
   for (let i = first; i < block.transactions.length; i++) {
     // The block's own encoding: a blob transaction without its blobs (EIP-4844).
@@ -72,6 +72,7 @@ export function flashblockOf(block: Building, roots: FlashblockRoots): Flashbloc
     extraData: (given === undefined ? '0x' : bytesToHex(given as Uint8Array)) as Hex,
     transactions,
     balances: [...diff.accounts].map(([address, account]) => [address, account?.balance ?? 0n]),
+    accessList: { minTxIndex: first, maxTxIndex: block.transactions.length, accounts: accesses.list() },
     ...roots,
   }
 }

@@ -4,7 +4,7 @@ import { nextEnv, withTimestamp } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { includePooled, includeTransaction, openBlock } from './building.ts'
+import { buildBlockOf, includePooled, includeTransaction, openBlock } from './building.ts'
 import { executeBlock } from './executeBlock.ts'
 import { createFlashblockClock } from './flashblockClock.ts'
 import { createPreconfirmationWaiters } from './preconfirmationWaiters.ts'
@@ -13,6 +13,7 @@ import { createSealLog } from './sealLog.ts'
 import { createCostEstimate } from './costs.ts'
 import { createSystemWorkLookahead } from './startBuilder.ts'
 import { flashblockOf, idleHeader, previewRoots, rootsOf } from './flashblockPreview.ts'
+import { FlashblockAccesses } from '../state/accesses.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { sealedWrites } from '../state/sealedWrites.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
@@ -31,7 +32,7 @@ import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { BlockEnv, Flashblock, Receipt } from '../types.ts'
+import type { BlockEnv, BuiltFlashblock, Receipt } from '../types.ts'
 
 /** The producer runs transactions as any block execution does (building.ts), and owns the rest of the chain's writes. */
 export type ProducerHost = BlockExecution & {
@@ -53,7 +54,7 @@ export type ProducerHost = BlockExecution & {
    */
   streaming: () => boolean
   /** A flashblock for the stream, with its roots: previewed mid-block, the sealed block's for the last one. */
-  flashblock: (flashblock: Flashblock) => void
+  flashblock: (flashblock: BuiltFlashblock) => void
   log: (line: string) => void
 }
 
@@ -96,9 +97,9 @@ export type Producer = {
   replan(): void
   /**
    * Prepares a state edit of the block being built, on top of what it pre-confirmed (the head takes it apart): the
-   * edit reads the pending state now, before the head takes it, and what it returns publishes the writes after.
+   * edit reads the pending state now, before the head takes it; `apply` publishes its writes (`writes`) after.
    */
-  editPending(edit: StateEdit): () => void
+  editPending(edit: StateEdit): { writes: StateDiff | undefined; apply(): void }
   /** Drops the block being built, after the head changed under it; with `resume`, builds it again from those. */
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
@@ -189,7 +190,7 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    building = await openBlock(vm, head.block, env, lookahead)
+    building = await openBlock(host, head.block, env, lookahead)
     if (!announce) return building
     await publish(building)
     return building
@@ -214,7 +215,8 @@ export function createProducer(host: ProducerHost): Producer {
     if (sealedAs !== undefined) block.preview = sealedAs
     else if (block.preview === undefined || !isEmptyDiff(diff) || block.transactions.length > block.announced)
       block.preview = await previewRoots(block, host)
-    block.newest = { first: block.announced, diff }
+    block.newest = { first: block.announced, diff, accesses: block.accesses }
+    block.accesses = new FlashblockAccesses()
     block.flashblockIndex++
     published = {
       env: block.env,
@@ -261,7 +263,7 @@ export function createProducer(host: ProducerHost): Producer {
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
     const started = performance.now()
-    const built = await build(block)
+    const built = await build(block, block.newest.accesses)
     await yieldToEventLoop()
     const remainder = stateManager.publish()
     const before = history.at(block.env.number - 1n)
@@ -280,10 +282,10 @@ export function createProducer(host: ProducerHost): Producer {
   const sealBound = (block: Building, until: number) => until - block.transactions.length * sealCost.perTransaction
 
   /** The sealed block, its state root computed by moving the trie to it (see computeStateRoot). */
-  async function build(block: Building): Promise<Block> {
+  async function build(block: Building, accesses: FlashblockAccesses): Promise<Block> {
     sealing = true
     try {
-      return (await block.builder.build()).block
+      return await buildBlockOf(host, block, accesses)
     } finally {
       sealing = false
     }
@@ -300,7 +302,7 @@ export function createProducer(host: ProducerHost): Producer {
     const started = performance.now()
     const block = await startBlock(timestamp, false)
     await includePooled(host, block)
-    const built = await build(block)
+    const built = await build(block, block.accesses)
     if (block.transactions.length > 0) await publish(block, false, { header: built.header, hash: bytesToHex(built.hash()) as Hex })
     const parts = [...block.segments, stateManager.publish()]
     const diff = sealedWrites(parts, history.at(block.env.number - 1n), stateManager.base, storageRoots)
@@ -372,16 +374,17 @@ export function createProducer(host: ProducerHost): Producer {
 
     editPending(edit) {
       // The idle pending block reads the head's state, which takes the edit: only its snapshot is renewed.
-      if (building === undefined) return () => void (published = idlePending())
+      if (building === undefined) return { writes: undefined, apply: () => void (published = idlePending()) }
       // Read now: the pending state reads the head's through where the block wrote nothing, and once the head has
       // taken the edit, an edit that adds to a value (anvil_addBalance) would add twice.
       const diff = edit(stateManager.base)
       const block = building
-      return () => {
+      const apply = () => {
         stateManager.publishDiff(diff)
         block.segments.push(diff)
         published = { ...published!, state: stateManager.base }
       }
+      return { writes: diff, apply }
     },
 
     async restart(resume) {

@@ -32,6 +32,7 @@ import type { StateDiff, StateReader } from '../state/types.ts'
 export type Refork = { sealed: SealedBlock; diff: StateDiff; upstream: StateReader & { waits: true }; adopt(): void }
 import type { StateTrie } from '../state/trie.ts'
 import type { Hex } from '../../hex.ts'
+import type { ChainEdit } from '../types.ts'
 import type { ChainStore, StoreMark } from '../storage/chainStore.ts'
 
 /**
@@ -79,6 +80,8 @@ export type ControlParts = {
   genesis: () => Promise<FirstBlock>
   /** A fork's move to another fork block or upstream (ControlService.reset); undefined on a chain of its own. */
   refork?: (target: ForkTarget) => Promise<Refork>
+  /** Each change made, once it is made, for the flashblocks stream to tell (ChainEdit). */
+  changed: (edit: ChainEdit) => void
   log: (line: string) => void
 }
 
@@ -167,6 +170,7 @@ export function createControlService(parts: ControlParts): ControlService {
     blocks.restart(sealed)
     for (const entry of [...pool.all()]) pool.remove(entry.hash)
     await trie.rebuild(history.entries())
+    parts.changed({ kind: 'reset', number: sealed.number, hash: sealed.hash })
     await producer.restart()
     clock.restore({ offsetMs: 0, next: undefined })
     instanceId = newInstanceId()
@@ -175,7 +179,7 @@ export function createControlService(parts: ControlParts): ControlService {
   const edit = (edit: StateEdit) =>
     producer.exclusive(async () => {
       const number = blocks.head().number
-      const editPending = producer.editPending(edit)
+      const pending = producer.editPending(edit)
       const before = history.at(number)
       const diff = edit(before)
       const after = createOverlay(diff, before)
@@ -183,7 +187,8 @@ export function createControlService(parts: ControlParts): ControlService {
       store.writeEdit(number, diff)
       const undo = history.apply({ kind: 'edit', number, diff })!
       if (snapshots.size > 0) edits.push({ number, undo })
-      editPending()
+      pending.apply()
+      parts.changed({ kind: 'edit', number, latest: diff, pending: pending.writes })
     })
 
   return {
@@ -233,7 +238,9 @@ export function createControlService(parts: ControlParts): ControlService {
         })
         const touched = rewindTo(snapshot.head, edits.splice(snapshot.edits).reverse(), snapshot.pool)
         // The trie moves back by what changed since the snapshot, not by the whole state.
-        await trie.apply(history.restore(snapshot.head, touched), history.at(snapshot.head))
+        const writes = history.restore(snapshot.head, touched)
+        await trie.apply(writes, history.at(snapshot.head))
+        parts.changed({ kind: 'rewind', number: snapshot.head, writes })
         if (snapshots.size === 0) edits.length = 0
         await producer.restart(snapshot.building)
         clock.restore(snapshot.clock)
@@ -253,6 +260,7 @@ export function createControlService(parts: ControlParts): ControlService {
         history.apply({ kind: 'block', number: genesis.number, hash: blocks.head().block.hash(), diff: genesis.diff })
         await trie.rebuild(history.entries())
         if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
+        parts.changed({ kind: 'reset', number: genesis.number, hash: blocks.head().hash })
         await producer.restart()
         clock.restore({ offsetMs: 0, next: undefined })
         instanceId = newInstanceId()

@@ -6,6 +6,7 @@ import { createOverlay } from './overlay.ts'
 import { createStateDiff, mergeDiff } from './types.ts'
 
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
+import type { AccessRecorder } from './accesses.ts'
 import type { Address } from '@ethereumjs/util'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
 import type { Hex } from '../../hex.ts'
@@ -41,6 +42,8 @@ export class FlatStateManager implements StateManagerInterface {
   private undo: Undo[] = []
   /** Length of `undo` at each open checkpoint, innermost last. */
   private checkpoints: number[] = []
+  /** Set by the block producer around a transaction it includes, to see what the run accessed (accesses.ts). */
+  recorder: AccessRecorder | undefined
   /** Set by the block producer, the only owner that knows the trie. */
   computeStateRoot: ((writes: StateDiff) => Promise<Uint8Array>) | undefined
   /**
@@ -114,6 +117,11 @@ export class FlatStateManager implements StateManagerInterface {
     return diff
   }
 
+  /** The state with every write so far, as a reader that no recorder sees. */
+  current(): StateReader {
+    return createOverlay(this.diff, this.base)
+  }
+
   /** Lays `diff` over the base as if it had been written and published; only between transactions. */
   publishDiff(diff: StateDiff): void {
     this.base = createOverlay(diff, this.base)
@@ -130,19 +138,26 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   private readAccount(address: Hex): AccountRecord | undefined {
-    const account = this.diff.accounts.get(address)
-    if (account === null) return undefined
-    return account ?? this.base.account(address)
+    const written = this.diff.accounts.get(address)
+    const account = written === null ? undefined : (written ?? this.base.account(address))
+    this.recorder?.account(address, account)
+    return account
   }
 
   private readStorage(address: string, slot: string): Uint8Array {
-    const storage = this.diff.storage.get(address as Hex)
+    const value = this.storageValue(address as Hex, slot as Hex)
+    this.recorder?.slot(address as Hex, slot as Hex, value)
+    return value
+  }
+
+  private storageValue(address: Hex, slot: Hex): Uint8Array {
+    const storage = this.diff.storage.get(address)
     if (storage !== undefined) {
-      const value = storage.slots.get(slot as Hex)
+      const value = storage.slots.get(slot)
       if (value !== undefined) return value
       if (storage.cleared) return EMPTY
     }
-    return this.base.storage(address as Hex, slot as Hex)
+    return this.base.storage(address, slot)
   }
 
   private readCode(codeHash: Uint8Array): Uint8Array {
@@ -158,11 +173,14 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   private writeAccount(address: Hex, account: AccountRecord | null): void {
+    // A recorder sees the value before the first write (a write it would otherwise see only after).
+    if (this.recorder !== undefined) this.readAccount(address)
     this.write(this.diff.accounts, address, account)
   }
 
   /** Replaces the account's storage diff with a wiped one. */
   private wipeStorage(address: Hex): void {
+    if (this.recorder !== undefined) this.readAccount(address)
     this.write(this.diff.storage, address, { cleared: true, slots: new Map() })
   }
 
@@ -219,6 +237,7 @@ export class FlatStateManager implements StateManagerInterface {
 
   putStorageSync(address: Address, key: Uint8Array, value: Uint8Array): void {
     const account = address.toString()
+    if (this.recorder !== undefined) this.readStorage(account, this.keyHex(key))
     let storage = this.diff.storage.get(account)
     if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
     this.write(storage.slots, this.keyHex(key), unpadBytes(value))
