@@ -4,6 +4,7 @@ import { encodeFunctionData, getContractAddress } from 'viem'
 
 import { Store } from './fixtures/contracts.ts'
 import { startChain } from './helpers.ts'
+import { connect, wsUrl } from './wsHelpers.ts'
 
 import type { Hex } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -208,5 +209,32 @@ describe('eth_getCode: EIP-7702 delegation', () => {
     expect((code.length - 2) / 2).toBe(23)
     // The delegate keeps its own code.
     expect(await t.rpc('eth_getCode', [store, 'latest'])).toBe(Store.deployedBytecode)
+  })
+})
+
+describe('eth_getCode: one answer however it is asked', () => {
+  it('answers the same code in a batch beside other answers, over WebSocket and in process, as over HTTP', async () => {
+    const expected = Store.deployedBytecode
+    const response = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [store, 'latest'] },
+        { jsonrpc: '2.0', id: 2, method: 'eth_getCode', params: [t.accounts[0]!.address, 'latest'] },
+        { jsonrpc: '2.0', id: 3, method: 'eth_getCode', params: [store, 'latest'] },
+      ]),
+    })
+    expect(await response.json()).toEqual([
+      { jsonrpc: '2.0', id: 1, result: expected },
+      { jsonrpc: '2.0', id: 2, result: '0x' },
+      { jsonrpc: '2.0', id: 3, result: expected },
+    ])
+    const ws = await connect(wsUrl(t.url))
+    try {
+      expect(await ws.rpc('eth_getCode', [store, 'latest'])).toBe(expected)
+    } finally {
+      await ws.close()
+    }
+    expect(await t.flashchain.request({ method: 'eth_getCode', params: [store, 'latest'] })).toBe(expected)
   })
 })

@@ -1,10 +1,11 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { stateOf } from '../blocks/tags.ts'
-import { codeHexOf } from '../state/code.ts'
+import { codeHexOf, codeJsonOf } from '../state/code.ts'
 import { dumpState } from '../state/dump.ts'
 import { buildStateTrie, proveAccount, provesRoot } from '../state/proof.ts'
 
+import type { EncodedJson } from '../../runtime/encodedJson.ts'
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { BlockResolver } from '../blocks/tags.ts'
 import type { Producer } from '../production/producer.ts'
@@ -30,6 +31,8 @@ export type StateService = {
   stateAt(block: BlockSpecifier): StateReader
   /** The code at an address as hex, `0x` for none; an EIP-7702 delegated account's is its designator. */
   code(address: Hex, block: BlockSpecifier): Hex
+  /** The same code as eth_getCode's answer: JSON bytes encoded once per code, `0x` for none. */
+  codeJson(address: Hex, block: BlockSpecifier): Hex | EncodedJson
   /**
    * EIP-1186: an account and some of its slots at `block`, with Merkle proofs against that block's state root. The
    * head is proved from the trie kept for it; any older block from a trie built from its flat state; `pending` from
@@ -47,6 +50,7 @@ export function createStateService(parts: StateParts): StateService {
   return {
     stateAt: (specifier) => stateOf(resolve(specifier), history),
     code: (address, specifier) => codeHexOf(stateOf(resolve(specifier), history), address),
+    codeJson: (address, specifier) => codeJsonOf(stateOf(resolve(specifier), history), address),
     async proof(address, slots, specifier) {
       const resolved = resolve(specifier)
       const state = stateOf(resolved, history)

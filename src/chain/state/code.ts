@@ -1,5 +1,7 @@
 import { KECCAK256_NULL, bytesToHex, equalsBytes } from '@ethereumjs/util'
 
+import { EncodedJson, hexJson } from '../../runtime/encodedJson.ts'
+
 import type { Hex } from '../../hex.ts'
 import type { StateReader } from './types.ts'
 
@@ -25,4 +27,20 @@ export function codeHexOf(state: StateReader, address: Hex): Hex {
   let hex = hexOfCode.get(code)
   if (hex === undefined) hexOfCode.set(code, (hex = `0x${Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString('hex')}`))
   return hex
+}
+
+/**
+ * eth_getCode's answer, `"0x…"` as JSON bytes, encoded once per stored code array as its hex is: written into the
+ * response as bytes, it spares each request JSON.stringify's scan of the hex and the socket's UTF-8 encoding of it,
+ * which cost the main thread more than the read (a 13 % and a 60 % share of its time under eth_getCode load).
+ */
+const jsonOfCode = new WeakMap<Uint8Array, EncodedJson>()
+
+/** `0x` for none: a string that short costs nothing to encode. */
+export function codeJsonOf(state: StateReader, address: Hex): Hex | EncodedJson {
+  const code = codeOf(state, address)
+  if (code.length === 0) return '0x'
+  let json = jsonOfCode.get(code)
+  if (json === undefined) jsonOfCode.set(code, (json = new EncodedJson(hexJson(code))))
+  return json
 }
