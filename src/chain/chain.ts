@@ -138,8 +138,15 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
   const plan = createBlockPlan()
-  /** The test-control changes since the stream's last flashblock (ChainEdit). */
+  /**
+   * The test-control changes since the stream's last flashblock (ChainEdit), kept only while the stream has had a
+   * reader throughout: a change of state no frame told (a block or flashblock nobody streamed, an edit nobody heard)
+   * drops them, since a reader that comes later starts from a state that holds them and what followed them.
+   */
   const streamEdits: ChainEdit[] = []
+  const unstreamed = () => {
+    if (!flashblocks.listening) streamEdits.length = 0
+  }
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
@@ -172,14 +179,20 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
           diff,
         ),
       blocks: (sealed) => blocks.add(sealed),
-      events: (sealed) => announceSealed(events, sealed),
+      events(sealed) {
+        unstreamed()
+        announceSealed(events, sealed)
+      },
     }),
     streaming: () => flashblocks.listening,
     flashblock(flashblock) {
       const edits = streamEdits.splice(0)
       flashblocks.announce(() => ({ ...flashblock, edits }))
     },
-    published: (snapshot, first) => announcePublished(events, snapshot, first),
+    published(snapshot, first) {
+      unstreamed()
+      announcePublished(events, snapshot, first)
+    },
     dropTransaction(entry: PoolTransaction, reason: string) {
       pool.remove(entry.hash)
       store.removePoolTransactions([entry.hash])
@@ -243,7 +256,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         return { number: block.header.number, diff, stateRoot: trie.root() }
       },
       changed(edit) {
-        // The stream's next flashblock tells it; nobody reads them without a reader.
+        // The stream's next flashblock tells it.
+        unstreamed()
         if (flashblocks.listening) streamEdits.push(edit)
       },
       refork:

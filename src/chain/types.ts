@@ -249,8 +249,11 @@ export type Flashblock = {
   transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt }[]
   /** Every account this flashblock wrote, with its balance after it. */
   balances: [Hex, bigint][]
-  /** What each of its runs read and changed (Base's flashblock access list, EIP-7928's shape). */
-  accessList: FlashblockAccessList
+  /**
+   * What each of its runs read and changed (Base's flashblock access list, EIP-7928's shape); none in a block begun
+   * while the stream had no reader.
+   */
+  accessList: FlashblockAccessList | undefined
   /** The test-control changes since the flashblock before, oldest first: what a replica cannot learn from blocks. */
   edits: ChainEdit[]
   stateRoot: Hex

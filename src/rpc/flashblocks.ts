@@ -44,7 +44,8 @@ export type FlashblockJSON = {
   }
   metadata: {
     block_number: number
-    flashblock_access_list: FlashblockAccessListJSON
+    /** Absent in a block begun while the stream had no reader. */
+    flashblock_access_list?: FlashblockAccessListJSON
     /** flashchain's own: the test-control changes since the flashblock before, when there were any. */
     flashchain_edits?: ChainEditJSON[]
     new_account_balances: Record<Hex, Hex>
@@ -112,7 +113,6 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
     },
     metadata: {
       block_number: Number(flashblock.number),
-      flashblock_access_list: formatAccessList(flashblock.accessList),
       new_account_balances: Object.fromEntries(flashblock.balances.map(([address, balance]) => [address, toQuantity(balance)])),
       receipts: Object.fromEntries(
         flashblock.transactions.map(({ hash, type, receipt }) => [
@@ -128,6 +128,7 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
       ),
     },
   }
+  if (flashblock.accessList !== undefined) json.metadata.flashblock_access_list = formatAccessList(flashblock.accessList)
   if (flashblock.edits.length > 0) json.metadata.flashchain_edits = flashblock.edits.map(formatEdit)
   if (flashblock.blobGasUsed !== undefined && flashblock.blobGasUsed > 0n) json.diff.blob_gas_used = toQuantity(flashblock.blobGasUsed)
   if (flashblock.index === 0) {

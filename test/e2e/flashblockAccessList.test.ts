@@ -36,6 +36,7 @@ afterAll(async () => {
 
 const EMPTY_LIST_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347'
 const HISTORY_STORAGE = '0x0000f90827f1c53a10cb7a02335b175320002935'
+const SYSTEM_CALLER = '0xfffffffffffffffffffffffffffffffffffffffe'
 
 type Changes = { balance?: Hex; nonce?: Hex; code?: Hex; storage: Record<Hex, Hex> }
 type TracedAccount = { balance?: Hex; nonce?: number; code?: Hex; storage?: Record<Hex, Hex> }
@@ -48,12 +49,19 @@ async function sealAndRead(): Promise<FlashblockJSON[]> {
   return reader.got.filter((f) => f.metadata.block_number === number)
 }
 
+/** A flashblock's access list, which every flashblock of a block begun while the stream had a reader has. */
+function fal(flashblock: FlashblockJSON): FlashblockAccessListJSON {
+  const list = flashblock.metadata.flashblock_access_list
+  if (list === undefined) throw new Error(`flashblock ${flashblock.metadata.block_number}.${flashblock.index} has no access list`)
+  return list
+}
+
 /** What the access lists of a block's flashblocks say changed at block access index `index`, by address. */
 function changesAt(flashblocks: FlashblockJSON[], index: number): Map<Hex, Changes> {
   const at = toHex(index)
   const changes = new Map<Hex, Changes>()
   const of = (address: Hex) => changes.get(address) ?? changes.set(address, { storage: {} }).get(address)!
-  for (const account of flashblocks.flatMap((f) => f.metadata.flashblock_access_list.account_changes)) {
+  for (const account of flashblocks.flatMap((f) => fal(f).account_changes)) {
     for (const change of account.balanceChanges) if (change.blockAccessIndex === at) of(account.address).balance = change.postBalance
     for (const change of account.nonceChanges) if (change.blockAccessIndex === at) of(account.address).nonce = change.newNonce
     for (const change of account.codeChanges) if (change.blockAccessIndex === at) of(account.address).code = change.newCode
@@ -131,18 +139,41 @@ describe('the flashblock access list', () => {
     // The transfer's recipient and the new contract are there, and the reverted call's target is listed without changes.
     expect(changesAt(flashblocks, receipts[0]!.transactionIndex + 1).get(recipient)?.balance).toBe(toHex(parseEther('1')))
     expect(changesAt(flashblocks, receipts[2]!.transactionIndex + 1).get(created.address)?.code).toBe(Store.deployedBytecode.toLowerCase())
-    const listed = flashblocks.flatMap((f) => f.metadata.flashblock_access_list.account_changes).filter((a) => a.address === reverter)
+    const listed = flashblocks.flatMap((f) => fal(f).account_changes).filter((a) => a.address === reverter)
     expect(listed.length).toBeGreaterThan(0)
     expect(listed.every((a) => a.storageChanges.length + a.balanceChanges.length + a.nonceChanges.length + a.codeChanges.length === 0)).toBe(true)
 
-    // Each flashblock's bounds are its transactions' places in the block, end to end.
+    // Each flashblock's bounds are its transactions' places in the block, end to end, and each change is in the
+    // flashblock that holds its transaction (index 0 in the first, transactions + 1 in the last), once.
     let next = 0
-    for (const { diff, metadata } of flashblocks) {
-      const { min_tx_index, max_tx_index } = metadata.flashblock_access_list
-      expect([min_tx_index, max_tx_index - min_tx_index]).toEqual([next, diff.transactions.length])
+    const seen = new Set<string>()
+    for (const [n, flashblock] of flashblocks.entries()) {
+      const { min_tx_index, max_tx_index, account_changes } = fal(flashblock)
+      expect([min_tx_index, max_tx_index - min_tx_index]).toEqual([next, flashblock.diff.transactions.length])
       next = max_tx_index
+      const last = n === flashblocks.length - 1
+      for (const account of account_changes) {
+        const changes = [
+          ...account.balanceChanges.map((c) => ['balance', c.blockAccessIndex]),
+          ...account.nonceChanges.map((c) => ['nonce', c.blockAccessIndex]),
+          ...account.codeChanges.map((c) => ['code', c.blockAccessIndex]),
+          ...account.storageChanges.flatMap(({ slot, changes: writes }) => writes.map((c) => [slot, c.blockAccessIndex])),
+        ]
+        for (const [what, at] of changes) {
+          const index = Number(at)
+          const inThis = (index === 0 && n === 0) || (index > min_tx_index && index <= max_tx_index) || (last && index === max_tx_index + 1)
+          expect([account.address, what, index, inThis]).toEqual([account.address, what, index, true])
+          const key = `${account.address} ${what} ${index}`
+          expect(seen.has(key)).toBe(false)
+          seen.add(key)
+        }
+      }
     }
     expect(next).toBe(4)
+    // The system calls' caller is not listed (EIP-7928), though every system call reads it.
+    const listedAddresses = flashblocks.flatMap((f) => fal(f).account_changes.map((a) => a.address))
+    expect(listedAddresses).not.toContain(SYSTEM_CALLER)
+    expect(listedAddresses).toContain(HISTORY_STORAGE)
   })
 
   it("starts each block with the system calls at index 0: EIP-2935's slot of the parent gets the parent's hash", async () => {
@@ -152,7 +183,7 @@ describe('the flashblock access list', () => {
     const number = BigInt(first!.metadata.block_number)
     const parent = await t.publicClient.getBlock({ blockNumber: number - 1n })
     expect(first!.index).toBe(0)
-    expect([first!.metadata.flashblock_access_list.min_tx_index, first!.metadata.flashblock_access_list.max_tx_index]).toEqual([0, 0])
+    expect([fal(first!).min_tx_index, fal(first!).max_tx_index]).toEqual([0, 0])
     const history = changesAt([first!], 0).get(HISTORY_STORAGE)
     expect(history?.storage).toEqual({ [word((number - 1n) % 8191n)]: parent.hash })
     expect(await t.rpc('eth_getStorageAt', [HISTORY_STORAGE, word((number - 1n) % 8191n), toHex(number)])).toBe(parent.hash)
@@ -164,7 +195,7 @@ describe('the flashblock access list', () => {
     const { flashblockIndex } = await t.preconfirm()
     const flashblocks = await sealAndRead()
     const own = flashblocks.find((f) => f.index === flashblockIndex)!
-    const entry = own.metadata.flashblock_access_list.account_changes.find((a) => a.address === store)
+    const entry = fal(own).account_changes.find((a) => a.address === store)
     expect(entry).toMatchObject({ storageChanges: [], storageReads: [word(0n)] })
   })
 
@@ -173,13 +204,13 @@ describe('the flashblock access list', () => {
     await t.preconfirm()
     const idle = await t.preconfirm()
     const flashblocks = await sealAndRead()
-    for (const { metadata } of flashblocks) expect(metadata.flashblock_access_list.fal_hash).toBe(falHash(metadata.flashblock_access_list))
-    const nothing = flashblocks.find((f) => f.index === idle.flashblockIndex)!.metadata.flashblock_access_list
+    for (const flashblock of flashblocks) expect(fal(flashblock).fal_hash).toBe(falHash(fal(flashblock)))
+    const nothing = fal(flashblocks.find((f) => f.index === idle.flashblockIndex)!)
     expect(nothing).toEqual({ min_tx_index: 1, max_tx_index: 1, account_changes: [], fal_hash: EMPTY_LIST_HASH })
 
     const number = toHex(flashblocks[0]!.metadata.block_number)
     const last = new Map<string, Hex>()
-    for (const account of flashblocks.flatMap((f) => f.metadata.flashblock_access_list.account_changes)) {
+    for (const account of flashblocks.flatMap((f) => fal(f).account_changes)) {
       for (const c of account.balanceChanges) last.set(`${account.address} balance`, c.postBalance)
       for (const c of account.nonceChanges) last.set(`${account.address} nonce`, c.newNonce)
       for (const { slot, changes } of account.storageChanges) for (const c of changes) last.set(`${account.address} ${slot}`, c.newValue)
@@ -194,6 +225,36 @@ describe('the flashblock access list', () => {
             ? await t.rpc('eth_getTransactionCount', [address, number])
             : await t.rpc('eth_getStorageAt', [address, what, number])
       expect([key, sealed]).toEqual([key, value])
+    }
+  })
+})
+
+describe('the flashblock access list of a block begun before the stream had a reader', () => {
+  it('is absent from that block, which nobody recorded from its start, and there from the next block on', async () => {
+    const chain = await startChain()
+    try {
+      await chain.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000f00d2', value: 1n })
+      await chain.preconfirm()
+      const late = await readFlashblocks(chain.url)
+      try {
+        await chain.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000f00d2', value: 1n })
+        const { blockNumber } = await chain.preconfirm()
+        await chain.mine()
+        await chain.wallet(1).sendTransaction({ to: '0x00000000000000000000000000000000000f00d2', value: 1n })
+        await chain.preconfirm()
+        const next = Number(blockNumber) + 1
+        await late.until((got) => got.some((f) => f.metadata.block_number === next && f.diff.transactions.length > 0))
+        const begunBefore = late.got.filter((f) => f.metadata.block_number === Number(blockNumber))
+        const begunAfter = late.got.filter((f) => f.metadata.block_number === next)
+        expect(begunBefore.length).toBeGreaterThan(0)
+        expect(begunBefore.every((f) => f.metadata.flashblock_access_list === undefined)).toBe(true)
+        expect(begunAfter.length).toBeGreaterThan(0)
+        expect(begunAfter.every((f) => f.metadata.flashblock_access_list !== undefined)).toBe(true)
+      } finally {
+        await late.close()
+      }
+    } finally {
+      await chain.close()
     }
   })
 })

@@ -45,8 +45,11 @@ export type Building = {
   newest: { first: number; diff: StateDiff; accesses: FlashblockAccesses }
   /** What the runs since the newest flashblock accessed: the next flashblock's access list (state/accesses.ts). */
   accesses: FlashblockAccesses
-  /** Sees each run's accesses, and adds them to `accesses` when the run is part of the block. */
-  recorder: AccessRecorder
+  /**
+   * Sees each run's accesses, and adds them to `accesses` when the run is part of the block: only in a block begun
+   * while the stream had a reader, the one thing that reads them.
+   */
+  recorder: AccessRecorder | undefined
   /** The header the block would seal with as of the newest flashblock, and its hash. */
   preview: Preview | undefined
   /** The pending block as of each of its flashblocks, by that flashblock's block hash (eth_getBlockByHash). */
@@ -73,17 +76,17 @@ const retryLater = [/higher gas limit than the remaining gas in the block/, /is 
 
 /** Starts a block on `parent` with the environment given, its builder's root tries replaced by growing ones. */
 export async function openBlock(
-  parts: Pick<BlockExecution, 'vm' | 'stateManager'>,
+  parts: Pick<BlockExecution, 'vm' | 'stateManager'> & { record: boolean },
   parent: Block,
   env: BlockEnv,
   lookahead?: SystemWorkLookahead,
 ): Promise<Building> {
   const { vm, stateManager } = parts
   // The system calls' accesses are the block's first, at block access index 0.
-  const recorder = new AccessRecorder()
+  const recorder = parts.record ? new AccessRecorder() : undefined
   const accesses = new FlashblockAccesses()
   const builder = await recording({ stateManager, recorder }, () => startBuilder(vm, parent, env, lookahead))
-  recorder.end(0, stateManager.current(), accesses)
+  recorder?.end(0, stateManager.current(), accesses, SYSTEM_CALLER)
   // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)
@@ -139,7 +142,7 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   } finally {
     stateManager.codeHiddenFor = undefined
   }
-  block.recorder.end(block.transactions.length + 1, stateManager.current(), block.accesses)
+  block.recorder?.end(block.transactions.length + 1, stateManager.current(), block.accesses)
   // Blocks carry blob transactions without their blobs (EIP-4844).
   sealed.add(tx instanceof Blob4844Tx ? createMinimal4844TxFromNetworkWrapper(tx, { common: vm.common }) : tx, result, blobGas)
   return result
@@ -175,13 +178,23 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
 export async function buildBlockOf(parts: Pick<BlockExecution, 'stateManager'>, block: Building, accesses: FlashblockAccesses): Promise<Block> {
   const { stateManager } = parts
   const built = await recording({ stateManager, recorder: block.recorder }, () => block.builder.build())
-  block.recorder.end(block.transactions.length + 1, stateManager.current(), accesses)
+  block.recorder?.end(block.transactions.length + 1, stateManager.current(), accesses, SYSTEM_CALLER)
   return built.block
 }
 
-/** Runs `run` with `recorder` seeing the state manager's reads and writes. */
-export async function recording<T>(parts: { stateManager: FlatStateManager; recorder: AccessRecorder }, run: () => Promise<T>): Promise<T> {
+/**
+ * The address system calls come from (EIP-4788, EIP-2935, EIP-7002, EIP-7251), which they read and leave as it was:
+ * EIP-7928 leaves it out of their accesses.
+ */
+const SYSTEM_CALLER = '0xfffffffffffffffffffffffffffffffffffffffe' as Hex
+
+/** Runs `run` with `recorder` (if any) seeing the state manager's reads and writes. */
+export async function recording<T>(
+  parts: { stateManager: FlatStateManager; recorder: AccessRecorder | undefined },
+  run: () => Promise<T>,
+): Promise<T> {
   const { stateManager, recorder } = parts
+  if (recorder === undefined) return run()
   stateManager.recorder = recorder
   try {
     return await run()

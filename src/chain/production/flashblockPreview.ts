@@ -72,7 +72,7 @@ export function flashblockOf(block: Building, roots: FlashblockRoots): BuiltFlas
     extraData: (given === undefined ? '0x' : bytesToHex(given as Uint8Array)) as Hex,
     transactions,
     balances: [...diff.accounts].map(([address, account]) => [address, account?.balance ?? 0n]),
-    accessList: { minTxIndex: first, maxTxIndex: block.transactions.length, accounts: accesses.list() },
+    accessList: block.recorder === undefined ? undefined : { minTxIndex: first, maxTxIndex: block.transactions.length, accounts: accesses.list() },
     ...roots,
   }
 }

@@ -190,7 +190,7 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    building = await openBlock(host, head.block, env, lookahead)
+    building = await openBlock({ ...host, record: host.streaming() }, head.block, env, lookahead)
     if (!announce) return building
     await publish(building)
     return building

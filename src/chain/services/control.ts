@@ -4,7 +4,7 @@ import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { erc20Word, findERC20Slot } from '../execution/erc20Slot.ts'
 import { loadDump } from '../state/dump.ts'
-import { setStorage } from '../state/edits.ts'
+import { readBack, setStorage } from '../state/edits.ts'
 import { createTouchedKeys } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { withStorageRoots } from '../state/trie.ts'
@@ -240,7 +240,7 @@ export function createControlService(parts: ControlParts): ControlService {
         // The trie moves back by what changed since the snapshot, not by the whole state.
         const writes = history.restore(snapshot.head, touched)
         await trie.apply(writes, history.at(snapshot.head))
-        parts.changed({ kind: 'rewind', number: snapshot.head, writes })
+        parts.changed({ kind: 'rewind', number: snapshot.head, writes: readBack(writes, history.at(snapshot.head)) })
         if (snapshots.size === 0) edits.length = 0
         await producer.restart(snapshot.building)
         clock.restore(snapshot.clock)

@@ -151,12 +151,21 @@ describe('the access list of a flashblock', () => {
     expect(list[0]?.storageReads).toEqual([slotHex(1), slotHex(2)])
   })
 
-  test('without a recorder the state manager records nothing', async () => {
-    const state = new FlatStateManager(base())
-    const recorder = new AccessRecorder()
-    const accesses = new FlashblockAccesses()
+  test('once the recorder is taken off, the state manager shows it nothing more', async () => {
+    const { state, recorder, accesses } = recording()
+    await state.getAccount(carol)
+    state.recorder = undefined
     await state.putAccount(bob, new Account(0n, 1n))
+    await state.putStorage(alice, slot(1), hexToBytes('0x05'))
     recorder.end(1, state.current(), accesses)
-    expect(accesses.list()).toEqual([])
+    expect(accesses.list().map(({ address }) => address)).toEqual([carol.toString()])
+  })
+
+  test('an address left out is not listed, whatever the run did to it', async () => {
+    const { state, recorder, accesses } = recording()
+    await state.putAccount(bob, new Account(0n, 1n))
+    await state.getAccount(carol)
+    recorder.end(0, state.current(), accesses, bob.toString())
+    expect(accesses.list().map(({ address }) => address)).toEqual([carol.toString()])
   })
 })

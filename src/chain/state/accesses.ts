@@ -78,8 +78,15 @@ export class AccessRecorder {
     if (!slots.has(slot)) slots.set(slot, value)
   }
 
-  /** Adds what the run saw to `into` at block access index `index`, comparing with `now`, and starts over. */
-  end(index: number, now: StateReader, into: FlashblockAccesses): void {
+  /**
+   * Adds what the run saw to `into` at block access index `index`, comparing with `now`, and starts over. `unlisted`:
+   * an address left out (the system calls' caller).
+   */
+  end(index: number, now: StateReader, into: FlashblockAccesses, unlisted?: Hex): void {
+    if (unlisted !== undefined) {
+      this.accounts.delete(unlisted)
+      this.slots.delete(unlisted)
+    }
     for (const [address, before] of this.accounts) {
       const entry = into.entry(address)
       const after = now.account(address)

@@ -1,6 +1,7 @@
 import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, setLengthLeft, unpadBytes } from '@ethereumjs/util'
 
 import { keccak256 } from '../crypto/keccak.ts'
+import { StateMiss } from './miss.ts'
 import { createStateDiff } from './types.ts'
 
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
@@ -44,4 +45,36 @@ export function setStorage(address: Hex, slot: Uint8Array, value: Uint8Array): S
     diff.storage.set(address, { cleared: false, slots: new Map([[key, unpadBytes(value)]]) })
     return diff
   }
+}
+
+/**
+ * Writes that take a state back (a revert's), as a replica applies them: where the history holds no version of its
+ * own at the block, the value is what `state` reads beneath it, on a fork the upstream's at the fork block, rather than
+ * a deleted account or an empty slot. What `state` cannot read without waiting is left as it was; a revert reads only
+ * keys that later blocks or edits touched, which were read before they were written.
+ */
+export function readBack(writes: StateDiff, state: StateReader): StateDiff {
+  const read = <T>(value: () => T, otherwise: T): T => {
+    try {
+      return value()
+    } catch (error) {
+      if (error instanceof StateMiss) return otherwise
+      throw error
+    }
+  }
+  const diff = createStateDiff()
+  for (const [address, account] of writes.accounts) {
+    diff.accounts.set(address, account ?? read(() => state.account(address) ?? null, null))
+  }
+  for (const [address, { cleared, slots }] of writes.storage) {
+    const values = new Map<Hex, Uint8Array>()
+    for (const [slot, value] of slots)
+      values.set(
+        slot,
+        read(() => state.storage(address, slot), value),
+      )
+    diff.storage.set(address, { cleared, slots: values })
+  }
+  for (const [hash, code] of writes.code) diff.code.set(hash, code)
+  return diff
 }

@@ -173,14 +173,19 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   private writeAccount(address: Hex, account: AccountRecord | null): void {
-    // A recorder sees the value before the first write (a write it would otherwise see only after).
-    if (this.recorder !== undefined) this.readAccount(address)
     this.write(this.diff.accounts, address, account)
+  }
+
+  /**
+   * Shows a recorder the account before a write changes it, which it would otherwise see only after. Awaited, so
+   * that on a fork a value not fetched yet is waited for (miss.ts) rather than failing the write.
+   */
+  private async beforeWrite(address: Address): Promise<void> {
+    if (this.recorder !== undefined) await this.getAccount(address)
   }
 
   /** Replaces the account's storage diff with a wiped one. */
   private wipeStorage(address: Hex): void {
-    if (this.recorder !== undefined) this.readAccount(address)
     this.write(this.diff.storage, address, { cleared: true, slots: new Map() })
   }
 
@@ -237,6 +242,7 @@ export class FlatStateManager implements StateManagerInterface {
 
   putStorageSync(address: Address, key: Uint8Array, value: Uint8Array): void {
     const account = address.toString()
+    // A recorder sees the slot before the write (putStorage has waited for it on a fork).
     if (this.recorder !== undefined) this.readStorage(account, this.keyHex(key))
     let storage = this.diff.storage.get(account)
     if (storage === undefined) this.write(this.diff.storage, account, (storage = { cleared: false, slots: new Map() }))
@@ -259,6 +265,7 @@ export class FlatStateManager implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address)
+    await this.beforeWrite(address)
     const key = address.toString() as Hex
     let record = toRecord(account)
     if (this.hidden !== undefined && key === this.hidden.address) {
@@ -270,6 +277,7 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
+    await this.beforeWrite(address)
     const key = address.toString()
     this.writeAccount(key, null)
     this.wipeStorage(key)
@@ -318,10 +326,13 @@ export class FlatStateManager implements StateManagerInterface {
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    // The slot before the write, waited for on a fork, so that putStorageSync's own look at it cannot miss.
+    if (this.recorder !== undefined) await this.getStorage(address, key)
     this.putStorageSync(address, key, value)
   }
 
   async clearStorage(address: Address): Promise<void> {
+    await this.beforeWrite(address)
     this.wipeStorage(address.toString())
   }
 
