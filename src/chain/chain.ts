@@ -17,6 +17,7 @@ import { collectConsoleCalls } from './production/consoleCalls.ts'
 import { createClock } from './production/clock.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
+import { createStreamEdits } from './blocks/streamEdits.ts'
 import { createProducer } from './production/producer.ts'
 import { createSealPipeline } from './production/sealPipeline.ts'
 import { createPool } from './production/txpool.ts'
@@ -53,7 +54,7 @@ import type { PoolService } from './services/pool.ts'
 import type { ProducerService } from './services/producer.ts'
 import type { SpecService } from './services/spec.ts'
 import type { StateService } from './services/state.ts'
-import type { ChainEdit, Flashblock } from './types.ts'
+import type { Flashblock } from './types.ts'
 import type { DevAccount } from './spec/accounts.ts'
 import type { OpenFork } from './fork/fork.ts'
 import type { ChainStore } from './storage/chainStore.ts'
@@ -138,15 +139,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const stateManager = new FlatStateManager(history.at(blocks.head().number))
   const clock = createClock()
   const plan = createBlockPlan()
-  /**
-   * The test-control changes since the stream's last flashblock (ChainEdit), kept only while the stream has had a
-   * reader throughout: a change of state no frame told (a block or flashblock nobody streamed, an edit nobody heard)
-   * drops them, since a reader that comes later starts from a state that holds them and what followed them.
-   */
-  const streamEdits: ChainEdit[] = []
-  const unstreamed = () => {
-    if (!flashblocks.listening) streamEdits.length = 0
-  }
+  const streamEdits = createStreamEdits(() => flashblocks.listening)
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
@@ -180,17 +173,17 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         ),
       blocks: (sealed) => blocks.add(sealed),
       events(sealed) {
-        unstreamed()
+        streamEdits.moved()
         announceSealed(events, sealed)
       },
     }),
     streaming: () => flashblocks.listening,
     flashblock(flashblock) {
-      const edits = streamEdits.splice(0)
+      const edits = streamEdits.take()
       flashblocks.announce(() => ({ ...flashblock, edits }))
     },
     published(snapshot, first) {
-      unstreamed()
+      streamEdits.moved()
       announcePublished(events, snapshot, first)
     },
     dropTransaction(entry: PoolTransaction, reason: string) {
@@ -255,11 +248,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         const { block, diff, trie } = await forkFirstBlock(fork, spec, devAccounts)
         return { number: block.header.number, diff, stateRoot: trie.root() }
       },
-      changed(edit) {
-        // The stream's next flashblock tells it.
-        unstreamed()
-        if (flashblocks.listening) streamEdits.push(edit)
-      },
+      // The stream's next flashblock tells it.
+      changed: (edit) => streamEdits.changed(edit),
       refork:
         fork === undefined
           ? undefined
