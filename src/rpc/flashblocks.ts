@@ -10,6 +10,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToHex, hexToBytes, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
 
 import { keccak256 } from '../chain/crypto/keccak.ts'
+import { word } from '../chain/state/dump.ts'
 import { toQuantity } from '../hex.ts'
 
 import type { FlashblockAccessList } from '../chain/state/accesses.ts'
@@ -147,7 +148,6 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
   return json
 }
 
-const word = (value: Uint8Array) => bytesToHex(setLengthLeft(value, 32)) as Hex
 const index = (i: number) => toQuantity(BigInt(i))
 
 /**

@@ -5,7 +5,7 @@ import { createEnvBlock } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
 import { UpstreamError } from '../errors.ts'
-import { startBuilder } from './startBuilder.ts'
+import { SYSTEM_ADDRESS, startBuilder } from './startBuilder.ts'
 import type { SystemWorkLookahead } from './startBuilder.ts'
 import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
@@ -82,11 +82,12 @@ export async function openBlock(
   lookahead?: SystemWorkLookahead,
 ): Promise<Building> {
   const { vm, stateManager } = parts
-  // The system calls' accesses are the block's first, at block access index 0.
+  // The system calls' accesses are the block's first, at block access index 0; their caller, which each reads and
+  // leaves as it was, is left out, as EIP-7928 has it.
   const recorder = parts.record ? new AccessRecorder() : undefined
   const accesses = new FlashblockAccesses()
   const builder = await recording({ stateManager, recorder }, () => startBuilder(vm, parent, env, lookahead))
-  recorder?.end(0, stateManager.current(), accesses, SYSTEM_CALLER)
+  recorder?.end(0, stateManager.current(), accesses, SYSTEM_ADDRESS)
   // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)
@@ -178,15 +179,9 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
 export async function buildBlockOf(parts: Pick<BlockExecution, 'stateManager'>, block: Building, accesses: FlashblockAccesses): Promise<Block> {
   const { stateManager } = parts
   const built = await recording({ stateManager, recorder: block.recorder }, () => block.builder.build())
-  block.recorder?.end(block.transactions.length + 1, stateManager.current(), accesses, SYSTEM_CALLER)
+  block.recorder?.end(block.transactions.length + 1, stateManager.current(), accesses, SYSTEM_ADDRESS)
   return built.block
 }
-
-/**
- * The address system calls come from (EIP-4788, EIP-2935, EIP-7002, EIP-7251), which they read and leave as it was:
- * EIP-7928 leaves it out of their accesses.
- */
-const SYSTEM_CALLER = '0xfffffffffffffffffffffffffffffffffffffffe' as Hex
 
 /** Runs `run` with `recorder` (if any) seeing the state manager's reads and writes. */
 export async function recording<T>(

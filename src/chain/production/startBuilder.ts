@@ -112,4 +112,5 @@ function systemWorkReads(state: StateReader, common: Common, env: BlockEnv): (()
 }
 
 /** The sender of system calls (EIP-4788, EIP-2935, EIP-7002, EIP-7251). */
-const SYSTEM_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe' as Hex
+/** The address system calls come from (EIP-4788, EIP-2935, EIP-7002, EIP-7251). */
+export const SYSTEM_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe' as Hex

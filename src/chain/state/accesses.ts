@@ -8,7 +8,9 @@
  * read (or written back unchanged) a storage read; an account's balance, nonce and code are changes where they
  * moved; an account only read is listed with no changes.
  */
-import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+
+import { EMPTY_ACCOUNT } from './types.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { AccountRecord, StateReader } from './types.ts'
@@ -61,8 +63,6 @@ export class FlashblockAccesses {
   }
 }
 
-const EMPTY: AccountRecord = { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP }
-
 /** What one run read and wrote first, with the values it found: set on the state manager around a transaction. */
 export class AccessRecorder {
   private readonly accounts = new Map<Hex, AccountRecord | undefined>()
@@ -90,8 +90,8 @@ export class AccessRecorder {
     for (const [address, before] of this.accounts) {
       const entry = into.entry(address)
       const after = now.account(address)
-      const was = before ?? EMPTY
-      const is = after ?? EMPTY
+      const was = before ?? EMPTY_ACCOUNT
+      const is = after ?? EMPTY_ACCOUNT
       if (is.balance !== was.balance) entry.balance.push([index, is.balance])
       // A destroyed account keeps only its balance change (EIP-7928).
       if (after === undefined) continue

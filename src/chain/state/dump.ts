@@ -13,7 +13,8 @@ export type DumpedAccount = { nonce: bigint; balance: bigint; code: Hex; storage
 /** A whole state, every live account with its code and storage (anvil_dumpState, anvil_loadState). */
 export type StateDump = { accounts: Record<Hex, DumpedAccount> }
 
-const word = (bytes: Uint8Array) => bytesToHex(setLengthLeft(bytes, 32)) as Hex
+/** Bytes as a 32-byte word in hex, as slots and values are written (a dump's, the flashblocks stream's). */
+export const word = (bytes: Uint8Array) => bytesToHex(setLengthLeft(bytes, 32)) as Hex
 
 /** The dump of a state: `accounts` lists every live account with its storage, `state` reads their code. */
 export function dumpState(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>, state: StateReader): StateDump {

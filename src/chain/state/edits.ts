@@ -1,8 +1,8 @@
-import { KECCAK256_NULL, KECCAK256_RLP, bytesToHex, setLengthLeft, unpadBytes } from '@ethereumjs/util'
+import { KECCAK256_NULL, bytesToHex, setLengthLeft, unpadBytes } from '@ethereumjs/util'
 
 import { keccak256 } from '../crypto/keccak.ts'
 import { StateMiss } from './miss.ts'
-import { createStateDiff } from './types.ts'
+import { EMPTY_ACCOUNT, createStateDiff } from './types.ts'
 
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
 import type { Hex } from '../../hex.ts'
@@ -14,12 +14,10 @@ import type { Hex } from '../../hex.ts'
  */
 export type StateEdit = (state: StateReader) => StateDiff
 
-const emptyAccount: AccountRecord = { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP }
-
 /** Edits fields of one account; a missing account is created empty first. */
 export function editAccount(address: Hex, change: (account: AccountRecord) => Partial<AccountRecord>): StateEdit {
   return (state) => {
-    const account = state.account(address) ?? emptyAccount
+    const account = state.account(address) ?? EMPTY_ACCOUNT
     const diff = createStateDiff()
     diff.accounts.set(address, { ...account, ...change(account) })
     return diff
@@ -40,7 +38,7 @@ export function setCode(address: Hex, code: Uint8Array): StateEdit {
 export function setStorage(address: Hex, slot: Uint8Array, value: Uint8Array): StateEdit {
   return (state) => {
     const diff = createStateDiff()
-    if (state.account(address) === undefined) diff.accounts.set(address, emptyAccount)
+    if (state.account(address) === undefined) diff.accounts.set(address, EMPTY_ACCOUNT)
     const key = bytesToHex(setLengthLeft(slot, 32)) as Hex
     diff.storage.set(address, { cleared: false, slots: new Map([[key, unpadBytes(value)]]) })
     return diff

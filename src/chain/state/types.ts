@@ -2,6 +2,8 @@
  * Flat state: accounts, storage slots and code as plain maps, keyed by lowercase 0x-hex strings. Merkle tries
  * exist only to compute a sealed block's state root (see trie.ts); execution never reads them.
  */
+import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+
 import type { Hex } from '../../hex.ts'
 
 export type AccountRecord = {
@@ -11,6 +13,9 @@ export type AccountRecord = {
   /** The storage root as of the last sealed block that touched the account. Only sealed state keeps it exact. */
   readonly storageRoot: Uint8Array
 }
+
+/** An account that does not exist yet, as it reads once created: no nonce, balance, code or storage. */
+export const EMPTY_ACCOUNT: AccountRecord = { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP }
 
 /**
  * What a reader is made of, when it is one of the chain's own: a sealed block's state, or a diff over another reader.
