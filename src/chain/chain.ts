@@ -140,6 +140,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const clock = createClock()
   const plan = createBlockPlan()
   const streamEdits = createStreamEdits(() => flashblocks.listening)
+  /** The stream's frames so far, which number them (Flashblock.sequence). */
+  let streamed = 0
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
@@ -180,7 +182,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     streaming: () => flashblocks.listening,
     flashblock(flashblock) {
       const edits = streamEdits.take()
-      flashblocks.announce(() => ({ ...flashblock, edits }))
+      const sequence = streamed++
+      flashblocks.announce(() => ({ ...flashblock, edits, sequence }))
     },
     published(snapshot, first) {
       streamEdits.moved()
@@ -220,6 +223,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     pool: createPoolService({ pool, admission, store, events, automine, producer, blocks, pending, forks }),
     producer: createProducerService({
       producer,
+      decode: (raw, impersonated) => admission.decode(raw, impersonated),
       clock,
       plan,
       automine,

@@ -245,8 +245,13 @@ export type Flashblock = {
   /** The block's environment (the stream sends it with index 0). */
   env: BlockEnv
   extraData: Hex
-  /** The transactions new in this flashblock: raw EIP-2718 bytes, hash, type and receipt. */
-  transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt }[]
+  /**
+   * The transactions new in this flashblock: raw EIP-2718 bytes, hash, type and receipt, and for one sent as an
+   * impersonated account (whose signature recovers someone else), who it is from.
+   */
+  transactions: { raw: Hex; hash: Hex; type: number; receipt: Receipt; impersonated?: Hex }[]
+  /** The flashblock that ends its block: the block is sealed with these roots and hash. */
+  sealed: boolean
   /** Every account this flashblock wrote, with its balance after it. */
   balances: [Hex, bigint][]
   /**
@@ -256,6 +261,11 @@ export type Flashblock = {
   accessList: FlashblockAccessList | undefined
   /** The test-control changes since the flashblock before, oldest first: what a replica cannot learn from blocks. */
   edits: ChainEdit[]
+  /**
+   * Its place among the frames the stream sent since the node started, from 0, one more for each: a reader sees a
+   * frame it missed, or one out of order, by this alone, across blocks, reverts and resets.
+   */
+  sequence: number
   stateRoot: Hex
   receiptsRoot: Hex
   logsBloom: Hex
@@ -266,7 +276,7 @@ export type Flashblock = {
 }
 
 /** A flashblock as the producer builds it: the chain adds the test-control changes made since the one before. */
-export type BuiltFlashblock = Omit<Flashblock, 'edits'>
+export type BuiltFlashblock = Omit<Flashblock, 'edits' | 'sequence'>
 
 /**
  * A test-control change to the chain, as the flashblocks stream tells it (docs/flashblocks-stream.md#test-control):

@@ -49,6 +49,15 @@ export type FlashblockJSON = {
     flashblock_access_list?: FlashblockAccessListJSON
     /** flashchain's own: the test-control changes since the flashblock before, when there were any. */
     flashchain_edits?: ChainEditJSON[]
+    /** flashchain's own: the frame's place in the stream since the node started, from 0 (Flashblock.sequence). */
+    flashchain_sequence: number
+    /** flashchain's own: true on the flashblock that ends its block, whose roots and hash are the sealed block's. */
+    flashchain_sealed?: true
+    /**
+     * flashchain's own: who sent each of its transactions sent as an impersonated account (anvil_impersonateAccount),
+     * by hash, since their signatures recover no one.
+     */
+    flashchain_impersonated?: Record<Hex, Hex>
     new_account_balances: Record<Hex, Hex>
     receipts: Record<Hex, Record<string, { status: Hex; cumulativeGasUsed: Hex; logs: { address: Hex; topics: Hex[]; data: Hex }[] }>>
   }
@@ -114,6 +123,7 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
     },
     metadata: {
       block_number: Number(flashblock.number),
+      flashchain_sequence: flashblock.sequence,
       new_account_balances: Object.fromEntries(flashblock.balances.map(([address, balance]) => [address, toQuantity(balance)])),
       receipts: Object.fromEntries(
         flashblock.transactions.map(({ hash, type, receipt }) => [
@@ -131,6 +141,9 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
   }
   if (flashblock.accessList !== undefined) json.metadata.flashblock_access_list = formatAccessList(flashblock.accessList)
   if (flashblock.edits.length > 0) json.metadata.flashchain_edits = flashblock.edits.map(formatEdit)
+  if (flashblock.sealed) json.metadata.flashchain_sealed = true
+  const impersonated = flashblock.transactions.filter((tx) => tx.impersonated !== undefined)
+  if (impersonated.length > 0) json.metadata.flashchain_impersonated = Object.fromEntries(impersonated.map((tx) => [tx.hash, tx.impersonated!]))
   if (flashblock.blobGasUsed !== undefined && flashblock.blobGasUsed > 0n) json.diff.blob_gas_used = toQuantity(flashblock.blobGasUsed)
   if (flashblock.index === 0) {
     json.base = {

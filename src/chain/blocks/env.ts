@@ -58,3 +58,23 @@ export function withTimestamp(env: BlockEnv, parent: SealedBlock, timestamp: big
   if (timestamp !== undefined && timestamp > parent.block.header.timestamp) env.timestamp = timestamp
   return env
 }
+
+/** A block's environment as a flashblocks stream states it (Base's `base`): all but what the parent alone fixes. */
+export type StatedEnv = Omit<BlockEnv, 'excessBlobGas' | 'baseFeePerGas' | 'parentBeaconBlockRoot'> & {
+  baseFeePerGas: bigint
+  parentBeaconBlockRoot: Hex
+}
+
+/**
+ * The environment of a block another node began on `parent` (a replica's; Producer.follow): as stated, with the
+ * excess blob gas the parent fixes, and without the fields its hardfork does not have (the stream sends zeros).
+ */
+export function followedEnv(parent: Block, common: Common, stated: StatedEnv): BlockEnv {
+  const next = nextEnv(parent, common, Number(stated.timestamp) * 1000, stated.gasLimit)
+  return {
+    ...stated,
+    excessBlobGas: next.excessBlobGas,
+    baseFeePerGas: next.baseFeePerGas === undefined ? undefined : stated.baseFeePerGas,
+    parentBeaconBlockRoot: next.parentBeaconBlockRoot === undefined ? undefined : stated.parentBeaconBlockRoot,
+  }
+}

@@ -56,13 +56,20 @@ export async function previewRoots(block: Building, parts: { vm: VM; stateManage
 }
 
 /** What the stream carries of the newest flashblock: the transactions it added, the balances it changed, and the roots. */
-export function flashblockOf(block: Building, roots: FlashblockRoots): BuiltFlashblock {
+export function flashblockOf(block: Building, roots: FlashblockRoots, sealed = false): BuiltFlashblock {
   const { first, diff, accesses } = block.newest
   const transactions: Flashblock['transactions'] = []
   for (let i = first; i < block.transactions.length; i++) {
     // The block's own encoding: a blob transaction without its blobs (EIP-4844).
     const tx = block.sealed.transactions[i]!
-    transactions.push({ raw: bytesToHex(tx.serialize()) as Hex, hash: bytesToHex(tx.hash()) as Hex, type: tx.type, receipt: block.receipts[i]! })
+    const entry = block.entries[i]
+    transactions.push({
+      raw: bytesToHex(tx.serialize()) as Hex,
+      hash: bytesToHex(tx.hash()) as Hex,
+      type: tx.type,
+      receipt: block.receipts[i]!,
+      ...(entry?.impersonated === true && { impersonated: entry.sender }),
+    })
   }
   const given = builderHeaderData(block.builder).extraData
   return {
@@ -72,6 +79,7 @@ export function flashblockOf(block: Building, roots: FlashblockRoots): BuiltFlas
     extraData: (given === undefined ? '0x' : bytesToHex(given as Uint8Array)) as Hex,
     transactions,
     balances: [...diff.accounts].map(([address, account]) => [address, account?.balance ?? 0n]),
+    sealed,
     accessList: block.recorder === undefined ? undefined : { minTxIndex: first, maxTxIndex: block.transactions.length, accounts: accesses.list() },
     ...roots,
   }

@@ -1,6 +1,6 @@
 import { bytesToHex } from '@ethereumjs/util'
 
-import { nextEnv, withTimestamp } from '../blocks/env.ts'
+import { followedEnv, nextEnv, withTimestamp } from '../blocks/env.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { setHardforkFor } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
@@ -19,44 +19,16 @@ import { sealedWrites } from '../state/sealedWrites.ts'
 import { createStateDiff, isEmptyDiff, mergeDiff } from '../state/types.ts'
 
 import type { Block } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
+import type { StatedEnv } from '../blocks/env.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
-import type { BlockExecution, Building, Preview } from './building.ts'
-import type { ChainClock } from './clock.ts'
-import type { BlockPlan } from './plan.ts'
+import type { Building, Preview } from './building.ts'
+import type { ProducerHost } from './producerHost.ts'
 import type { BlockStamps } from './sealBlocks.ts'
-import type { SealPipeline } from './sealPipeline.ts'
-import type { Pool, PoolTransaction } from './txpool.ts'
+import type { PoolTransaction } from './txpool.ts'
 import type { StateEdit } from '../state/edits.ts'
-import type { StateHistory } from '../state/history.ts'
-import type { StateTrie } from '../state/trie.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { BlockEnv, BuiltFlashblock, Receipt } from '../types.ts'
-
-/** The producer runs transactions as any block execution does (building.ts), and owns the rest of the chain's writes. */
-export type ProducerHost = BlockExecution & {
-  common: Common
-  history: StateHistory
-  trie: StateTrie
-  pool: Pool
-  blockGasLimit: () => bigint
-  clock: ChainClock
-  plan: BlockPlan
-  head: () => SealedBlock
-  /** Where each sealed block goes, with its state writes: the history, the store, the sealed blocks, the events. */
-  pipeline: SealPipeline
-  /** A flashblock was published; its transactions from `first` on are new. */
-  published: (pending: PendingSnapshot, first: number) => void
-  /**
-   * Whether the flashblocks stream has listeners. Only then is each flashblock's block previewed (roots and hash
-   * as if sealed after it), which costs a state-root preview per flashblock beside the growing tries.
-   */
-  streaming: () => boolean
-  /** A flashblock for the stream, with its roots: previewed mid-block, the sealed block's for the last one. */
-  flashblock: (flashblock: BuiltFlashblock) => void
-  log: (line: string) => void
-}
+import type { BlockEnv, Receipt } from '../types.ts'
 
 /**
  * The single writer. It executes pool transactions on top of the block being built, publishes the result as a
@@ -71,17 +43,11 @@ export type Producer = {
   seal(options?: { timestamp?: bigint }): Promise<SealedBlock>
   /** Seals `count` blocks on the writer's queue in slices (sealBlocks.ts), each at once where it can (sealAtOnce). */
   sealBlocks(count: bigint, stamps: BlockStamps): Promise<SealedBlock>
-  /**
-   * The pending block as of one of the flashblocks of the block being built, or the idle pending block, by the
-   * hash it carries; undefined for any other hash.
-   */
+  /** The pending block as of one of the block's flashblocks, or the idle one, by the hash it carries; else undefined. */
   pendingByHash(hash: Hex): PendingSnapshot | undefined
   /** Resolves once the transaction is pre-confirmed (true), or after `timeoutMs` (false). */
   waitForPreconfirmation(hash: Hex, timeoutMs: number): Promise<boolean>
-  /**
-   * Executes a block produced elsewhere (`--import`) on the head and seals it as it is, if its state root,
-   * receipts root, bloom and gas used all match what execution gives. Otherwise it throws, naming the block.
-   */
+  /** Executes a block made elsewhere (`--import`) on the head and seals it if its roots match; else it throws. */
   importBlock(block: Block): Promise<SealedBlock>
   /** Starts the clocks (interval mining); again after `stop`, it goes on with the block being built. */
   start(options: { blockTime: number; flashblockInterval: number }): void
@@ -100,9 +66,19 @@ export type Producer = {
    * edit reads the pending state now, before the head takes it; `apply` publishes its writes (`writes`) after.
    */
   editPending(edit: StateEdit): { writes: StateDiff | undefined; apply(): void }
+  /**
+   * A replica's step (docs/scaling-out.md): a flashblock another node built, run as it was built there. With `env`,
+   * it is the first of a block on the head, begun with that environment; its transactions run in order; it is
+   * published; with `last`, the block is sealed after it. Returns the hash it was published or sealed with, for the
+   * replica to compare with the one it was sent, or why it does not follow from this chain.
+   */
+  follow(flashblock: FollowedFlashblock): Promise<{ hash: Hex } | { refused: string }>
   /** Drops the block being built, after the head changed under it; with `resume`, builds it again from those. */
   restart(resume?: { timestamp: bigint; transactions: PoolTransaction[] }): Promise<void>
 }
+
+/** A flashblock as a replica runs it (Producer.follow). */
+export type FollowedFlashblock = { env: StatedEnv | undefined; entries: PoolTransaction[]; last: boolean }
 
 export function createProducer(host: ProducerHost): Producer {
   const { vm, stateManager, history, trie, pool } = host
@@ -178,11 +154,14 @@ export function createProducer(host: ProducerHost): Producer {
     log: host.log,
   })
 
-  /** `announce`: publish the block's first flashblock (the system calls), as every block but a bulk-mined empty one does. */
-  async function startBlock(timestamp?: bigint, announce = true): Promise<Building> {
+  /**
+   * `announce`: publish the block's first flashblock (the system calls), as every block but a bulk-mined empty one
+   * does. `followed`: the environment another node began the block with (follow).
+   */
+  async function startBlock(timestamp?: bigint, announce = true, followed?: BlockEnv): Promise<Building> {
     const head = host.head()
-    const given = timestamp ?? plannedTimestamp(head)
-    const env = plannedEnv(head, given)
+    const given = followed?.timestamp ?? timestamp ?? plannedTimestamp(head)
+    const env = followed ?? plannedEnv(head, given)
     // A block stamped ahead of the clock (a timestamp it was given, or its parent's plus one) moves the clock to it:
     // time added later (evm_increaseTime) then counts from the latest block, and pending shows what the next block
     // takes, as on Hardhat. anvil lets blocks share a second, so its clock never falls behind the latest block.
@@ -262,6 +241,11 @@ export function createProducer(host: ProducerHost): Producer {
     await preconfirm(true, until)
     // The flashblock just published is visible: let waiting requests see it before the roots are computed.
     await yieldToEventLoop()
+    return sealPublished(block)
+  }
+
+  /** Seals the block as its last flashblock, published and held, left it, and streams that flashblock. */
+  async function sealPublished(block: Building): Promise<SealedBlock> {
     const started = performance.now()
     const built = await build(block, block.newest.accesses)
     await yieldToEventLoop()
@@ -271,7 +255,7 @@ export function createProducer(host: ProducerHost): Producer {
     const sealed = commit(built, block.senders, block.receipts, diff)
     building = undefined
     published = idlePending()
-    if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash)))
+    if (host.streaming()) host.flashblock(flashblockOf(block, rootsOf(built.header, sealed.hash), true))
     const took = performance.now() - started
     sealCost.observe(took, sealed.receipts.length)
     sealLog.sealed(sealed.number, sealed.receipts.length, sealed.hash, took)
@@ -386,6 +370,20 @@ export function createProducer(host: ProducerHost): Producer {
       }
       return { writes: diff, apply }
     },
+
+    follow: ({ env, entries, last }) =>
+      serially(async () => {
+        const head = host.head()
+        if (env !== undefined && (env.number !== head.number + 1n || env.parentHash !== head.hash))
+          return { refused: `block ${env.number} is built on ${env.parentHash}, not on block ${head.number} ${head.hash}` }
+        const block = env === undefined ? building : await startBlock(undefined, false, followedEnv(head.block, host.common, env))
+        if (block === undefined) return { refused: 'no block is being built' }
+        for (const entry of entries) {
+          if (!(await includeTransaction(host, block, entry))) return { refused: `transaction ${entry.hash} did not run` }
+        }
+        const snapshot = await publish(block, last)
+        return { hash: last ? (await sealPublished(block)).hash : snapshot.hash }
+      }),
 
     async restart(resume) {
       building = undefined

@@ -7,6 +7,7 @@ import { loadDump } from '../state/dump.ts'
 import { readBack, setStorage } from '../state/edits.ts'
 import { createTouchedKeys } from '../state/history.ts'
 import { createOverlay } from '../state/overlay.ts'
+import { EMPTY_ACCOUNT, createStateDiff } from '../state/types.ts'
 import { withStorageRoots } from '../state/trie.ts'
 import { RefusedError } from '../errors.ts'
 
@@ -98,6 +99,13 @@ export type ControlService = {
    * block's state root no longer describes its state afterwards.
    */
   edit(edit: StateEdit): Promise<void>
+  /**
+   * A replica's copy of a change its sequencer made (a ChainEdit of the flashblocks stream; docs/scaling-out.md): an
+   * edit's writes at latest and pending, a rewind to a block with the writes that take its state back, a reset to
+   * the first block. False when the change does not follow from this chain (an edit of another block than the head,
+   * a rewind past it, a first block with another hash): the replica then starts again from the sequencer's state.
+   */
+  follow(change: ChainEdit): Promise<boolean>
   /** Takes a snapshot, with what each participant captures at the same moment. */
   snapshot(): Promise<bigint>
   /**
@@ -124,6 +132,21 @@ export type ControlService = {
   loadState(dump: StateDump): Promise<void>
   /** 32 random bytes naming this run of the chain; a reset draws new ones, as Hardhat's instanceId (hardhat_metadata). */
   readonly instanceId: Hex
+}
+
+/**
+ * A sequencer's writes as records of this chain: the stream carries no storage roots, so each account keeps the one
+ * it has here (the trie gives the new one where its storage changed; withStorageRoots).
+ */
+function sequencerRecords(writes: StateDiff, before: StateReader): StateDiff {
+  const diff: StateDiff = { accounts: new Map(), storage: writes.storage, code: writes.code }
+  for (const [address, account] of writes.accounts) {
+    diff.accounts.set(
+      address,
+      account === null ? null : { ...account, storageRoot: before.account(address)?.storageRoot ?? EMPTY_ACCOUNT.storageRoot },
+    )
+  }
+  return diff
 }
 
 /** A participant with its saved state's type closed over: capturing returns what restores it. */
@@ -176,20 +199,69 @@ export function createControlService(parts: ControlParts): ControlService {
     instanceId = newInstanceId()
   }
 
-  const edit = (edit: StateEdit) =>
-    producer.exclusive(async () => {
-      const number = blocks.head().number
-      const pending = producer.editPending(edit)
-      const before = history.at(number)
-      const diff = edit(before)
-      const after = createOverlay(diff, before)
-      withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
-      store.writeEdit(number, diff)
-      const undo = history.apply({ kind: 'edit', number, diff })!
-      if (snapshots.size > 0) edits.push({ number, undo })
-      pending.apply()
-      parts.changed({ kind: 'edit', number, latest: diff, pending: pending.writes })
+  /** Applies `latest` to the head's state and `pending` to the block being built (see Producer.editPending). */
+  async function editHead(latest: StateEdit, pending: StateEdit): Promise<void> {
+    const number = blocks.head().number
+    const building = producer.editPending(pending)
+    const before = history.at(number)
+    const diff = latest(before)
+    const after = createOverlay(diff, before)
+    withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
+    store.writeEdit(number, diff)
+    const undo = history.apply({ kind: 'edit', number, diff })!
+    if (snapshots.size > 0) edits.push({ number, undo })
+    building.apply()
+    parts.changed({ kind: 'edit', number, latest: diff, pending: building.writes })
+  }
+
+  const edit = (edit: StateEdit) => producer.exclusive(() => editHead(edit, edit))
+
+  /** A change the sequencer made, on a replica (ControlService.follow). */
+  async function follow(change: ChainEdit): Promise<boolean> {
+    const head = blocks.head().number
+    switch (change.kind) {
+      case 'edit':
+        if (change.number !== head) return false
+        await editHead(
+          (before) => sequencerRecords(change.latest, before),
+          (pending) => sequencerRecords(change.pending ?? createStateDiff(), pending),
+        )
+        return true
+      case 'rewind': {
+        if (change.number > head || change.number < blocks.first) return false
+        store.truncate(change.number)
+        const touched = rewindTo(change.number, [], [])
+        await trie.apply(history.restore(change.number, touched), history.at(change.number))
+        await producer.restart()
+        await editHead(
+          (before) => sequencerRecords(change.writes, before),
+          () => createStateDiff(),
+        )
+        return true
+      }
+      case 'reset':
+        if (parts.refork !== undefined) return false
+        await resetToGenesis()
+        return blocks.head().number === change.number && blocks.head().hash === change.hash
+    }
+  }
+
+  async function resetToGenesis(): Promise<void> {
+    const genesis = await parts.genesis()
+    snapshots.clear()
+    edits.length = 0
+    store.rewind(genesis.number, { genesis: genesis.diff }, [], () => {
+      for (const participant of participants) participant.reset()
     })
+    rewindTo(genesis.number - 1n, [], [])
+    history.apply({ kind: 'block', number: genesis.number, hash: blocks.head().block.hash(), diff: genesis.diff })
+    await trie.rebuild(history.entries())
+    if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
+    parts.changed({ kind: 'reset', number: genesis.number, hash: blocks.head().hash })
+    await producer.restart()
+    clock.restore({ offsetMs: 0, next: undefined })
+    instanceId = newInstanceId()
+  }
 
   return {
     get instanceId() {
@@ -247,24 +319,8 @@ export function createControlService(parts: ControlParts): ControlService {
         return true
       }),
 
-    reset: (target) =>
-      producer.exclusive(async () => {
-        if (target !== undefined) return refork(target)
-        const genesis = await parts.genesis()
-        snapshots.clear()
-        edits.length = 0
-        store.rewind(genesis.number, { genesis: genesis.diff }, [], () => {
-          for (const participant of participants) participant.reset()
-        })
-        rewindTo(genesis.number - 1n, [], [])
-        history.apply({ kind: 'block', number: genesis.number, hash: blocks.head().block.hash(), diff: genesis.diff })
-        await trie.rebuild(history.entries())
-        if (!equalsBytes(trie.root(), genesis.stateRoot)) parts.log('warning: the state root after a reset differs from the genesis block')
-        parts.changed({ kind: 'reset', number: genesis.number, hash: blocks.head().hash })
-        await producer.restart()
-        clock.restore({ offsetMs: 0, next: undefined })
-        instanceId = newInstanceId()
-      }),
+    reset: (target) => producer.exclusive(() => (target === undefined ? resetToGenesis() : refork(target))),
+    follow: (change) => producer.exclusive(() => follow(change)),
 
     loadState: (dump) => edit(loadDump(dump)),
     async setERC20(token, getter, amount) {

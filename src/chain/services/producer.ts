@@ -1,3 +1,5 @@
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
+
 import { InvalidInputError } from '../errors.ts'
 import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 import { MAX_TIMESTAMP } from '../production/clock.ts'
@@ -11,14 +13,26 @@ import type { BuiltPayload, PayloadHost, PayloadRequest } from '../production/pa
 import type { BlockPlan } from '../production/plan.ts'
 import type { Producer } from '../production/producer.ts'
 import type { BlockStamps } from '../production/sealBlocks.ts'
-import type { Pool } from '../production/txpool.ts'
+import type { Pool, PoolTransaction } from '../production/txpool.ts'
 import type { MiningMode } from '../spec/config.ts'
 import type { Block, PendingBlock } from '../types.ts'
+import type { StatedEnv } from '../blocks/env.ts'
+import type { Hex } from '../../hex.ts'
+import type { TypedTransaction } from '@ethereumjs/tx'
 
 /** The interval clock's settings: a block every `blockTime` ms, a flashblock every `flashblockInterval` ms. */
 type Interval = { blockTime: number; flashblockInterval: number }
 
+/** A flashblock a replica runs: the block's environment with its first one, and what it added. */
+export type FollowedTransactions = {
+  env: StatedEnv | undefined
+  transactions: { raw: Uint8Array; impersonated?: Hex | undefined }[]
+  last: boolean
+}
+
 export type ProducerParts = Omit<PayloadHost, 'waiting' | 'head'> & {
+  /** Decodes a raw transaction as the pool's door does (Admission.decode). */
+  decode: (raw: Uint8Array, impersonated: boolean) => TypedTransaction
   producer: Producer
   clock: ChainClock
   automine: Automine
@@ -66,6 +80,12 @@ export type ProducerService = {
    * (or the node's own), and keeps nothing of it (testing_buildBlockV1).
    */
   buildPayload(request: PayloadRequest): Promise<BuiltPayload>
+  /**
+   * A replica's step (docs/scaling-out.md): runs a flashblock its sequencer published, as it was built there
+   * (Producer.follow). Its transactions come as raw EIP-2718 bytes, each with who it is from when it was sent as an
+   * impersonated account. Returns the hash this chain published or sealed it with, or why it does not follow.
+   */
+  follow(flashblock: FollowedTransactions): Promise<{ hash: Hex } | { refused: string }>
   /** Moves the chain's clock forward (evm_increaseTime); returns how far it is ahead of wall time, s. */
   increaseTime(seconds: bigint): bigint
   /** The chain's clock, s: wall time plus what evm_increaseTime added, and never behind the latest block. */
@@ -131,6 +151,23 @@ export function createProducerService(parts: ProducerParts): ProducerService {
         },
         request,
       ),
+    async follow({ env, transactions, last }) {
+      const entries: PoolTransaction[] = []
+      for (const { raw, impersonated } of transactions) {
+        let tx: TypedTransaction
+        let sender: Hex
+        try {
+          tx = parts.decode(raw, impersonated !== undefined)
+          if (impersonated !== undefined) tx.getSenderAddress = () => createAddressFromString(impersonated)
+          sender = tx.getSenderAddress().toString() as Hex
+        } catch (error) {
+          return { refused: `a transaction does not decode: ${error instanceof Error ? error.message : String(error)}` }
+        }
+        const hash = bytesToHex(tx.hash()) as Hex
+        entries.push({ tx, hash, sender, raw, nonceAfter: tx.nonce + 1n, ...(impersonated !== undefined && { impersonated: true }) })
+      }
+      return producer.follow({ env, entries, last })
+    },
     increaseTime(seconds) {
       const now = BigInt(Math.floor(clock.now() / 1000))
       if (now + seconds > MAX_TIMESTAMP) throw new InvalidInputError(`the clock would pass ${MAX_TIMESTAMP}, the latest timestamp a block may take`)

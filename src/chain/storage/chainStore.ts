@@ -50,6 +50,11 @@ export type ChainStore = {
    */
   rewind(number: bigint, to: { mark: StoreMark } | { genesis: StateDiff }, pool: StoredPoolTransaction[], within?: () => void): void
   /**
+   * In one transaction: forgets the blocks after `number` and the state they wrote, where no mark was taken (a
+   * replica following its sequencer's rewind; rewind is the quicker way with a mark).
+   */
+  truncate(number: bigint): void
+  /**
    * In one transaction: forgets every block, state write and pooled transaction, writes `first` as the only block
    * (a reset to another fork block), and runs `within`.
    */
@@ -59,6 +64,9 @@ export type ChainStore = {
   removePoolTransactions(hashes: Iterable<Hex>): void
   poolTransactions(): StoredPoolTransaction[]
 }
+
+/** The chain's tables: what a replica starts from (snapshot.ts), where the rest of the database is the wallet's. */
+export const CHAIN_TABLES = ['meta', 'blocks', 'accounts', 'storage', 'storage_clears', 'code', 'pool'] as const
 
 const schema = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -163,6 +171,9 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     dropAccounts: db.prepare('DELETE FROM accounts WHERE rowid > ?'),
     dropStorage: db.prepare('DELETE FROM storage WHERE rowid > ?'),
     dropClears: db.prepare('DELETE FROM storage_clears WHERE rowid > ?'),
+    truncateAccounts: db.prepare('DELETE FROM accounts WHERE block > ?'),
+    truncateStorage: db.prepare('DELETE FROM storage WHERE block > ?'),
+    truncateClears: db.prepare('DELETE FROM storage_clears WHERE block > ?'),
     clearPool: db.prepare('DELETE FROM pool'),
   }
 
@@ -282,6 +293,14 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         within?.()
       })
       poolSeq = pool.length
+    },
+
+    truncate(number) {
+      inTransaction(db, () => {
+        for (const statement of [statements.dropBlocks, statements.truncateAccounts, statements.truncateStorage, statements.truncateClears]) {
+          statement.run(Number(number))
+        }
+      })
     },
 
     addPoolTransaction: (hash, raw, sender, publicKey) =>
