@@ -56,6 +56,11 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       maxTotalOutputBytes: options.maxTotalOutputBytes,
       allowedHosts: options.allowedHosts,
       consolePage: loadConsolePage(),
+      health: () => {
+        const head = node.chain.blocks.head()
+        return { ready: true, status: { status: 'ok', head: { number: Number(head.header.number), hash: head.hash } } }
+      },
+      snapshot: { authorize: (caller) => node.wallet.requireOwner(caller), take: () => node.snapshot() },
       websocket: {
         streams: { '/flashblocks': createFlashblocksStream(node.chain.events) },
         maxOutputBytes: options.maxOutputBytes,

@@ -2,6 +2,7 @@
 // HTTP and WebSocket, and the warm-up (runtime/warmUp.ts) drives a scratch one in process.
 import { createChain } from './chain/chain.ts'
 import { closeDatabase, openDatabase } from './chain/storage/database.ts'
+import { snapshotChain } from './chain/storage/snapshot.ts'
 import { RpcError } from './rpc/errors.ts'
 import { EncodedJson } from './runtime/encodedJson.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -12,7 +13,8 @@ import { EXECUTOR_ADDRESS, executorCode } from './wallet/executor.ts'
 import { createWallet } from './wallet/wallet.ts'
 
 import type { ChainServices } from './chain/chain.ts'
-import type { Dispatcher } from './rpc/dispatch.ts'
+import type { Dispatcher, Forwarding } from './rpc/dispatch.ts'
+import type { FollowStatus } from './rpc/method.ts'
 import type { RpcSchema } from './rpc/methods.ts'
 import type { FlashchainOptions } from './options.ts'
 import type { Wallet } from './wallet/wallet.ts'
@@ -26,6 +28,8 @@ export type Node = {
     method: Method
     params?: Method extends keyof RpcSchema ? RpcSchema[Method]['params'] : unknown
   }): Promise<Method extends keyof RpcSchema ? RpcSchema[Method]['result'] : unknown>
+  /** The chain as stored now, for a replica to start from (GET /snapshot; chain/storage/snapshot.ts). */
+  snapshot(): Promise<Buffer>
   /**
    * Closes the wallet and the filters, then awaits `drain` (a server finishing the requests in flight, which a
    * closed wallet no longer holds waiting for an approval), then closes the chain and its database.
@@ -38,7 +42,10 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }
 
-export async function createNode(options: FlashchainOptions): Promise<Node> {
+/** What makes a node a replica (follow/replica.ts): where its writes go, and how it follows. */
+export type Following = { forward: Forwarding; status: () => FollowStatus }
+
+export async function createNode(options: FlashchainOptions, following?: Following): Promise<Node> {
   const host = options.host ?? '127.0.0.1'
   // anvil_setLoggingEnabled turns every line off and on again.
   let logging = true
@@ -86,6 +93,7 @@ export async function createNode(options: FlashchainOptions): Promise<Node> {
     projectAbis,
     defaultBlock: options.defaultBlockTag ?? 'latest',
     maxMineBlocks: BigInt(options.maxMineBlocks ?? 10_000),
+    followStatus: following?.status,
   }
   const filters = createFilters(services, { maxFilters: options.maxFilters, maxFiltersPerOrigin: options.maxFiltersPerOrigin })
   const dispatch = createDispatcher({
@@ -94,6 +102,7 @@ export async function createNode(options: FlashchainOptions): Promise<Node> {
     maxBatchLength: options.maxBatchLength ?? 1000,
     revertCode: chain.spec.revertCode,
     fork: chain.fork.info() !== undefined,
+    forward: following?.forward,
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   let id = 0
@@ -112,6 +121,7 @@ export async function createNode(options: FlashchainOptions): Promise<Node> {
       // A result encoded where it was made (a trace's) is handed to a caller in this process as plain data.
       return (response.result instanceof EncodedJson ? response.result.toJSON() : response.result) as never
     },
+    snapshot: () => snapshotChain(database),
     async close(drain) {
       wallet.close()
       filters.close()

@@ -1,6 +1,7 @@
 import { InternalError, InvalidRequestError, ParseError, type RpcError } from '../rpc/errors.ts'
 import { encodeResponse } from '../rpc/dispatch.ts'
 import type { Dispatcher } from '../rpc/dispatch.ts'
+import type { RequestContext } from '../rpc/method.ts'
 import { createHttp1Server, type Http1Request, type Http1Response } from './http1.ts'
 import type { ConsolePage } from './consolePage.ts'
 import { createOutputBudget } from './outputBudget.ts'
@@ -33,6 +34,13 @@ export type CreateHttpServerOptions = {
   allowedHosts?: readonly string[] | undefined
   /** The console page, served at GET / and /assets/…; without it, GET is refused like any method but POST. */
   consolePage?: ConsolePage | undefined
+  /** GET /health, for a load balancer's checks: 200 while the node is ready to serve, 503 otherwise, with `status`. */
+  health?: (() => { ready: boolean; status: unknown }) | undefined
+  /**
+   * GET /snapshot: the chain as stored now, an SQLite file a replica starts from (docs/scaling-out.md). The node's
+   * owner's alone: `authorize` throws for anyone else, who gets 403.
+   */
+  snapshot?: { authorize(caller: RequestContext): void; take(): Promise<Buffer> } | undefined
   /** What the WebSocket side needs beyond the dispatcher: subscriptions, streams, pings, its slow-reader limit. */
   websocket?: Omit<CreateWebSocketHandlerOptions, 'dispatch' | 'maxMessageBytes' | 'outputBudget' | 'log'> | undefined
   log?: ((line: string) => void) | undefined
@@ -44,6 +52,11 @@ export type HttpServer = {
   port: number
   /** Stops accepting, drops open connections, and resolves once the server is closed. */
   close(): Promise<void>
+  /**
+   * Closes every WebSocket connection with 1012 (service restart), for clients to connect again: their
+   * subscriptions were of a chain this server no longer serves (a replica that started again).
+   */
+  restartWebSockets(reason: string): void
 }
 
 const defaultMaxBodyBytes = 5 * 1024 * 1024
@@ -97,7 +110,13 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
     if (!hostAllowed(request.host)) return { status: 403, headers: cors, body: forbiddenHost }
     if (request.method === 'OPTIONS') return { status: 204, headers: cors + preflightHeaders }
     if (request.method === 'GET' || request.method === 'HEAD') {
-      const page = options.consolePage?.serve(pathOf(request.target))
+      const path = pathOf(request.target)
+      if (path === '/health' && options.health !== undefined) {
+        const { ready, status } = options.health()
+        return { status: ready ? 200 : 503, headers: `${cors}Cache-Control: no-store\r\n`, body: JSON.stringify(status) }
+      }
+      if (path === '/snapshot' && options.snapshot !== undefined) return snapshot(options.snapshot, request, cors)
+      const page = options.consolePage?.serve(path)
       if (page !== undefined) return page
     }
     if (request.method !== 'POST') {
@@ -157,11 +176,23 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
     port: server.port,
+    restartWebSockets: (reason) => websocket.restart(reason),
     close() {
       websocket.close()
       return server.close()
     },
   }
+}
+
+async function snapshot(source: NonNullable<CreateHttpServerOptions['snapshot']>, request: Http1Request, cors: string): Promise<Http1Response> {
+  try {
+    source.authorize({ origin: request.origin, authorization: request.authorization })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return { status: 403, headers: cors, body: JSON.stringify({ error: message }) }
+  }
+  const body = await source.take()
+  return { status: 200, headers: `${cors}Cache-Control: no-store\r\n`, body, contentType: 'application/vnd.sqlite3' }
 }
 
 /** Whether a Host header names this node: see CreateHttpServerOptions.allowedHosts. No Host (HTTP/1.0) passes. */

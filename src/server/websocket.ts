@@ -61,6 +61,8 @@ export type WebSocketHandler = {
   readonly size: number
   /** Closes every connection (1001, going away) and stops the pings. */
   close(): void
+  /** Closes every connection with 1012 (service restart) and `reason`, and goes on accepting new ones. */
+  restart(reason: string): void
 }
 
 const defaultPingInterval = 30_000
@@ -77,6 +79,8 @@ const closeGrace = 5_000
 
 /** RFC 6455 §7.4.1 close codes. */
 const CLOSE_GOING_AWAY = 1001
+/** RFC 6455 as registered with IANA: the server restarts, and a client may connect again. */
+const CLOSE_SERVICE_RESTART = 1012
 const CLOSE_POLICY_VIOLATION = 1008
 
 export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): WebSocketHandler {
@@ -285,6 +289,9 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
     close() {
       clearInterval(pings)
       for (const ws of alive.keys()) ws.close(CLOSE_GOING_AWAY, 'server shutting down')
+    },
+    restart(reason) {
+      for (const ws of alive.keys()) ws.close(CLOSE_SERVICE_RESTART, reason)
     },
   }
 }
