@@ -5,6 +5,8 @@ import * as Value from 'ox/Value'
 
 import { DEFAULT_MNEMONIC, defaults, hardforks, miningModes } from './chain/spec/config.ts'
 import { parseGenesisJsonText } from './chain/spec/genesis.ts'
+import { bigint, fail, integer, list } from './cli/arguments.ts'
+import { followMain } from './cli/follow.ts'
 import { banner, nearestOption, startFailure } from './cli/messages.ts'
 import { createFlashchain } from './index.ts'
 import { packageVersion } from './rpc/web3/clientVersion.ts'
@@ -19,6 +21,7 @@ import type { ApprovalDecision } from './wallet/approvals.ts'
 import type { Flashchain, FlashchainOptions } from './index.ts'
 
 const usage = `Usage: flashchain [options]
+       flashchain follow <ws-url> [options]   a replica of another node (flashchain follow --help)
 
   --host <address>              bind address (default 127.0.0.1)
   --port <number>               port; 0 picks a free one (default 8545)
@@ -156,32 +159,6 @@ const parseOptions = {
 export const optionNames: readonly string[] = Object.keys(parseOptions).map((name) => `--${name}`)
 
 const readArguments = (argv: string[]) => parseArgs({ args: argv, strict: true, options: parseOptions }).values
-
-/** A command line that cannot start: what is wrong, and where to look, rather than the whole help. */
-function fail(message: string): never {
-  process.stderr.write(`flashchain: ${message}\nflashchain --help lists every option.\n`)
-  process.exit(2)
-}
-
-function integer(name: string, value: string | undefined, { min = 0 } = {}): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^-?\d+$/.test(value) || Number(value) < min) fail(`--${name} must be an integer ≥ ${min}, got "${value}"`)
-  return Number(value)
-}
-
-function bigint(name: string, value: string | undefined): bigint | undefined {
-  if (value === undefined) return undefined
-  if (!/^(\d+|0x[0-9a-fA-F]+)$/.test(value)) fail(`--${name} must be a positive integer, got "${value}"`)
-  return BigInt(value)
-}
-
-/** A comma-separated option as its items, blanks left out. */
-function list(value: string | undefined): string[] | undefined {
-  return value
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0)
-}
 
 export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug'> & { quiet: boolean; debug: boolean } {
   let parsed: ReturnType<typeof readArguments>
@@ -323,6 +300,7 @@ function forkOptions(parsed: ReturnType<typeof readArguments>): ForkOptions | un
 }
 
 export async function main(): Promise<void> {
+  if (process.argv[2] === 'follow') return followMain(process.argv.slice(3))
   const options = parseCommandLine(process.argv.slice(2))
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
   let flashchain: Flashchain

@@ -35,6 +35,7 @@ const LAYERS: { name: string; owns: (path: string) => boolean }[] = [
   { name: 'prool', owns: (path) => path === 'prool.ts' || path === 'prool.test.ts' },
   { name: 'playwright', owns: (path) => path === 'playwright.ts' },
   { name: 'chains', owns: (path) => path === 'chains.ts' || path === 'chains.test.ts' },
+  { name: 'follow', owns: (path) => path.startsWith('follow/') },
   { name: 'index', owns: (path) => ['index.ts', 'node.ts', 'options.ts'].includes(path) },
   { name: 'server', owns: (path) => path.startsWith('server/') },
   { name: 'rpc', owns: (path) => path.startsWith('rpc/') },

@@ -40,6 +40,17 @@ export type CreateDispatcherOptions = {
    * before the fork block (upstream.ts). A chain is a fork from its start or never.
    */
   fork?: boolean
+  /**
+   * A replica's sequencer (docs/scaling-out.md): a method it `forwards` (what changes the chain or acts for the
+   * wallet) is sent there as it came, and the sequencer's answer is the answer.
+   */
+  forward?: Forwarding | undefined
+}
+
+export type Forwarding = {
+  forwards(method: Method): boolean
+  /** The sequencer's answer to the request; undefined for a notification. */
+  send(request: Record<string, unknown>, caller: RequestContext): Promise<RpcResponse | undefined>
 }
 
 export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
@@ -69,6 +80,7 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     const method = methods.get(name)
     if (method === undefined) return isNotification ? undefined : failure(replyId, new MethodNotFoundError(name))
 
+    if (options.forward?.forwards(method) === true) return options.forward.send(request, context.request)
     try {
       // Before the params are read, so that a caller refused is refused the same whatever it sends. A `grant` method's
       // handler hands the caller to the wallet, which decides per account (method.ts, Access).

@@ -4,6 +4,7 @@ import type { UpstreamScope } from '../chain/services/fork.ts'
 import type { ChainServices } from '../chain/chain.ts'
 import type { Wallet } from '../wallet/wallet.ts'
 import type { Filters } from './filters.ts'
+import type { Hex } from '../hex.ts'
 import type { Session } from './session.ts'
 
 /**
@@ -24,6 +25,32 @@ export type RequestContext = {
 export type AbiItem = { type: string; name?: string; inputs?: AbiParameter[] } & Record<string, unknown>
 export type AbiParameter = { type: string; name?: string; indexed?: boolean; components?: AbiParameter[] }
 
+/** How a replica follows its sequencer (docs/scaling-out.md). */
+export type FollowStatus = {
+  /** The sequencer's flashblocks stream, and its JSON-RPC endpoint, which writes are forwarded to. */
+  source: string
+  rpc: string
+  /**
+   * `starting` until the first snapshot is loaded; `following` while frames are applied as they come; `catching up`
+   * while a gap is filled; `reconnecting` while the stream is down; `resyncing` while a new snapshot is loaded.
+   */
+  state: 'starting' | 'following' | 'catching up' | 'reconnecting' | 'resyncing'
+  head: { number: Hex; hash: Hex }
+  /** The newest flashblock applied of the block being built; null when none is. */
+  pending: { number: Hex; index: number } | null
+  /** ms the replica has been behind the stream: since the oldest frame it received and has not applied yet. */
+  lagMs: number
+  /** Frames applied since the start. */
+  frames: number
+  /** Frames missed or out of order, and those fetched again with flashchain_getFlashblocks to fill them. */
+  gaps: number
+  refetchedFrames: number
+  /** Connections of the stream after the first; snapshots loaded after the first, and why the last one was. */
+  reconnects: number
+  resyncs: number
+  lastResync: string | null
+}
+
 export type NodeControl = {
   /** Turns the node's log lines on or off (anvil_setLoggingEnabled). */
   setLogging(enabled: boolean): void
@@ -36,6 +63,8 @@ export type NodeControl = {
   defaultBlock: 'latest' | 'pending'
   /** The most blocks one anvil_mine or hardhat_mine may seal (`--max-mine-blocks`). */
   maxMineBlocks: bigint
+  /** How a replica follows its sequencer (flashchain_followStatus); undefined on any other node. */
+  followStatus?: (() => FollowStatus) | undefined
 }
 
 /**

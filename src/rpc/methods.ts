@@ -60,6 +60,7 @@ import { anvilSetNextBlockTimestamp, setNextBlockTimestamp } from './evm/setNext
 import { getAbi } from './flashchain/getAbi.ts'
 import { getApprovalPolicy } from './flashchain/getApprovalPolicy.ts'
 import { getBatches } from './flashchain/getBatches.ts'
+import { followStatus } from './flashchain/followStatus.ts'
 import { getFlashblocks } from './flashchain/getFlashblocks.ts'
 import { getGrants } from './flashchain/getGrants.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
@@ -236,6 +237,7 @@ export const methods = [
   getApprovalPolicy,
   getBatches,
   getFlashblocks,
+  followStatus,
   getGrants,
   getPendingApprovals,
   getWatchedAssets,

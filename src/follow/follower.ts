@@ -1,0 +1,209 @@
+/**
+ * The order a replica applies its sequencer's frames in (docs/scaling-out.md). Frames are numbered by the stream
+ * (`flashchain_sequence`): the next one is applied at once; one that comes early waits, and if the one before it has
+ * not come within `gapWaitMs`, what is missing is fetched with flashchain_getFlashblocks; one seen already is
+ * dropped. A frame that does not follow from the chain, or a gap the sequencer no longer keeps, starts the replica
+ * again from a new snapshot (`resync`). `pending` never shows a gap: a frame is applied only after every one before it.
+ *
+ * After a (re)connection or a resync the numbering is not known yet: the frame at the position the chain expects
+ * (its block's next flashblock, or the next block's first) is the next one, and so is one that carries a rewind or a
+ * reset, which move that position.
+ */
+import type { Frame } from './frames.ts'
+
+export type FollowerParts = {
+  /** Runs one frame on the chain; why it does not follow, if it does not. */
+  apply(frame: Frame): Promise<string | undefined>
+  /** The flashblock the chain takes next: its block's next one, or the first of the block after the head. */
+  expected(): { number: bigint; index: number }
+  /** The sequencer's frames from that flashblock on, oldest first; undefined when it no longer keeps it. */
+  fetch(number: bigint, index: number): Promise<Frame[] | undefined>
+  /** Loads a new snapshot of the sequencer's chain, for `reason`; the frames that come meanwhile wait. */
+  resync(reason: string): Promise<void>
+  /** How long a frame that came early waits for the ones before it before they are fetched, ms. */
+  gapWaitMs: number
+  log: (line: string) => void
+}
+
+export type Follower = {
+  /** Frames received before are handled from now on: the chain is loaded. */
+  start(): void
+  /** A frame from the stream. */
+  receive(frame: Frame): void
+  /** The stream (re)connected: the numbering is not known, and what was missed meanwhile is fetched. */
+  connected(): void
+  /**
+   * Asks the sequencer for frames after the newest applied, as when the stream is quiet: true when there were any,
+   * which a stream that works would have brought (its connection is stuck).
+   */
+  poll(): Promise<boolean>
+  /** Resolves once every frame received so far has been handled. */
+  settled(): Promise<void>
+  readonly counts: { frames: number; gaps: number; refetched: number; resyncs: number; lastResync: string | undefined }
+  /** When the oldest frame received and not applied yet came (performance.now()), or undefined when there is none. */
+  readonly behindSince: number | undefined
+  readonly catchingUp: boolean
+  stop(): void
+}
+
+export function createFollower(parts: FollowerParts): Follower {
+  const counts: Follower['counts'] = { frames: 0, gaps: 0, refetched: 0, resyncs: 0, lastResync: undefined }
+  /** The sequence of the next frame; undefined until a frame at the expected position tells it. */
+  let next: number | undefined
+  /** Frames that came before the ones ahead of them, by sequence, with when they came. */
+  const early = new Map<number, { frame: Frame; at: number }>()
+  let start!: () => void
+  let queue = new Promise<void>((resolve) => {
+    start = resolve
+  })
+  /**
+   * The frames missing before those that came are not kept (the block being built began before the stream had a
+   * reader): a snapshot holds them once their block is sealed, and the replica starts again then.
+   */
+  let awaitingSeal = false
+  let awaitingSince = 0
+  let gapTimer: NodeJS.Timeout | undefined
+  let filling = false
+  let stopped = false
+
+  const serially = (work: () => Promise<void>) => {
+    queue = queue.then(work).catch((error) => parts.log(`follow: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
+    return queue
+  }
+
+  const atExpected = (frame: Frame) => {
+    const { number, index } = parts.expected()
+    return frame.number === number && frame.index === index
+  }
+  const movesTheChain = (frame: Frame) => frame.edits.some((edit) => edit.kind === 'rewind' || edit.kind === 'reset')
+  const isBehind = (frame: Frame) => {
+    const { number, index } = parts.expected()
+    return frame.number < number || (frame.number === number && frame.index < index)
+  }
+
+  async function resync(reason: string) {
+    awaitingSeal = false
+    counts.resyncs++
+    counts.lastResync = reason
+    next = undefined
+    early.clear()
+    clearTimeout(gapTimer)
+    parts.log(`follow: starting again from the sequencer's state: ${reason}`)
+    await parts.resync(reason)
+  }
+
+  /** Applies `frame` if it is the next one; true when it was. */
+  async function offer(frame: Frame): Promise<boolean> {
+    if (next === undefined ? !(atExpected(frame) || movesTheChain(frame)) : frame.sequence !== next) return false
+    const refused = await parts.apply(frame)
+    if (refused !== undefined) {
+      await resync(`block ${frame.number}'s flashblock ${frame.index}: ${refused}`)
+      return true
+    }
+    next = frame.sequence + 1
+    counts.frames++
+    return true
+  }
+
+  /** Applies the frames that waited for the one just applied. */
+  async function drain() {
+    while (next !== undefined) {
+      const waiting = early.get(next)
+      if (waiting === undefined) break
+      early.delete(next)
+      if (!(await offer(waiting.frame))) break
+    }
+    for (const sequence of early.keys()) if (next !== undefined && sequence < next) early.delete(sequence)
+    if (early.size === 0) clearTimeout(gapTimer)
+  }
+
+  async function handle(frame: Frame) {
+    if (stopped) return
+    if (awaitingSeal) {
+      const { number } = parts.expected()
+      if (frame.number > number || (frame.number === number && frame.sealed)) {
+        awaitingSeal = false
+        await resync(`block ${frame.number} began before this replica could see it`)
+      }
+      return
+    }
+    if (next !== undefined && frame.sequence < next) return
+    if (await offer(frame)) return drain()
+    // Unnumbered yet, and behind the chain: a frame the snapshot holds already.
+    if (next === undefined && isBehind(frame)) return
+    early.set(frame.sequence, { frame, at: performance.now() })
+    if (gapTimer === undefined || early.size === 1) {
+      clearTimeout(gapTimer)
+      gapTimer = setTimeout(() => void serially(async () => void (await fill())), parts.gapWaitMs)
+    }
+  }
+
+  /** Fetches what is missing before the frames that wait; true when the sequencer had frames to give. */
+  async function fill(): Promise<boolean> {
+    gapTimer = undefined
+    if (stopped) return false
+    filling = true
+    try {
+      const { number, index } = parts.expected()
+      const frames = await parts.fetch(number, index)
+      if (frames === undefined) {
+        // A frame of a later block came: the block the chain is at is sealed, and a snapshot holds it.
+        const sealed = [...early.values()].some(({ frame }) => frame.number > number || (frame.number === number && frame.sealed))
+        if (sealed) await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
+        else {
+          awaitingSeal = true
+          awaitingSince = Math.min(performance.now(), ...[...early.values()].map(({ at }) => at))
+          early.clear()
+        }
+        return true
+      }
+      if (frames.length === 0) return false
+      if (early.size > 0) counts.gaps++
+      for (const frame of frames) {
+        if (next !== undefined && frame.sequence < next) continue
+        counts.refetched++
+        // The fetched frames start where the chain is: the first one tells the numbering if nothing did.
+        if (next === undefined && atExpected(frame)) next = frame.sequence
+        if (!(await offer(frame))) {
+          await resync(`the sequencer's frames from block ${number}'s flashblock ${index} do not follow from the chain`)
+          return true
+        }
+      }
+      await drain()
+      if (early.size > 0) gapTimer = setTimeout(() => void serially(async () => void (await fill())), parts.gapWaitMs)
+      return true
+    } finally {
+      filling = false
+    }
+  }
+
+  return {
+    start: () => start(),
+    receive: (frame) => void serially(() => handle(frame)),
+    connected() {
+      next = undefined
+      void serially(async () => void (await fill()))
+    },
+    async poll() {
+      let found = false
+      await serially(async () => {
+        found = await fill()
+      })
+      return found
+    },
+    settled: () => queue,
+    counts,
+    get behindSince() {
+      let oldest: number | undefined = awaitingSeal ? awaitingSince : undefined
+      for (const { at } of early.values()) if (oldest === undefined || at < oldest) oldest = at
+      return oldest
+    },
+    get catchingUp() {
+      return filling || awaitingSeal || early.size > 0
+    },
+    stop() {
+      stopped = true
+      clearTimeout(gapTimer)
+    },
+  }
+}
