@@ -277,7 +277,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             },
       log,
     }),
-    events: createEventsService({ events, flashblocks }),
+    events: createEventsService({ events, flashblocks, pending }),
     fork: createForkService({
       current: () => fork,
       blocks,

@@ -12,6 +12,8 @@ import type { Flashblock } from '../types.ts'
 export type EventsParts = {
   events: ChainEvents
   flashblocks: ChainEvents<Flashblock>
+  /** The pending block: whether the next block has begun (flashblocksSince). */
+  pending: () => PendingSnapshot
 }
 
 /** What happens on the chain, announced to whoever listens (docs/architecture.md#events-and-subscriptions). */
@@ -34,7 +36,7 @@ export type EventsService = {
   flashblocksSince(number: bigint, index: number): { flashblocks: Flashblock[] } | { oldest: { number: bigint; index: number } | undefined }
 }
 
-export function createEventsService({ events, flashblocks }: EventsParts): EventsService {
+export function createEventsService({ events, flashblocks, pending }: EventsParts): EventsService {
   const recent = createRecentFlashblocks(flashblocks)
   return {
     subscribe: (listener) => events.subscribe(listener),
@@ -48,7 +50,11 @@ export function createEventsService({ events, flashblocks }: EventsParts): Event
     },
     flashblocksSince(number, index) {
       const kept = recent.since(number, index)
-      return kept === undefined ? { oldest: recent.oldest() } : { flashblocks: kept }
+      if (kept !== undefined) return { flashblocks: kept }
+      // The first flashblock of a block not begun yet is what comes next, kept or not.
+      const next = pending()
+      if (index === 0 && next.flashblockIndex === -1 && next.env.number === number) return { flashblocks: [] }
+      return { oldest: recent.oldest() }
     },
   }
 }

@@ -1,0 +1,248 @@
+/**
+ * `flashchain follow` end to end: a sequencer and two replicas, each a real server on 127.0.0.1. Transactions of every
+ * kind go in through the sequencer and through the replicas (which forward them); after every flashblock and every
+ * block, the same reads at `pending` and `latest` answer the same on all three. Test control on the sequencer
+ * (edits, snapshots and reverts, resets) reaches the replicas; writes sent to a replica reach the sequencer, with
+ * read-your-writes for the sender's nonce; the sequencer's refusals come back as they are.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
+
+import { createReplica } from '../../src/follow/replica.ts'
+import { Noisy, Store } from './fixtures/contracts.ts'
+import { deploy, startChain, toHex } from './helpers.ts'
+
+import type { Hex } from 'viem'
+import type { Replica } from '../../src/follow/replica.ts'
+import type { TestChain } from './helpers.ts'
+
+let sequencer: TestChain
+let replicas: Replica[]
+let token: Hex
+let store: Hex
+/** The newest transaction sent, whose receipt every node is asked for. */
+let newest: Hex | undefined
+
+async function call(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  return (await response.json()) as never
+}
+
+async function result<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const answer = await call(url, method, params)
+  if (answer.error !== undefined) throw new Error(`${method} on ${url}: ${answer.error.code} ${answer.error.message}`)
+  return answer.result as T
+}
+
+/**
+ * The reads compared across the nodes: blocks and their receipts, balances, nonces, code, storage, a call, an
+ * estimate, logs, fee history and a receipt, at one tag.
+ */
+async function reads(url: string, tag: 'pending' | 'latest'): Promise<Record<string, unknown>> {
+  const [a, b] = sequencer.accounts.map((account) => account.address)
+  const balanceOf = encodeFunctionData({ abi: Noisy.abi, functionName: 'balanceOf', args: [b!] })
+  const requests: [string, unknown[]][] = [
+    ['eth_blockNumber', []],
+    ['eth_getBlockByNumber', [tag, true]],
+    ['eth_getBlockReceipts', [tag]],
+    ['eth_getBalance', [b, tag]],
+    ['eth_getTransactionCount', [a, tag]],
+    ['eth_getCode', [token, tag]],
+    ['eth_getStorageAt', [store, '0x0', tag]],
+    ['eth_call', [{ to: token, data: balanceOf }, tag]],
+    ['eth_estimateGas', [{ from: a, to: b, value: '0x1' }, tag]],
+    ['eth_getLogs', [{ fromBlock: '0x0', toBlock: tag }]],
+    ['eth_feeHistory', ['0x4', tag, [50]]],
+    ['eth_getTransactionReceipt', [newest]],
+  ]
+  const answers = await Promise.all(requests.map(([method, params]) => call(url, method, params)))
+  return Object.fromEntries(requests.map(([method], i) => [method, answers[i]]))
+}
+
+/** Resolves once every replica's pending block is the sequencer's (bounded: 2,000 polls 5 ms apart). */
+async function untilFollowed(): Promise<void> {
+  const wanted = await result<{ hash: Hex }>(sequencer.url, 'eth_getBlockByNumber', ['pending', false])
+  for (const replica of replicas) {
+    for (let attempt = 0; ; attempt++) {
+      const seen = await result<{ hash: Hex }>(replica.url, 'eth_getBlockByNumber', ['pending', false])
+      if (seen.hash === wanted.hash) break
+      if (attempt === 2000) throw new Error(`${replica.url} did not follow: ${JSON.stringify(replica.status())}`)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  }
+}
+
+/** Every replica answers the reads as the sequencer does, at pending and latest. */
+async function expectSameAnswers(): Promise<void> {
+  await untilFollowed()
+  for (const tag of ['pending', 'latest'] as const) {
+    const expected = await reads(sequencer.url, tag)
+    for (const replica of replicas) expect(await reads(replica.url, tag)).toEqual(expected)
+  }
+}
+
+/** A transfer signed here and sent through `url`, from dev account `from`. */
+function transferThrough(url: string, from: number, value: bigint): Promise<Hex> {
+  const client = createWalletClient({ chain: sequencer.chain, transport: http(url, { retryCount: 0 }), account: sequencer.accounts[from]! })
+  return client.sendTransaction({ to: sequencer.accounts[9]!.address, value })
+}
+
+beforeAll(async () => {
+  sequencer = await startChain()
+  const source = `${sequencer.url.replace('http', 'ws')}/flashblocks`
+  replicas = await Promise.all([0, 1].map(() => createReplica({ source, rpc: sequencer.url, host: '127.0.0.1', port: 0 })))
+  const deployed = await deploy(sequencer, Noisy, [parseEther('1000')])
+  const stored = await deploy(sequencer, Store, [7n], 1)
+  token = deployed.address
+  store = stored.address
+  newest = stored.hash
+  await sequencer.mine()
+  await sequencer.preconfirm()
+})
+
+afterAll(async () => {
+  await Promise.all(replicas.map((replica) => replica.close()))
+  await sequencer.close()
+})
+
+describe('replicas answer as their sequencer', () => {
+  test('after every flashblock and every block of transfers, token calls, deploys and EIP-7702 batches sent to any node', async () => {
+    for (let round = 1; round <= 6; round++) {
+      // A transfer through each node, a token transfer and a store write on the sequencer.
+      newest = await transferThrough(sequencer.url, 2, BigInt(round))
+      newest = await transferThrough(replicas[0]!.url, 3, BigInt(round))
+      newest = await transferThrough(replicas[1]!.url, 4, BigInt(round))
+      newest = await sequencer.wallet(0).sendTransaction({
+        to: token,
+        data: encodeFunctionData({ abi: Noisy.abi, functionName: 'send', args: [sequencer.accounts[1]!.address, 10n] }),
+      })
+      newest = await sequencer
+        .wallet(1)
+        .sendTransaction({ to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [BigInt(round)] }) })
+      if (round % 2 === 0) newest = (await deploy(sequencer, Store, [BigInt(round)], 5)).hash
+      if (round % 3 === 0) {
+        // An atomic batch, sent through a replica to the sequencer's wallet, which runs it through EIP-7702.
+        await result(replicas[round % 2]!.url, 'wallet_sendCalls', [
+          {
+            version: '2.0.0',
+            from: sequencer.accounts[6]!.address,
+            chainId: toHex(31337),
+            atomicRequired: true,
+            calls: [
+              { to: sequencer.accounts[7]!.address, value: '0x5' },
+              { to: store, data: encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [100n + BigInt(round)] }) },
+            ],
+          },
+        ])
+      }
+      await sequencer.preconfirm()
+      await expectSameAnswers()
+      if (round % 2 === 0) {
+        await sequencer.mine()
+        await sequencer.preconfirm()
+        await expectSameAnswers()
+      }
+    }
+    for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0, lastResync: null })
+  })
+
+  test('test control on the sequencer reaches the replicas: edits, snapshots and reverts, resets', async () => {
+    const target = sequencer.accounts[8]!.address
+    await sequencer.rpc('anvil_setBalance', [target, '0x1234'])
+    await sequencer.rpc('anvil_setStorageAt', [store, '0x0', `0x${'2a'.padStart(64, '0')}`])
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    for (const replica of replicas) expect(await result(replica.url, 'eth_getBalance', [target, 'latest'])).toBe('0x1234')
+
+    const snapshot = await sequencer.rpc<Hex>('evm_snapshot')
+    const before = await sequencer.blockNumber()
+    newest = await transferThrough(sequencer.url, 2, 1n)
+    await sequencer.mine()
+    await sequencer.rpc('anvil_setBalance', [target, '0x99'])
+    await sequencer.mine()
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    expect(await sequencer.rpc('evm_revert', [snapshot])).toBe(true)
+    newest = undefined
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    for (const replica of replicas) {
+      expect(BigInt(await result<Hex>(replica.url, 'eth_blockNumber'))).toBe(before)
+      expect(await result(replica.url, 'eth_getBalance', [target, 'latest'])).toBe('0x1234')
+    }
+
+    await sequencer.rpc('anvil_reset')
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    for (const replica of replicas) expect(await result(replica.url, 'eth_blockNumber')).toBe('0x0')
+    for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
+  })
+
+  test('a write sent to a replica reaches the sequencer, and the sender reads its own nonce at once', async () => {
+    const replica = replicas[0]!
+    const client = createPublicClient({ chain: sequencer.chain, transport: http(replica.url, { retryCount: 0 }) })
+    const from = sequencer.accounts[3]!.address
+    const nonce = await client.getTransactionCount({ address: from, blockTag: 'pending' })
+    const first = await transferThrough(replica.url, 3, 1n)
+    // No flashblock has run it yet: the replica knows it from having forwarded it.
+    expect(await client.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(nonce + 1)
+    const second = await transferThrough(replica.url, 3, 2n)
+    expect(await client.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(nonce + 2)
+    const pooled = await sequencer.rpc<{ pending: Record<string, Record<string, { hash: Hex }>> }>('txpool_content')
+    const hashes = Object.values(pooled.pending).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash))
+    expect(hashes).toEqual(expect.arrayContaining([first, second]))
+    // The pool is the sequencer's: a replica forwards txpool_* too.
+    expect(await result(replica.url, 'txpool_content')).toEqual(pooled)
+    newest = second
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    expect(await client.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(nonce + 2)
+  })
+
+  test("the sequencer's refusals come back as they are: a nonce too low, a browser origin calling test control", async () => {
+    const replica = replicas[1]!
+    const from = sequencer.accounts[4]!
+    newest = await transferThrough(sequencer.url, 4, 1n)
+    await sequencer.preconfirm()
+    const nonce = await sequencer.publicClient.getTransactionCount({ address: from.address, blockTag: 'pending' })
+    const raw = await from.signTransaction({
+      chainId: 31337,
+      to: from.address,
+      value: 1n,
+      nonce: nonce - 1,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    })
+    const direct = await call(sequencer.url, 'eth_sendRawTransaction', [raw])
+    const forwarded = await call(replica.url, 'eth_sendRawTransaction', [raw])
+    expect(direct.error?.message).toMatch(/nonce too low/)
+    expect(forwarded).toEqual(direct)
+
+    const response = await fetch(replica.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://example.com' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [from.address, '0x1'] }),
+    })
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(4100)
+  })
+
+  test('flashchain_followStatus and GET /health tell how a replica follows; a node that follows nothing refuses the method', async () => {
+    const replica = replicas[0]!
+    const status = await result<Record<string, unknown>>(replica.url, 'flashchain_followStatus')
+    expect(status).toMatchObject({ source: `${sequencer.url.replace('http', 'ws')}/flashblocks`, rpc: sequencer.url, state: 'following', resyncs: 0 })
+    expect(status.head).toEqual({
+      number: await sequencer.rpc('eth_blockNumber'),
+      hash: (await sequencer.rpc<{ hash: Hex }>('eth_getBlockByNumber', ['latest', false])).hash,
+    })
+    const health = await fetch(`${replica.url}/health`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ state: 'following' })
+    expect((await call(sequencer.url, 'flashchain_followStatus')).error?.message).toMatch(/follows no sequencer/)
+    expect((await fetch(`${sequencer.url}/health`)).status).toBe(200)
+  })
+})
