@@ -92,7 +92,7 @@ export function openFrameStream(url: string, handlers: FrameStreamHandlers, opti
     } finally {
       polling = false
     }
-  }, options.quietMs)
+  }, options.quietMs / 3)
   quiet.unref()
 
   connect()

@@ -11,10 +11,12 @@ import { createPublicClient, createWalletClient, encodeFunctionData, http, parse
 import { createReplica } from '../../src/follow/replica.ts'
 import { Noisy, Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex } from './helpers.ts'
+import { call, expectSameAnswers as expectSame, result } from './replicaHelpers.ts'
 
 import type { Hex } from 'viem'
 import type { Replica } from '../../src/follow/replica.ts'
 import type { TestChain } from './helpers.ts'
+import type { ReadTargets } from './replicaHelpers.ts'
 
 let sequencer: TestChain
 let replicas: Replica[]
@@ -23,67 +25,15 @@ let store: Hex
 /** The newest transaction sent, whose receipt every node is asked for. */
 let newest: Hex | undefined
 
-async function call(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return (await response.json()) as never
-}
+/** The reads compared, at the contracts and transaction of the moment. */
+const targets = (): ReadTargets => ({
+  accounts: [sequencer.accounts[0]!.address, sequencer.accounts[1]!.address],
+  token,
+  store,
+  newest,
+})
 
-async function result<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const answer = await call(url, method, params)
-  if (answer.error !== undefined) throw new Error(`${method} on ${url}: ${answer.error.code} ${answer.error.message}`)
-  return answer.result as T
-}
-
-/**
- * The reads compared across the nodes: blocks and their receipts, balances, nonces, code, storage, a call, an
- * estimate, logs, fee history and a receipt, at one tag.
- */
-async function reads(url: string, tag: 'pending' | 'latest'): Promise<Record<string, unknown>> {
-  const [a, b] = sequencer.accounts.map((account) => account.address)
-  const balanceOf = encodeFunctionData({ abi: Noisy.abi, functionName: 'balanceOf', args: [b!] })
-  const requests: [string, unknown[]][] = [
-    ['eth_blockNumber', []],
-    ['eth_getBlockByNumber', [tag, true]],
-    ['eth_getBlockReceipts', [tag]],
-    ['eth_getBalance', [b, tag]],
-    ['eth_getTransactionCount', [a, tag]],
-    ['eth_getCode', [token, tag]],
-    ['eth_getStorageAt', [store, '0x0', tag]],
-    ['eth_call', [{ to: token, data: balanceOf }, tag]],
-    ['eth_estimateGas', [{ from: a, to: b, value: '0x1' }, tag]],
-    ['eth_getLogs', [{ fromBlock: '0x0', toBlock: tag }]],
-    ['eth_feeHistory', ['0x4', tag, [50]]],
-    ['eth_getTransactionReceipt', [newest]],
-  ]
-  const answers = await Promise.all(requests.map(([method, params]) => call(url, method, params)))
-  return Object.fromEntries(requests.map(([method], i) => [method, answers[i]]))
-}
-
-/** Resolves once every replica's pending block is the sequencer's (bounded: 2,000 polls 5 ms apart). */
-async function untilFollowed(): Promise<void> {
-  const wanted = await result<{ hash: Hex }>(sequencer.url, 'eth_getBlockByNumber', ['pending', false])
-  for (const replica of replicas) {
-    for (let attempt = 0; ; attempt++) {
-      const seen = await result<{ hash: Hex }>(replica.url, 'eth_getBlockByNumber', ['pending', false])
-      if (seen.hash === wanted.hash) break
-      if (attempt === 2000) throw new Error(`${replica.url} did not follow: ${JSON.stringify(replica.status())}`)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-  }
-}
-
-/** Every replica answers the reads as the sequencer does, at pending and latest. */
-async function expectSameAnswers(): Promise<void> {
-  await untilFollowed()
-  for (const tag of ['pending', 'latest'] as const) {
-    const expected = await reads(sequencer.url, tag)
-    for (const replica of replicas) expect(await reads(replica.url, tag)).toEqual(expected)
-  }
-}
+const expectSameAnswers = () => expectSame(sequencer.url, replicas, targets())
 
 /** A transfer signed here and sent through `url`, from dev account `from`. */
 function transferThrough(url: string, from: number, value: bigint): Promise<Hex> {

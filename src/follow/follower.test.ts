@@ -1,0 +1,401 @@
+/**
+ * createFollower against a fake chain: the order frames are applied in (by `sequence`), early frames waiting for the
+ * missing ones and the gap fetched after `gapWaitMs`, duplicates dropped, resyncs (a refused frame, a gap the sequencer
+ * no longer keeps, at once or once the block is sealed), the numbering learned again by position after `connected()`
+ * and a resync, `poll()`, and nothing handled before `start()` or after `stop()`.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+
+import { createFollower } from './follower.ts'
+
+import type { ChainEdit } from '../chain/types.ts'
+import type { Frame } from './frames.ts'
+
+type Position = { number: bigint; index: number }
+
+const GAP_WAIT_MS = 50
+
+function frame(sequence: number, number: number, index: number, options: { sealed?: boolean; edits?: ChainEdit[] } = {}): Frame {
+  return {
+    sequence,
+    number: BigInt(number),
+    index,
+    env: undefined,
+    transactions: [],
+    blockHash: `0x${sequence.toString(16).padStart(64, '0')}`,
+    sealed: options.sealed ?? false,
+    edits: options.edits ?? [],
+  }
+}
+
+/** `count` frames numbered from `from`, three flashblocks a block from block `block`'s first: the last sealed. */
+function framesOf(count: number, { from = 0, block = 1 } = {}): Frame[] {
+  return Array.from({ length: count }, (_, i) => frame(from + i, block + Math.floor(i / 3), i % 3, { sealed: i % 3 === 2 }))
+}
+
+const rewindTo5: ChainEdit = { kind: 'rewind', number: 5n, writes: { accounts: new Map(), storage: new Map(), code: new Map() } }
+
+const before = (a: Position, b: Position) => a.number < b.number || (a.number === b.number && a.index < b.index)
+
+/**
+ * A chain that takes the flashblock at `position` next, and the sequencer it follows: `sequencer` is what fetch serves
+ * (every frame at or after the position asked for, oldest first), or undefined while `kept` is false. A resync moves
+ * the chain to `resyncTo`.
+ */
+function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (frame: Frame) => string | undefined } = {}) {
+  const state = {
+    position: options.at ?? { number: 1n, index: 0 },
+    sequencer: options.sequencer ?? [],
+    kept: true,
+    resyncTo: { number: 1n, index: 0 } as Position,
+    /** Sequences of the frames applied, in order. */
+    applied: [] as number[],
+    /** Sequences of the frames apply refused. */
+    refused: [] as number[],
+    fetches: [] as [bigint, number][],
+    resyncs: [] as string[],
+  }
+  const follower = createFollower({
+    async apply(frame) {
+      const why = options.refuse?.(frame)
+      if (why !== undefined) {
+        state.refused.push(frame.sequence)
+        return why
+      }
+      state.applied.push(frame.sequence)
+      const rewind = frame.edits.find((edit) => edit.kind === 'rewind')
+      if (rewind !== undefined) state.position = { number: rewind.number + 1n, index: 0 }
+      else if (frame.sealed) state.position = { number: frame.number + 1n, index: 0 }
+      else state.position = { number: frame.number, index: frame.index + 1 }
+      return undefined
+    },
+    expected: () => state.position,
+    async fetch(number, index) {
+      state.fetches.push([number, index])
+      if (!state.kept) return undefined
+      return state.sequencer.filter((f) => !before({ number: f.number, index: f.index }, { number, index }))
+    },
+    async resync(reason) {
+      state.resyncs.push(reason)
+      state.position = state.resyncTo
+    },
+    gapWaitMs: GAP_WAIT_MS,
+    log: () => {},
+  })
+  const receive = async (...frames: Frame[]) => {
+    for (const f of frames) follower.receive(f)
+    await follower.settled()
+  }
+  return { state, follower, receive }
+}
+
+/** Lets every pending promise run (setImmediate is not faked). */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('createFollower', () => {
+  test('handles nothing before start(); then the frames received meanwhile, in order', async () => {
+    const { state, follower } = fakeChain()
+    const [f0, f1, f2, f3] = framesOf(4)
+    for (const f of [f0!, f2!, f1!, f3!]) follower.receive(f)
+    await flush()
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 3)
+    expect(state.applied).toEqual([])
+    expect(state.fetches).toEqual([])
+
+    follower.start()
+    await follower.settled()
+    expect(state.applied).toEqual([0, 1, 2, 3])
+    expect(state.position).toEqual({ number: 2n, index: 1 })
+    expect(follower.counts.frames).toBe(4)
+    expect(follower.catchingUp).toBe(false)
+    expect(state.fetches).toEqual([])
+  })
+
+  test('applies frames that come in order once each', async () => {
+    const { state, follower, receive } = fakeChain()
+    follower.start()
+    await receive(...framesOf(6))
+    expect(state.applied).toEqual([0, 1, 2, 3, 4, 5])
+    expect(follower.counts).toEqual({ frames: 6, gaps: 0, refetched: 0, resyncs: 0, lastResync: undefined })
+    expect(state.position).toEqual({ number: 3n, index: 0 })
+    expect(follower.catchingUp).toBe(false)
+    expect(follower.behindSince).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toEqual([])
+  })
+
+  test('drops a frame seen already, applied or waiting', async () => {
+    const { state, follower, receive } = fakeChain()
+    const [f0, f1, f2, f3, f4] = framesOf(5)
+    follower.start()
+    await receive(f0!, f1!, f1!, f0!, f2!)
+    expect(state.applied).toEqual([0, 1, 2])
+    // 4 twice while it waits for 3: applied once.
+    await receive(f4!, f4!, f3!, f4!)
+    expect(state.applied).toEqual([0, 1, 2, 3, 4])
+    expect(follower.counts.frames).toBe(5)
+    expect(follower.catchingUp).toBe(false)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toEqual([])
+  })
+
+  test('an early frame waits for the one before it; no fetch when that one comes within gapWaitMs', async () => {
+    const { state, follower, receive } = fakeChain()
+    const [f0, f1, f2] = framesOf(3)
+    follower.start()
+    await receive(f0!)
+    await vi.advanceTimersByTimeAsync(10)
+    const cameAt = performance.now()
+    await receive(f2!)
+    expect(state.applied).toEqual([0])
+    expect(follower.catchingUp).toBe(true)
+    expect(follower.behindSince).toBe(cameAt)
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS - 1)
+    await receive(f1!)
+    expect(state.applied).toEqual([0, 1, 2])
+    expect(follower.catchingUp).toBe(false)
+    expect(follower.behindSince).toBeUndefined()
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toEqual([])
+    expect(follower.counts).toMatchObject({ frames: 3, gaps: 0, refetched: 0, resyncs: 0 })
+  })
+
+  test('fetches what is missing after gapWaitMs: the fetched frames, then those that waited', async () => {
+    const all = framesOf(6)
+    // The sequencer answers with the frames up to 3: 4 and 5 came by the stream only.
+    const { state, follower, receive } = fakeChain({ sequencer: all.slice(0, 4) })
+    follower.start()
+    await receive(all[0]!, all[1]!, all[4]!, all[5]!)
+    expect(state.applied).toEqual([0, 1])
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS - 1)
+    expect(state.fetches).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    await follower.settled()
+    // From the position the chain expects: block 1's flashblock 2.
+    expect(state.fetches).toEqual([[1n, 2]])
+    expect(state.applied).toEqual([0, 1, 2, 3, 4, 5])
+    expect(follower.counts).toEqual({ frames: 6, gaps: 1, refetched: 2, resyncs: 0, lastResync: undefined })
+    expect(state.resyncs).toEqual([])
+    expect(follower.catchingUp).toBe(false)
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toHaveLength(1)
+  })
+
+  test('fetched frames that came by the stream as well are applied once', async () => {
+    const all = framesOf(6)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(all[0]!, all[3]!, all[5]!)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
+    expect(state.fetches).toEqual([[1n, 1]])
+    expect(state.applied).toEqual([0, 1, 2, 3, 4, 5])
+    expect(follower.counts).toMatchObject({ frames: 6, gaps: 1, refetched: 5, resyncs: 0 })
+    expect(follower.catchingUp).toBe(false)
+  })
+
+  test('a gap the sequencer no longer keeps, with a later block begun: resync, then frames by position', async () => {
+    // Block 1: sequences 0-2; block 2: 3-5; block 3: 6-8.
+    const all = framesOf(9)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    state.kept = false
+    state.resyncTo = { number: 2n, index: 2 }
+    follower.start()
+    await receive(all[0]!, all[3]!)
+    expect(state.applied).toEqual([0])
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
+    expect(state.fetches).toEqual([[1n, 1]])
+    expect(state.resyncs).toHaveLength(1)
+    expect(state.resyncs[0]).toMatch(/block 1's flashblock 1/)
+    expect(follower.counts).toMatchObject({ resyncs: 1, lastResync: state.resyncs[0] })
+    expect(follower.catchingUp).toBe(false)
+
+    // The snapshot holds block 2's first two flashblocks: 4 is dropped, 5 (at block 2's flashblock 2) is next.
+    await receive(all[4]!, all[5]!, all[6]!)
+    expect(state.applied).toEqual([0, 5, 6])
+    expect(follower.counts.frames).toBe(3)
+    expect(state.resyncs).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toHaveLength(1)
+  })
+
+  test('a gap the sequencer no longer keeps in the block being built: waits for the block to be sealed, then resyncs', async () => {
+    // Block 1 has five flashblocks (0-4, the last sealed); block 2 begins at sequence 5.
+    const block1 = [0, 1, 2, 3, 4].map((i) => frame(i, 1, i, { sealed: i === 4 }))
+    const block2 = [frame(5, 2, 0), frame(6, 2, 1)]
+    const { state, follower, receive } = fakeChain({ sequencer: [...block1, ...block2] })
+    state.kept = false
+    state.resyncTo = { number: 2n, index: 0 }
+    follower.start()
+    await receive(block1[0]!)
+    await vi.advanceTimersByTimeAsync(5)
+    const cameAt = performance.now()
+    await receive(block1[2]!)
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
+    expect(state.fetches).toEqual([[1n, 1]])
+    expect(state.resyncs).toEqual([])
+    expect(follower.catchingUp).toBe(true)
+    expect(follower.behindSince).toBe(cameAt)
+
+    // Another of block 1's, not sealed: still waiting, and not applied.
+    await receive(block1[3]!)
+    expect(state.resyncs).toEqual([])
+    expect(follower.catchingUp).toBe(true)
+
+    await receive(block1[4]!)
+    expect(state.resyncs).toHaveLength(1)
+    expect(state.resyncs[0]).toMatch(/block 1/)
+    expect(follower.counts.resyncs).toBe(1)
+    expect(follower.catchingUp).toBe(false)
+    expect(follower.behindSince).toBeUndefined()
+
+    await receive(...block2)
+    expect(state.applied).toEqual([0, 5, 6])
+    expect(state.fetches).toHaveLength(1)
+  })
+
+  test('a gap the sequencer no longer keeps in the block being built: a frame of a later block resyncs as well', async () => {
+    // Block 1 has four flashblocks (0-3, the last sealed, never received); block 2 begins at sequence 4.
+    const block1 = [0, 1, 2, 3].map((i) => frame(i, 1, i, { sealed: i === 3 }))
+    const block2 = [frame(4, 2, 0), frame(5, 2, 1)]
+    const { state, follower, receive } = fakeChain({ sequencer: [...block1, ...block2] })
+    state.kept = false
+    state.resyncTo = { number: 2n, index: 1 }
+    follower.start()
+    await receive(block1[0]!, block1[2]!)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
+    expect(state.resyncs).toEqual([])
+    expect(follower.catchingUp).toBe(true)
+
+    await receive(block2[0]!)
+    expect(state.resyncs).toHaveLength(1)
+    expect(follower.catchingUp).toBe(false)
+    // The snapshot holds block 2's first flashblock.
+    await receive(block2[1]!)
+    expect(state.applied).toEqual([0, 5])
+    expect(state.fetches).toEqual([[1n, 1]])
+  })
+
+  test('a frame that apply refuses: resync with its reason, then frames by position', async () => {
+    const all = framesOf(6)
+    const { state, follower, receive } = fakeChain({ refuse: (f) => (f.sequence === 1 ? 'block hash 0xabc is not 0xdef' : undefined) })
+    state.resyncTo = { number: 2n, index: 0 }
+    follower.start()
+    await receive(all[0]!, all[1]!)
+    expect(state.refused).toEqual([1])
+    expect(state.resyncs).toHaveLength(1)
+    expect(state.resyncs[0]).toContain('block hash 0xabc is not 0xdef')
+    expect(follower.counts).toMatchObject({ frames: 1, resyncs: 1, lastResync: state.resyncs[0] })
+
+    // 2 is behind the snapshot (block 1 sealed): dropped; 3 is block 2's first, the next.
+    await receive(all[2]!, all[3]!, all[4]!)
+    expect(state.applied).toEqual([0, 3, 4])
+    expect(follower.counts.frames).toBe(3)
+    expect(follower.catchingUp).toBe(false)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toEqual([])
+    expect(state.resyncs).toHaveLength(1)
+  })
+
+  test('after connected(): drops a frame behind the chain, applies the one at its position and one that rewinds', async () => {
+    const { state, follower, receive } = fakeChain({ at: { number: 7n, index: 0 } })
+    follower.start()
+    await receive(frame(0, 7, 0), frame(1, 7, 1))
+    expect(state.applied).toEqual([0, 1])
+
+    // Numbered anew (the sequencer started again): only positions tell.
+    follower.connected()
+    await follower.settled()
+    expect(state.fetches).toEqual([[7n, 2]])
+    await receive(frame(20, 7, 1))
+    expect(state.applied).toEqual([0, 1])
+    expect(follower.catchingUp).toBe(false)
+    await receive(frame(21, 7, 2), frame(22, 7, 3))
+    expect(state.applied).toEqual([0, 1, 21, 22])
+
+    follower.connected()
+    await follower.settled()
+    expect(state.fetches).toEqual([
+      [7n, 2],
+      [7n, 4],
+    ])
+    // Block 6's first flashblock is behind the chain (block 7's flashblock 4), but it rewinds to block 5.
+    await receive(frame(30, 6, 0, { edits: [rewindTo5] }))
+    expect(state.applied).toEqual([0, 1, 21, 22, 30])
+    expect(state.position).toEqual({ number: 6n, index: 0 })
+    await receive(frame(31, 6, 0))
+    expect(state.applied).toEqual([0, 1, 21, 22, 30, 31])
+
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 2)
+    expect(state.fetches).toHaveLength(2)
+    expect(state.resyncs).toEqual([])
+    expect(follower.counts.frames).toBe(6)
+  })
+
+  test('after connected(): the frames fetched from the chain position are applied', async () => {
+    const all = framesOf(5)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(all[0]!, all[1]!)
+    follower.connected()
+    await follower.settled()
+    expect(state.fetches).toEqual([[1n, 2]])
+    expect(state.applied).toEqual([0, 1, 2, 3, 4])
+    expect(follower.counts).toMatchObject({ frames: 5, refetched: 3, gaps: 0, resyncs: 0 })
+    // The stream's copies: seen already.
+    await receive(all[2]!, all[3]!, all[4]!)
+    expect(state.applied).toEqual([0, 1, 2, 3, 4])
+  })
+
+  test('poll(): true when the sequencer has frames after the newest applied (applied), false when it has none', async () => {
+    const all = framesOf(4)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(all[0]!, all[1]!)
+    expect(await follower.poll()).toBe(true)
+    expect(state.fetches).toEqual([[1n, 2]])
+    expect(state.applied).toEqual([0, 1, 2, 3])
+    expect(follower.counts).toMatchObject({ frames: 4, refetched: 2, gaps: 0, resyncs: 0 })
+
+    expect(await follower.poll()).toBe(false)
+    expect(state.fetches).toEqual([
+      [1n, 2],
+      [2n, 1],
+    ])
+    expect(state.applied).toEqual([0, 1, 2, 3])
+  })
+
+  test('stop(): no frame is applied or fetched afterwards', async () => {
+    const all = framesOf(5)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(all[0]!, all[2]!)
+    expect(state.applied).toEqual([0])
+    follower.stop()
+    await receive(all[1]!, all[3]!)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS * 3)
+    expect(await follower.poll()).toBe(false)
+    follower.connected()
+    await follower.settled()
+    expect(state.applied).toEqual([0])
+    expect(state.fetches).toEqual([])
+    expect(state.resyncs).toEqual([])
+  })
+})
