@@ -11,6 +11,11 @@ export function startCli(dataDir: string, extra: string[] = ['--quiet']): Promis
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  return listening(child)
+}
+
+/** Resolves with the URL a started node prints once it listens; rejects if it exits first or takes over 60 s. */
+function listening(child: ChildProcess): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
     let output = ''
     // A guard against a node that never starts, with room for a loaded machine.
@@ -34,4 +39,11 @@ export function killHard(child: ChildProcess): Promise<void> {
     child.on('exit', () => resolve())
     child.kill('SIGKILL')
   })
+}
+
+/** Starts `flashchain follow <source>` and resolves with its URL once it prints the listening line (bounded wait). */
+export function startFollower(source: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return listening(
+    spawn(process.execPath, ['src/cli.ts', 'follow', source, '--port', '0', '--quiet', ...extra], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
 }
