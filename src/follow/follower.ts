@@ -83,8 +83,11 @@ export function createFollower(parts: FollowerParts): Follower {
 
   async function resync(reason: string) {
     awaitingSeal = false
-    counts.resyncs++
-    counts.lastResync = reason
+    // Before its first frame the replica is still starting: a block begun before it connected is waited out.
+    if (counts.frames > 0) {
+      counts.resyncs++
+      counts.lastResync = reason
+    }
     next = undefined
     early.clear()
     clearTimeout(gapTimer)
@@ -168,6 +171,8 @@ export function createFollower(parts: FollowerParts): Follower {
           await resync(`the sequencer's frames from block ${number}'s flashblock ${index} do not follow from the chain`)
           return true
         }
+        // A frame refused: the replica started again, and the rest of these are of the chain it left.
+        if (next === undefined) return true
       }
       await drain()
       if (early.size > 0) gapTimer = setTimeout(() => void serially(async () => void (await fill())), parts.gapWaitMs)
@@ -181,8 +186,13 @@ export function createFollower(parts: FollowerParts): Follower {
     start: () => start(),
     receive: (frame) => void serially(() => handle(frame)),
     connected() {
-      next = undefined
-      void serially(async () => void (await fill()))
+      // In turn: the frames received before are of the old connection's numbering (a sequencer that restarted
+      // numbers from 0 again).
+      void serially(async () => {
+        next = undefined
+        early.clear()
+        await fill()
+      })
     },
     async poll() {
       let found = false

@@ -37,6 +37,8 @@ export type ReplicaOptions = Omit<FlashchainOptions, 'fresh' | 'mining' | 'fork'
   rpc: string
   /** GET /health answers 503 while the replica is further behind the stream than this, ms (default 1000). */
   maxLagMs?: number
+  /** How long a frame that came early waits for the ones before it before they are fetched, ms (an interval / 4). */
+  gapWaitMs?: number
 }
 
 export type Replica = {
@@ -181,7 +183,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       }
     },
     resync,
-    gapWaitMs: Math.max(20, Math.floor(interval / 4)),
+    gapWaitMs: options.gapWaitMs ?? Math.max(20, Math.floor(interval / 4)),
     log,
   })
 

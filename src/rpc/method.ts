@@ -45,7 +45,10 @@ export type FollowStatus = {
   /** Frames missed or out of order, and those fetched again with flashchain_getFlashblocks to fill them. */
   gaps: number
   refetchedFrames: number
-  /** Connections of the stream after the first; snapshots loaded after the first, and why the last one was. */
+  /**
+   * Connections of the stream after the first; snapshots loaded since the replica applied its first frame, and why
+   * the last one was (a snapshot loaded before, to wait out a block begun before the replica connected, is its start).
+   */
   reconnects: number
   resyncs: number
   lastResync: string | null

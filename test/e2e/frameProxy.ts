@@ -16,8 +16,8 @@ export type FrameProxy = {
   readonly connections: number
   /** Drops the next `count` frames. */
   drop(count: number): void
-  /** Holds the next frame back for `ms` while the ones after it pass. */
-  delayNext(ms: number): void
+  /** Holds the next frame back while the ones after it pass, until the function returned is called. */
+  holdNext(): () => void
   /** Passes the next frame on changed by `change` (its JSON text in, the text to send out). */
   tamperNext(change: (text: string) => string): void
   /** Stops passing anything on the connections open now, which stay open; later connections pass as usual. */
@@ -34,9 +34,8 @@ export async function startFrameProxy(upstream: string): Promise<FrameProxy> {
   const frozen = new Set<WebSocket>()
   let connections = 0
   let dropping = 0
-  let delay: number | undefined
+  let holding: ((pass: () => void) => void) | undefined
   let tamper: ((text: string) => string) | undefined
-  const timers = new Set<NodeJS.Timeout>()
   const sockets = new Set<WebSocket>()
 
   wss.on('connection', (client, request) => {
@@ -61,13 +60,9 @@ export async function startFrameProxy(upstream: string): Promise<FrameProxy> {
         tamper = undefined
         return pass(change(text))
       }
-      if (delay !== undefined) {
-        const timer = setTimeout(() => {
-          timers.delete(timer)
-          pass(text)
-        }, delay)
-        timers.add(timer)
-        delay = undefined
+      if (holding !== undefined) {
+        holding(() => pass(text))
+        holding = undefined
         return
       }
       pass(text)
@@ -87,13 +82,23 @@ export async function startFrameProxy(upstream: string): Promise<FrameProxy> {
       return connections
     },
     drop: (count) => void (dropping += count),
-    delayNext: (ms) => void (delay = ms),
+    holdNext() {
+      let release: (() => void) | undefined
+      let released = false
+      holding = (pass) => {
+        release = pass
+        if (released) pass()
+      }
+      return () => {
+        released = true
+        release?.()
+      }
+    },
     tamperNext: (change) => void (tamper = change),
     freeze() {
       for (const client of wss.clients) frozen.add(client)
     },
     async close() {
-      for (const timer of timers) clearTimeout(timer)
       for (const socket of sockets) socket.terminate()
       await new Promise<void>((resolve) => wss.close(() => server.close(() => resolve())))
     },

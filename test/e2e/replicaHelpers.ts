@@ -54,12 +54,16 @@ export async function reads(url: string, tag: 'pending' | 'latest', targets: Rea
   return Object.fromEntries(requests.map(([method], i) => [method, answers[i]!]))
 }
 
-/** Resolves once the replica's pending block is the sequencer's (bounded: 4,000 polls 5 ms apart). */
+/**
+ * Resolves once the replica has run the sequencer's pending block as of now: it knows the block by that hash (a
+ * flashblock of the block being built, or the sealed block), or it is past that block already. Bounded: 4,000 polls
+ * 5 ms apart.
+ */
 export async function untilFollowed(sequencer: string, replica: string, describe: () => unknown = () => ''): Promise<void> {
-  const wanted = await result<{ hash: Hex }>(sequencer, 'eth_getBlockByNumber', ['pending', false])
+  const wanted = await result<{ hash: Hex; number: Hex }>(sequencer, 'eth_getBlockByNumber', ['pending', false])
   for (let attempt = 0; ; attempt++) {
-    const seen = await result<{ hash: Hex }>(replica, 'eth_getBlockByNumber', ['pending', false])
-    if (seen.hash === wanted.hash) return
+    if ((await result(replica, 'eth_getBlockByHash', [wanted.hash, false])) !== null) return
+    if (BigInt(await result<Hex>(replica, 'eth_blockNumber')) >= BigInt(wanted.number)) return
     if (attempt === 4000) throw new Error(`${replica} did not follow ${sequencer}: ${JSON.stringify(describe())}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
