@@ -70,11 +70,17 @@ export type StartOptions = {
   label?: string
   /** flashchain only: more command-line options. */
   args?: string[]
+  /** flashchain only: start `flashchain follow` of this stream (ws://…/flashblocks) instead of a node of its own. */
+  follow?: string
 }
 
 function command(name: PeerName, port: number, options: StartOptions): { file: string; args: string[]; cwd: string; env?: NodeJS.ProcessEnv } {
   switch (name) {
     case 'flashchain': {
+      if (options.follow !== undefined) {
+        const args = [...startCommand(), 'follow', options.follow, '--host', '127.0.0.1', '--port', String(port), '--quiet', ...(options.args ?? [])]
+        return { file: process.execPath, args, cwd: ROOT }
+      }
       // What `npm start` runs (its node flags and bin/flashchain.js, which keeps a compile cache), on this Node.
       const args = [...startCommand(), '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
       // --debug logs "eth_estimateGas: GAS after N EVM runs" for each estimate.

@@ -42,6 +42,23 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }
 
+/**
+ * The meta row of a snapshot that holds the sequencer's options a replica must run with to answer as it does: they
+ * change what execution allows (the code size limit) or what an answer says (a revert's code, the gas cap, the
+ * default block), and no block or genesis records them.
+ */
+export const SEQUENCER_OPTIONS = 'sequencer_options'
+
+export type SequencerOptions = Pick<
+  FlashchainOptions,
+  'codeSizeLimit' | 'disableCodeSizeLimit' | 'revertCode' | 'rpcEvmTimeout' | 'traceMaxBytes' | 'defaultBlockTag'
+> & { rpcGasCap?: string | undefined }
+
+function sequencerOptions(options: FlashchainOptions): SequencerOptions {
+  const { codeSizeLimit, disableCodeSizeLimit, revertCode, rpcEvmTimeout, traceMaxBytes, defaultBlockTag, rpcGasCap } = options
+  return { codeSizeLimit, disableCodeSizeLimit, revertCode, rpcEvmTimeout, traceMaxBytes, defaultBlockTag, rpcGasCap: rpcGasCap?.toString() }
+}
+
 /** What makes a node a replica (follow/replica.ts): where its writes go, and how it follows. */
 export type Following = { forward: Forwarding; status: () => FollowStatus }
 
@@ -121,7 +138,7 @@ export async function createNode(options: FlashchainOptions, following?: Followi
       // A result encoded where it was made (a trace's) is handed to a caller in this process as plain data.
       return (response.result instanceof EncodedJson ? response.result.toJSON() : response.result) as never
     },
-    snapshot: () => snapshotChain(database),
+    snapshot: () => snapshotChain(database, { [SEQUENCER_OPTIONS]: JSON.stringify(sequencerOptions(options)) }),
     async close(drain) {
       wallet.close()
       filters.close()

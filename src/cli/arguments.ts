@@ -1,8 +1,8 @@
 // What the command lines (flashchain, flashchain follow) check their values with.
 
 /** A command line that cannot start: what is wrong, and where to look, rather than the whole help. */
-export function fail(message: string): never {
-  process.stderr.write(`flashchain: ${message}\nflashchain --help lists every option.\n`)
+export function fail(message: string, help = 'flashchain --help'): never {
+  process.stderr.write(`flashchain: ${message}\n${help} lists every option.\n`)
   process.exit(2)
 }
 

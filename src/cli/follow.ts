@@ -6,10 +6,15 @@ import { parseArgs } from 'node:util'
 
 import { createReplica } from '../follow/replica.ts'
 import { startMemoryTrim } from '../runtime/memoryTrim.ts'
-import { fail, integer, list } from './arguments.ts'
+import { fail as failWith, integer, list } from './arguments.ts'
 import { startFailure } from './messages.ts'
 
 import type { Replica } from '../follow/replica.ts'
+
+/** A command line that cannot start, pointing to this command's help. */
+function fail(message: string): never {
+  return failWith(message, 'flashchain follow --help')
+}
 
 export const followUsage = `Usage: flashchain follow <ws-url> [options]
 

@@ -56,7 +56,10 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     resyncs: [] as string[],
     /** While set, apply waits for it. */
     gate: undefined as Promise<void> | undefined,
+    /** The sequencer's head when it is not the chain's (reverted, reset, sealed on); by default it is. */
+    sequencerHead: undefined as { number: bigint; hash: string } | undefined,
   }
+  const head = () => ({ number: state.position.number - 1n, hash: `0xhead${state.position.number - 1n}` })
   const follower = createFollower({
     async apply(frame) {
       await state.gate
@@ -82,6 +85,8 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
       state.resyncs.push(reason)
       state.position = state.resyncTo
     },
+    head,
+    sequencerHead: async () => state.sequencerHead ?? head(),
     gapWaitMs: GAP_WAIT_MS,
     log: () => {},
   })
@@ -320,6 +325,58 @@ describe('createFollower', () => {
     await receive(block2[1]!)
     expect(state.applied).toEqual([0, 5])
     expect(state.fetches).toEqual([[1n, 1]])
+  })
+
+  test('a gap the sequencer no longer keeps, with its head elsewhere (sealed on unseen, reverted): resync at once', async () => {
+    const block1 = [0, 1, 2, 3, 4].map((i) => frame(i, 1, i, { sealed: i === 4 }))
+    const { state, follower, receive } = fakeChain({ sequencer: block1 })
+    state.kept = false
+    state.sequencerHead = { number: 0n, hash: '0xother' }
+    follower.start()
+    await receive(block1[0]!, block1[2]!)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
+    expect(state.resyncs).toHaveLength(1)
+    expect(follower.catchingUp).toBe(false)
+  })
+
+  test("after connected(), nothing newer from a sequencer whose head is not the chain's (a revert missed): resync", async () => {
+    const { state, follower, receive } = fakeChain({ at: { number: 101n, index: 0 } })
+    state.resyncTo = { number: 51n, index: 0 }
+    follower.start()
+    follower.connected()
+    await follower.settled()
+    expect(state.fetches).toEqual([[101n, 0]])
+    expect(state.resyncs).toEqual([])
+
+    state.sequencerHead = { number: 50n, hash: '0xhead50' }
+    follower.connected()
+    await follower.settled()
+    expect(state.resyncs).toEqual(["the sequencer's head is not this chain's"])
+    // The frames of the reverted chain are taken by position from there.
+    await receive(frame(7, 51, 0))
+    expect(state.applied).toEqual([7])
+  })
+
+  test('frames waiting behind one that runs are lag: behindSince is when the oldest of them came', async () => {
+    const { state, follower } = fakeChain()
+    let open!: () => void
+    state.gate = new Promise((resolve) => {
+      open = resolve
+    })
+    follower.start()
+    const frames = framesOf(3)
+    follower.receive(frames[0]!)
+    await flush()
+    await vi.advanceTimersByTimeAsync(7)
+    const cameAt = performance.now()
+    follower.receive(frames[1]!)
+    follower.receive(frames[2]!)
+    expect(follower.behindSince).toBe(cameAt)
+    open()
+    await follower.settled()
+    expect(state.applied).toEqual([0, 1, 2])
+    expect(follower.behindSince).toBeUndefined()
   })
 
   test('a frame that apply refuses: resync with its reason, then frames by position', async () => {

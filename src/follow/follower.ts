@@ -20,6 +20,9 @@ export type FollowerParts = {
   fetch(number: bigint, index: number): Promise<Frame[] | undefined>
   /** Loads a new snapshot of the sequencer's chain, for `reason`; the frames that come meanwhile wait. */
   resync(reason: string): Promise<void>
+  /** The chain's newest block, and the sequencer's: whether they are one chain still, where no frame tells. */
+  head(): { number: bigint; hash: string }
+  sequencerHead(): Promise<{ number: bigint; hash: string }>
   /** How long a frame that came early waits for the ones before it before they are fetched, ms. */
   gapWaitMs: number
   log: (line: string) => void
@@ -65,6 +68,11 @@ export function createFollower(parts: FollowerParts): Follower {
   let gapTimer: NodeJS.Timeout | undefined
   let filling = false
   let stopped = false
+  /** When each frame received and not handled yet came, oldest first: frames waiting behind a slow one are lag too. */
+  const queued: number[] = []
+  /** Past this many frames waiting, the replica has fallen behind for good: it drops them and starts again. */
+  const MAX_QUEUED = 5000
+  let overflowing = false
 
   const serially = (work: () => Promise<void>) => {
     queue = queue.then(work).catch((error) => parts.log(`follow: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
@@ -121,6 +129,7 @@ export function createFollower(parts: FollowerParts): Follower {
   }
 
   async function handle(frame: Frame) {
+    queued.shift()
     if (stopped) return
     if (awaitingSeal) {
       const { number } = parts.expected()
@@ -141,6 +150,12 @@ export function createFollower(parts: FollowerParts): Follower {
     }
   }
 
+  /** Whether the sequencer's head is the chain's. */
+  async function onOneChain(): Promise<boolean> {
+    const [ours, theirs] = [parts.head(), await parts.sequencerHead()]
+    return ours.number === theirs.number && ours.hash === theirs.hash
+  }
+
   /** Fetches what is missing before the frames that wait; true when the sequencer had frames to give. */
   async function fill(): Promise<boolean> {
     gapTimer = undefined
@@ -152,7 +167,9 @@ export function createFollower(parts: FollowerParts): Follower {
       if (frames === undefined) {
         // A frame of a later block came: the block the chain is at is sealed, and a snapshot holds it.
         const sealed = [...early.values()].some(({ frame }) => frame.number > number || (frame.number === number && frame.sealed))
-        if (sealed) await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
+        // Only a block begun on the chain's own head, before the stream had a reader, is waited out; a sequencer
+        // whose head is elsewhere (sealed on, reverted, reset, restarted) is loaded again at once.
+        if (sealed || !(await onOneChain())) await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
         else {
           awaitingSeal = true
           awaitingSince = Math.min(performance.now(), ...[...early.values()].map(({ at }) => at))
@@ -160,7 +177,20 @@ export function createFollower(parts: FollowerParts): Follower {
         }
         return true
       }
-      if (frames.length === 0) return false
+      if (frames.length === 0) {
+        // Nothing newer, while frames after it came: the sequencer went back since they did (a revert, a reset).
+        if (early.size > 0) {
+          await resync(`the sequencer has nothing from block ${number}'s flashblock ${index} on, and sent later frames`)
+          return true
+        }
+        // Nothing newer, which a sequencer that went back (a revert, a reset, a restart on another chain) also says
+        // while the stream was away: the heads tell.
+        if (next === undefined && !(await onOneChain())) {
+          await resync("the sequencer's head is not this chain's")
+          return true
+        }
+        return false
+      }
       if (early.size > 0) counts.gaps++
       for (const frame of frames) {
         if (next !== undefined && frame.sequence < next) continue
@@ -184,7 +214,19 @@ export function createFollower(parts: FollowerParts): Follower {
 
   return {
     start: () => start(),
-    receive: (frame) => void serially(() => handle(frame)),
+    receive(frame) {
+      if (queued.length >= MAX_QUEUED) {
+        if (overflowing) return
+        overflowing = true
+        void serially(async () => {
+          await resync(`${MAX_QUEUED} frames waited to be run: the replica fell behind`)
+          overflowing = false
+        })
+        return
+      }
+      queued.push(performance.now())
+      void serially(() => handle(frame))
+    },
     connected() {
       // In turn: the frames received before are of the old connection's numbering (a sequencer that restarted
       // numbers from 0 again).
@@ -204,12 +246,12 @@ export function createFollower(parts: FollowerParts): Follower {
     settled: () => queue,
     counts,
     get behindSince() {
-      let oldest: number | undefined = awaitingSeal ? awaitingSince : undefined
+      let oldest: number | undefined = awaitingSeal ? awaitingSince : queued[0]
       for (const { at } of early.values()) if (oldest === undefined || at < oldest) oldest = at
       return oldest
     },
     get catchingUp() {
-      return filling || awaitingSeal || early.size > 0
+      return filling || awaitingSeal || overflowing || early.size > 0
     },
     stop() {
       stopped = true

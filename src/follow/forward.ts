@@ -18,6 +18,9 @@ const FORWARDED_PUBLIC = new Set([
   'wallet_switchEthereumChain',
 ])
 
+/** Longer than the longest a write may wait there (eth_sendRawTransactionSync's 60 s). */
+const FORWARD_TIMEOUT_MS = 90_000
+
 /** The answer when the sequencer cannot be reached: -32603, as any failure that is not the caller's. */
 const UNREACHABLE = -32603
 
@@ -39,7 +42,7 @@ export function createForwarding(rpc: string, sent: (raw: string) => void): Forw
       const id = (request.id ?? null) as RpcResponse['id']
       let response: Response
       try {
-        response = await fetch(rpc, { method: 'POST', headers, body: JSON.stringify(request) })
+        response = await fetch(rpc, { method: 'POST', headers, body: JSON.stringify(request), signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) })
       } catch (error) {
         const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)
         return { jsonrpc: '2.0', id, error: { code: UNREACHABLE, message: `the sequencer did not answer: ${cause}` } }

@@ -7,25 +7,26 @@
  * A frame that does not follow, or a gap the sequencer no longer keeps, makes it start again from a new snapshot: a
  * second node is loaded beside the first, which serves until the new one takes its place.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { hexToBytes } from '@ethereumjs/util'
 
-import { createNode } from '../node.ts'
+import { snapshotMeta } from '../chain/storage/snapshot.ts'
+import { SEQUENCER_OPTIONS, createNode } from '../node.ts'
 import { createFlashblocksStream } from '../server/flashblocksStream.ts'
 import { createHttpServer } from '../server/http.ts'
 import { toQuantity } from '../hex.ts'
 import { createFollower } from './follower.ts'
 import { createForwarding } from './forward.ts'
-import { MalformedFrameError, frameOf, parseFrame } from './frames.ts'
+import { MalformedFrameError, parseFrame } from './frames.ts'
+import { SnapshotRefusedError, sequencerAt } from './sequencer.ts'
 import { openFrameStream } from './stream.ts'
 
 import type { Hex } from '../hex.ts'
-import type { Node } from '../node.ts'
+import type { Node, SequencerOptions } from '../node.ts'
 import type { FlashchainOptions } from '../options.ts'
-import type { FlashblockJSON } from '../rpc/flashblocks.ts'
 import type { FollowStatus } from '../rpc/method.ts'
 import type { HttpServer } from '../server/http.ts'
 import type { Frame } from './frames.ts'
@@ -49,6 +50,13 @@ export type Replica = {
 
 /** How long a forwarded transaction the replica has not seen run stays in its pool, for read-your-writes. */
 const FORWARDED_TTL_MS = 60_000
+/** How long a replaced node may finish the requests it is answering before it is closed. */
+const DRAIN_MS = 30_000
+/** Why a resync closes the WebSocket connections (a close reason is at most 123 bytes). */
+const RESYNC_CLOSE_REASON = 'the replica loaded its sequencer state again'
+
+/** A node the replica loaded, with the requests it is answering. */
+type Loaded = { node: Node; dir: string; inFlight: number; idle?: (() => void) | undefined }
 
 export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   const log = options.log ?? (() => {})
@@ -56,7 +64,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   const maxLagMs = options.maxLagMs ?? 1000
   const sourceUrl = new URL(options.source)
   if (!sourceUrl.searchParams.has('encoding')) sourceUrl.searchParams.set('encoding', 'json')
-  const rpc = options.rpc
+  const sequencer = sequencerAt(options.rpc, options.walletToken)
   // Each node this replica loads has a data dir of its own under the root, removed when it is replaced.
   const ownsRoot = options.dataDir === undefined
   const root = options.dataDir ?? mkdtempSync(join(tmpdir(), 'flashchain-replica-'))
@@ -64,52 +72,48 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   // What a replica that ran here before loaded: a replica starts from the sequencer's state, never from its own.
   for (const entry of readdirSync(root)) if (/^chain-\d+$/.test(entry)) rmSync(join(root, entry), { recursive: true, force: true })
   let generation = 0
-  let current: { node: Node; dir: string } | undefined
+  let current: Loaded | undefined
   let server: HttpServer | undefined
   let position = { number: 0n, index: 0 }
   let resyncing: number | undefined
   let closed = false
-  /** Raw transactions forwarded and accepted, kept in this replica's pool until they run: read-your-writes. */
-  const forwarded = new Map<Hex, number>()
+  /** Raw transactions forwarded and accepted, in this replica's pool until they run (read-your-writes), with when. */
+  const forwarded = new Map<Hex, { raw: Uint8Array; at: number }>()
 
-  async function call<T>(method: string, params: unknown[]): Promise<T> {
-    const response = await fetch(rpc, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    })
-    const body = (await response.json()) as { result?: T; error?: { code: number; message: string } }
-    if (body.error !== undefined) throw Object.assign(new Error(body.error.message), { code: body.error.code })
-    return body.result as T
+  /** Puts a forwarded transaction in this replica's pool; one run already, or refused by its view, is left out. */
+  function admit(raw: Uint8Array, at = performance.now()) {
+    current?.node.chain.pool.sendRawTransaction(raw).then(
+      (hash) => forwarded.set(hash, { raw, at }),
+      () => {},
+    )
   }
 
-  const forward = createForwarding(rpc, (raw) => {
-    const node = current?.node
-    node?.chain.pool
-      .sendRawTransaction(hexToBytes(raw as Hex))
-      .then((hash) => forwarded.set(hash, performance.now()))
-      // Already run here (its frame came first), or refused by this replica's view: the sequencer has it either way.
-      .catch(() => {})
-  })
+  const forward = createForwarding(options.rpc, (raw) => admit(hexToBytes(raw as Hex)))
 
-  /** Loads the sequencer's chain as stored now into a node of its own. */
-  async function load(): Promise<{ node: Node; dir: string }> {
-    const headers: Record<string, string> = {}
-    if (options.walletToken !== undefined) headers.authorization = `Bearer ${options.walletToken}`
-    const response = await fetch(new URL('/snapshot', rpc), { headers })
-    if (response.status !== 200) throw new Error(`the sequencer refused its snapshot (HTTP ${response.status}): ${await response.text()}`)
-    const dir = join(root, `chain-${generation++}`)
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'chain.sqlite'), Buffer.from(await response.arrayBuffer()))
-    try {
-      const node = await createNode({ ...options, dataDir: dir, mining: 'manual', log }, { forward, status })
-      const head = node.chain.blocks.head()
-      position = { number: head.header.number + 1n, index: 0 }
-      forwarded.clear()
-      return { node, dir }
-    } catch (error) {
-      rmSync(dir, { recursive: true, force: true })
-      throw error
+  /** Loads the sequencer's chain as stored now into a node of its own; retried until it loads, unless refused. */
+  async function load(): Promise<Loaded> {
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+      if (closed) throw new Error('the replica closed')
+      const dir = join(root, `chain-${generation++}`)
+      try {
+        mkdirSync(dir, { recursive: true })
+        const file = join(dir, 'chain.sqlite')
+        await sequencer.snapshot(file)
+        const stored = snapshotMeta(file, SEQUENCER_OPTIONS)
+        const { rpcGasCap, ...carried } = stored === undefined ? ({} as SequencerOptions) : (JSON.parse(stored) as SequencerOptions)
+        const node = await createNode(
+          { ...options, ...carried, rpcGasCap: rpcGasCap === undefined ? undefined : BigInt(rpcGasCap), dataDir: dir, mining: 'manual', log },
+          { forward, status },
+        )
+        const head = node.chain.blocks.head()
+        position = { number: head.header.number + 1n, index: 0 }
+        return { node, dir, inFlight: 0 }
+      } catch (error) {
+        rmSync(dir, { recursive: true, force: true })
+        if (error instanceof SnapshotRefusedError) throw error
+        log(`follow: cannot load the sequencer's state, trying again in ${wait} ms: ${error instanceof Error ? error.message : String(error)}`)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
     }
   }
 
@@ -117,7 +121,10 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     const { chain } = current!.node
     for (const edit of frame.edits) {
       if (!(await chain.control.follow(edit))) return `this chain cannot take the sequencer's ${edit.kind} of block ${edit.number}`
-      if (edit.kind !== 'edit') position = { number: edit.number + 1n, index: 0 }
+      if (edit.kind === 'edit') continue
+      position = { number: edit.number + 1n, index: 0 }
+      // The sequencer put its pool back as it was; what was forwarded here and not run goes back to this one's.
+      for (const { raw, at } of forwarded.values()) admit(raw, at)
     }
     if (frame.number !== position.number || frame.index !== position.index) return `block ${position.number}'s flashblock ${position.index} was next`
     const result = await chain.producer.follow({ env: frame.env, transactions: frame.transactions, last: frame.sealed })
@@ -134,38 +141,46 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     const latest = chain.state.stateAt('latest')
     const now = performance.now()
     const stale: Hex[] = []
-    for (const [hash, at] of forwarded) {
+    for (const [hash, { at }] of forwarded) {
       const location = chain.blocks.transaction(hash)
       if (location !== undefined && location.kind !== 'pool') forwarded.delete(hash)
       else if (now - at > FORWARDED_TTL_MS) stale.push(hash)
     }
-    for (const entry of chain.pool.content().pending.concat(chain.pool.content().queued)) {
+    const { pending, queued } = chain.pool.content()
+    for (const entry of [...pending, ...queued]) {
       if (forwarded.has(entry.hash) && entry.nonce < (latest.account(entry.from)?.nonce ?? 0n)) stale.push(entry.hash)
     }
     for (const hash of stale) forwarded.delete(hash)
     if (stale.length > 0) chain.pool.dropTransactions(stale)
   }
 
-  async function resync(reason: string) {
+  /** Closes a replaced node once the requests it is answering are answered, or after DRAIN_MS. */
+  async function retire(old: Loaded) {
+    const drained = new Promise<void>((resolve) => {
+      if (old.inFlight === 0) return resolve()
+      old.idle = resolve
+      setTimeout(resolve, DRAIN_MS).unref()
+    })
+    try {
+      await old.node.close(() => drained)
+    } finally {
+      rmSync(old.dir, { recursive: true, force: true })
+    }
+  }
+
+  async function resync() {
     resyncing = performance.now()
     try {
-      let next: { node: Node; dir: string } | undefined
-      while (next === undefined && !closed) {
-        try {
-          next = await load()
-        } catch (error) {
-          log(`follow: cannot load the sequencer's state: ${error instanceof Error ? error.message : String(error)}`)
-          await new Promise((resolve) => setTimeout(resolve, 500))
-        }
-      }
-      if (next === undefined) return
+      const next = await load()
       const old = current
       current = next
-      server?.restartWebSockets(`this replica started again from its sequencer's state: ${reason}`)
-      if (old !== undefined) {
-        await old.node.close()
-        rmSync(old.dir, { recursive: true, force: true })
-      }
+      for (const { raw, at } of forwarded.values()) admit(raw, at)
+      // Their subscriptions were of the chain replaced: clients connect again.
+      server?.restartWebSockets(RESYNC_CLOSE_REASON)
+      if (old !== undefined) await retire(old)
+    } catch (error) {
+      // Refused (a setting to fix) or closed: the old node serves on, and /health says the replica is not following.
+      log(`follow: ${error instanceof Error ? error.message : String(error)}`)
     } finally {
       resyncing = undefined
     }
@@ -174,15 +189,13 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   const follower = createFollower({
     apply,
     expected: () => position,
-    async fetch(number, index) {
-      try {
-        return (await call<FlashblockJSON[]>('flashchain_getFlashblocks', [toQuantity(number), index])).map(frameOf)
-      } catch (error) {
-        if ((error as { code?: number }).code === -32001) return undefined
-        throw error
-      }
-    },
+    fetch: (number, index) => sequencer.frames(number, index),
     resync,
+    head() {
+      const head = current!.node.chain.blocks.head()
+      return { number: head.header.number, hash: head.hash }
+    },
+    sequencerHead: () => sequencer.head(),
     gapWaitMs: options.gapWaitMs ?? Math.max(20, Math.floor(interval / 4)),
     log,
   })
@@ -196,8 +209,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
           follower.receive(parseFrame(text))
         } catch (error) {
           // Its place is unknown: the frames after it wait for it, and the gap is fetched.
-          if (error instanceof MalformedFrameError) log(`follow: ${error.message}`)
-          else throw error
+          log(`follow: a frame that cannot be read: ${error instanceof MalformedFrameError ? error.message : String(error)}`)
         }
       },
       opened: () => follower.connected(),
@@ -212,7 +224,15 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     server = await createHttpServer({
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 8545,
-      dispatch: (body, request) => current!.node.dispatch(body, request),
+      async dispatch(body, request) {
+        const serving = current!
+        serving.inFlight++
+        try {
+          return await serving.node.dispatch(body, request)
+        } finally {
+          if (--serving.inFlight === 0) serving.idle?.()
+        }
+      },
       maxBodyBytes: options.maxBodyBytes,
       maxConnections: options.maxConnections,
       maxBufferedBytes: options.maxBufferedBytes,
@@ -221,7 +241,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       allowedHosts: options.allowedHosts,
       health: () => {
         const now = status()
-        return { ready: now.state !== 'starting' && now.state !== 'resyncing' && now.state !== 'reconnecting' && now.lagMs <= maxLagMs, status: now }
+        return { ready: (now.state === 'following' || now.state === 'catching up') && now.lagMs <= maxLagMs, status: now }
       },
       websocket: {
         streams: {
@@ -238,10 +258,9 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     stream.close()
     follower.stop()
     await current?.node.close()
-    rmSync(ownsRoot ? root : join(root, `chain-${generation - 1}`), { recursive: true, force: true })
+    rmSync(ownsRoot ? root : (current?.dir ?? join(root, 'none')), { recursive: true, force: true })
     throw error
   }
-
   follower.start()
 
   function status(): FollowStatus {
@@ -252,8 +271,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     const lagMs = resyncing !== undefined ? now - resyncing : behind === undefined ? 0 : now - behind
     const { frames, gaps, refetched, resyncs, lastResync } = follower.counts
     return {
-      source: options.source,
-      rpc,
+      source: withoutCredentials(options.source),
+      rpc: withoutCredentials(options.rpc),
       state:
         node === undefined
           ? 'starting'
@@ -284,9 +303,17 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       stream.close()
       follower.stop()
       await follower.settled()
-      const node = current?.node
-      await node?.close(() => server!.close())
+      await current?.node.close(() => server!.close())
       if (ownsRoot) rmSync(root, { recursive: true, force: true })
     },
   }
+}
+
+/** A URL as the status may show it to anyone: without a user, a password or a query (which may hold a key). */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url)
+  parsed.username = ''
+  parsed.password = ''
+  parsed.search = ''
+  return parsed.toString().replace(/\/$/, '')
 }

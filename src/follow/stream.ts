@@ -21,6 +21,9 @@ export type FrameStream = {
   close(): void
 }
 
+/** A sequencer that does not complete the WebSocket handshake in this long is tried again. */
+const HANDSHAKE_TIMEOUT_MS = 5000
+
 export function openFrameStream(url: string, handlers: FrameStreamHandlers, options: { quietMs: number; maxRetryMs?: number }): FrameStream {
   const maxRetryMs = options.maxRetryMs ?? 2000
   let socket: WebSocket | undefined
@@ -35,7 +38,7 @@ export function openFrameStream(url: string, handlers: FrameStreamHandlers, opti
   function connect() {
     retry = undefined
     if (closed) return
-    const ws = new WebSocket(url, { perMessageDeflate: false })
+    const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS })
     socket = ws
     ws.on('open', () => {
       if (socket !== ws) return

@@ -2,6 +2,7 @@ import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 
 import { RpcError } from './errors.ts'
+import { NotAuthorizedError } from '../wallet/errors.ts'
 import { EncodedJson } from '../runtime/encodedJson.ts'
 import { createDispatcher, encodeResponse } from './dispatch.ts'
 import { defineMethod, type MethodContext, type RequestContext } from './method.ts'
@@ -370,5 +371,70 @@ describe('encodeResponse', () => {
       { jsonrpc: '2.0', id: null, result: '0x00ff' },
     ])
     expect(JSON.stringify(batch)).toBe(text(encodeResponse(batch)))
+  })
+})
+
+describe("a replica's forwarding", () => {
+  const methods = [
+    defineMethod({ name: 'ownerOnly', access: 'owner', params: z.tuple([]), handler: () => 'here' }),
+    defineMethod({ name: 'granted', access: 'grant', params: z.tuple([]), handler: () => 'here' }),
+    defineMethod({ name: 'read', access: 'public', params: z.tuple([]), handler: () => 'here' }),
+  ]
+
+  /** A replica whose owner is a caller with the token `owner`; what it sent to its sequencer. */
+  function replica() {
+    const sent: { request: Record<string, unknown>; caller: RequestContext }[] = []
+    const wallet = {
+      requireOwner(caller: RequestContext) {
+        if (caller.origin !== undefined || caller.authorization !== 'Bearer owner')
+          throw new NotAuthorizedError('admin methods are for the owner only')
+      },
+    }
+    const dispatch = createDispatcher({
+      methods,
+      context: (caller) => ({ wallet, request: caller }) as unknown as MethodContext,
+      maxBatchLength: 10,
+      revertCode: -32000,
+      forward: {
+        forwards: (method) => method.access !== 'public',
+        async send(request, caller) {
+          sent.push({ request, caller })
+          return { jsonrpc: '2.0', id: request.id as number, result: 'from the sequencer' }
+        },
+      },
+    })
+    return { dispatch, sent }
+  }
+
+  test('sends what it forwards as it came, with the caller, and answers with the sequencer’s answer', async () => {
+    const { dispatch, sent } = replica()
+    const caller = { origin: undefined, authorization: 'Bearer owner' }
+    expect(await dispatch({ jsonrpc: '2.0', id: 4, method: 'ownerOnly', params: [] }, caller)).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      result: 'from the sequencer',
+    })
+    expect(sent).toEqual([{ request: { jsonrpc: '2.0', id: 4, method: 'ownerOnly', params: [] }, caller }])
+    expect(await dispatch({ jsonrpc: '2.0', id: 5, method: 'read', params: [] }, caller)).toEqual({ jsonrpc: '2.0', id: 5, result: 'here' })
+  })
+
+  test('refuses at its own door a caller it would refuse itself: the sequencer never sees it', async () => {
+    const { dispatch, sent } = replica()
+    const stranger = { origin: undefined, authorization: undefined }
+    for (const method of ['ownerOnly', 'granted']) {
+      const answer = (await dispatch({ jsonrpc: '2.0', id: 1, method, params: [] }, stranger)) as { error: { code: number } }
+      expect(answer.error.code).toBe(4100)
+    }
+    expect(sent).toEqual([])
+  })
+
+  test('lets a browser’s grant request through with its Origin, for the sequencer to decide by it', async () => {
+    const { dispatch, sent } = replica()
+    const page = { origin: 'https://dapp.example', authorization: undefined }
+    expect(await dispatch({ jsonrpc: '2.0', id: 2, method: 'granted', params: [] }, page)).toMatchObject({ result: 'from the sequencer' })
+    expect(sent.map((entry) => entry.caller)).toEqual([page])
+    // An owner method from a page is refused here, as the sequencer would.
+    expect(await dispatch({ jsonrpc: '2.0', id: 3, method: 'ownerOnly', params: [] }, page)).toMatchObject({ error: { code: 4100 } })
+    expect(sent).toHaveLength(1)
   })
 })

@@ -80,8 +80,16 @@ export function createDispatcher(options: CreateDispatcherOptions): Dispatcher {
     const method = methods.get(name)
     if (method === undefined) return isNotification ? undefined : failure(replyId, new MethodNotFoundError(name))
 
-    if (options.forward?.forwards(method) === true) return options.forward.send(request, context.request)
     try {
+      if (options.forward?.forwards(method) === true) {
+        // The replica's own door first: a caller this node would refuse is not let through to the sequencer, which
+        // may take a request without an Origin for its owner's (a loopback bind). A browser's Origin goes along, and
+        // the sequencer decides by it.
+        if (method.access === 'owner' || (method.access === 'grant' && context.request.origin === undefined)) {
+          context.wallet.requireOwner(context.request)
+        }
+        return await options.forward.send(request, context.request)
+      }
       // Before the params are read, so that a caller refused is refused the same whatever it sends. A `grant` method's
       // handler hands the caller to the wallet, which decides per account (method.ts, Access).
       if (method.access === 'owner') context.wallet.requireOwner(context.request)

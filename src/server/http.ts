@@ -115,7 +115,7 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
         const { ready, status } = options.health()
         return { status: ready ? 200 : 503, headers: `${cors}Cache-Control: no-store\r\n`, body: JSON.stringify(status) }
       }
-      if (path === '/snapshot' && options.snapshot !== undefined) return snapshot(options.snapshot, request, cors)
+      if (path === '/snapshot' && options.snapshot !== undefined && request.method === 'GET') return snapshot(options.snapshot, request, cors)
       const page = options.consolePage?.serve(path)
       if (page !== undefined) return page
     }
@@ -186,6 +186,9 @@ export async function createHttpServer(options: CreateHttpServerOptions): Promis
 
 async function snapshot(source: NonNullable<CreateHttpServerOptions['snapshot']>, request: Http1Request, cors: string): Promise<Http1Response> {
   try {
+    // A GET a web page makes (an <img>, a no-cors fetch) carries no Origin, which is how the owner's requests look on
+    // a loopback bind: a browser's is told by the Sec-Fetch-Site it always sends, and a replica sends none.
+    if (request.fetchSite !== undefined) throw new Error('the snapshot is for replicas, not for browsers')
     source.authorize({ origin: request.origin, authorization: request.authorization })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -340,6 +340,7 @@ describe('parseHead', () => {
         'Content-Length: 12',
         'Origin: http://localhost:3000',
         'Authorization: Bearer token',
+        'Sec-Fetch-Site: cross-site',
         'X-Other: ignored',
       ),
     ).toStrictEqual({
@@ -350,6 +351,7 @@ describe('parseHead', () => {
         contentType: 'application/json',
         origin: 'http://localhost:3000',
         authorization: 'Bearer token',
+        fetchSite: 'cross-site',
       },
       keepAlive: true,
       contentLength: 12,
@@ -360,7 +362,7 @@ describe('parseHead', () => {
 
   test('leaves absent fields undefined and the method as sent', () => {
     expect(parse('get / HTTP/1.1', 'Host: a')).toStrictEqual({
-      fields: { method: 'get', target: '/', host: 'a', contentType: undefined, origin: undefined, authorization: undefined },
+      fields: { method: 'get', target: '/', host: 'a', contentType: undefined, origin: undefined, authorization: undefined, fetchSite: undefined },
       keepAlive: true,
       contentLength: undefined,
       chunked: false,
@@ -377,11 +379,12 @@ describe('parseHead', () => {
         'content-LENGTH: 3',
         'ORIGIN: o',
         'authorization: t',
+        'SEC-FETCH-SITE: same-origin',
         'CONNECTION: CLOSE',
         'EXPECT: 100-Continue',
       ),
     ).toStrictEqual({
-      fields: { method: 'POST', target: '/', host: 'a', contentType: 'text/plain', origin: 'o', authorization: 't' },
+      fields: { method: 'POST', target: '/', host: 'a', contentType: 'text/plain', origin: 'o', authorization: 't', fetchSite: 'same-origin' },
       keepAlive: false,
       contentLength: 3,
       chunked: false,

@@ -48,7 +48,15 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
       : malformed('invalid request line')
   }
 
-  const fields: Http1Head = { method, target, host: undefined, contentType: undefined, origin: undefined, authorization: undefined }
+  const fields: Http1Head = {
+    method,
+    target,
+    host: undefined,
+    contentType: undefined,
+    origin: undefined,
+    authorization: undefined,
+    fetchSite: undefined,
+  }
   let contentLength: number | undefined
   let transferEncoding: string | undefined
   let connection = ''
@@ -88,6 +96,9 @@ export function parseHead(text: string): ParsedHead | HeadRefusal {
         break
       case 'authorization':
         fields.authorization ??= value
+        break
+      case 'sec-fetch-site':
+        fields.fetchSite ??= value
         break
       case 'upgrade':
       case 'sec-websocket-key':

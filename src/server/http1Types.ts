@@ -17,6 +17,8 @@ export type Http1Head = {
   contentType: string | undefined
   origin: string | undefined
   authorization: string | undefined
+  /** Sec-Fetch-Site, which browsers send with every request they make and other clients do not. */
+  fetchSite: string | undefined
 }
 
 export type Http1Request = Http1Head & { body: Buffer }

@@ -291,7 +291,14 @@ export function createWebSocketHandler(options: CreateWebSocketHandlerOptions): 
       for (const ws of alive.keys()) ws.close(CLOSE_GOING_AWAY, 'server shutting down')
     },
     restart(reason) {
-      for (const ws of alive.keys()) ws.close(CLOSE_SERVICE_RESTART, reason)
+      for (const ws of alive.keys()) {
+        try {
+          ws.close(CLOSE_SERVICE_RESTART, reason)
+        } catch {
+          // A reason past the 123 bytes a close frame holds: closed without it.
+          ws.terminate()
+        }
+      }
     },
   }
 }

@@ -154,6 +154,15 @@ describe('a replica behind a stream that loses, delays, changes and freezes fram
 
   test('a frame whose block hash was changed on the way is caught, and the replica starts again from the sequencer', async () => {
     const before = replica.status()
+    // A WebSocket client of the replica: its subscriptions are of the chain a resync replaces, so it is told to come again.
+    const client = new WebSocket(replica.url.replace('http', 'ws'))
+    await new Promise((resolve, reject) => {
+      client.onopen = resolve
+      client.onerror = reject
+    })
+    const closed = new Promise<number>((resolve) => {
+      client.onclose = (event) => resolve(event.code)
+    })
     proxy.tamperNext((text) => {
       const frame = JSON.parse(text) as FlashblockJSON
       frame.diff.block_hash = `0x${'11'.repeat(32)}`
@@ -167,6 +176,7 @@ describe('a replica behind a stream that loses, delays, changes and freezes fram
     expect(after.resyncs).toBe(before.resyncs + 1)
     expect(after.lastResync).toMatch(/block hash is 0x1111/)
     expect(after.state).toBe('following')
+    expect(await closed).toBe(1012)
   })
 
   test('a frame whose transaction was changed on the way is caught too', async () => {
@@ -183,5 +193,25 @@ describe('a replica behind a stream that loses, delays, changes and freezes fram
     await transfer(11n)
     await same()
     expect(replica.status().resyncs).toBe(before.resyncs + 1)
+  })
+
+  test('a revert missed while the connection was frozen: the heads differ, and the replica loads the sequencer again', async () => {
+    const before = replica.status()
+    const snapshot = await sequencer.rpc<Hex>('evm_snapshot')
+    await transfer(20n)
+    await sequencer.mine()
+    await transfer(21n)
+    await sequencer.mine()
+    await transfer(22n)
+    await same()
+    proxy.freeze()
+    expect(await sequencer.rpc('evm_revert', [snapshot])).toBe(true)
+    // The rewind's frame goes to a connection that passes nothing on.
+    await transfer(23n)
+    await same()
+    const after = replica.status()
+    expect(after.resyncs).toBe(before.resyncs + 1)
+    expect(after.reconnects).toBe(before.reconnects + 1)
+    expect(after.head.number).toBe(await sequencer.rpc('eth_blockNumber'))
   })
 })

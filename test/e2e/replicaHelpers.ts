@@ -56,15 +56,25 @@ export async function reads(url: string, tag: 'pending' | 'latest', targets: Rea
 
 /**
  * Resolves once the replica has run the sequencer's pending block as of now: it knows the block by that hash (a
- * flashblock of the block being built, or the sealed block), or it is past that block already. Bounded: 4,000 polls
- * 5 ms apart.
+ * flashblock of the block being built, or the sealed block). For a chain that stands still between the call and the
+ * answer (manual mining, or the clock stopped): on a moving one the replica may be past it. Bounded: 4,000 polls 5 ms
+ * apart.
  */
 export async function untilFollowed(sequencer: string, replica: string, describe: () => unknown = () => ''): Promise<void> {
-  const wanted = await result<{ hash: Hex; number: Hex }>(sequencer, 'eth_getBlockByNumber', ['pending', false])
+  const wanted = await result<{ hash: Hex }>(sequencer, 'eth_getBlockByNumber', ['pending', false])
   for (let attempt = 0; ; attempt++) {
     if ((await result(replica, 'eth_getBlockByHash', [wanted.hash, false])) !== null) return
-    if (BigInt(await result<Hex>(replica, 'eth_blockNumber')) >= BigInt(wanted.number)) return
     if (attempt === 4000) throw new Error(`${replica} did not follow ${sequencer}: ${JSON.stringify(describe())}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+/** Resolves once the replica says it follows, a frame applied at least (bounded: 4,000 polls 5 ms apart). */
+export async function untilFollowing(replica: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const status = await result<{ state: string; frames: number }>(replica, 'flashchain_followStatus')
+    if (status.state === 'following' && status.frames > 0) return
+    if (attempt === 4000) throw new Error(`${replica} does not follow: ${JSON.stringify(status)}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 
 import { createReplica } from '../../src/follow/replica.ts'
-import { Noisy, Store } from './fixtures/contracts.ts'
+import { Noisy, Reverter, Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex } from './helpers.ts'
 import { call, expectSameAnswers as expectSame, result } from './replicaHelpers.ts'
 
@@ -194,5 +194,35 @@ describe('replicas answer as their sequencer', () => {
     expect(await health.json()).toMatchObject({ state: 'following' })
     expect((await call(sequencer.url, 'flashchain_followStatus')).error?.message).toMatch(/follows no sequencer/)
     expect((await fetch(`${sequencer.url}/health`)).status).toBe(200)
+  })
+})
+
+describe("a replica runs with its sequencer's options, which it reads from the snapshot", () => {
+  test('no code size limit, and a revert code of 3: a deploy past 24 KiB is followed, a revert answers as on the sequencer', async () => {
+    const own = await startChain({ revertCode: 3, disableCodeSizeLimit: true })
+    const follower = await createReplica({ source: `${own.url.replace('http', 'ws')}/flashblocks`, rpc: own.url, host: '127.0.0.1', port: 0 })
+    try {
+      // Initcode that returns 30,000 zero bytes: PUSH2 0x7530, PUSH1 0, RETURN.
+      const big = await own.wallet(0).sendTransaction({ data: '0x6175306000f3', gas: 10_000_000n })
+      const reverter = await deploy(own, Reverter)
+      await own.mine()
+      await own.preconfirm()
+      const address = (await own.publicClient.getTransactionReceipt({ hash: big })).contractAddress!
+      await expectSame(own.url, [follower], {
+        accounts: [own.accounts[0]!.address, own.accounts[1]!.address],
+        token: address,
+        store: address,
+        newest: big,
+      })
+      expect(((await result<Hex>(follower.url, 'eth_getCode', [address, 'latest'])).length - 2) / 2).toBe(30_000)
+      const nope = encodeFunctionData({ abi: Reverter.abi, functionName: 'nope' })
+      const onSequencer = await call(own.url, 'eth_call', [{ to: reverter.address, data: nope }, 'latest'])
+      expect(onSequencer.error?.code).toBe(3)
+      expect(await call(follower.url, 'eth_call', [{ to: reverter.address, data: nope }, 'latest'])).toEqual(onSequencer)
+      expect(follower.status()).toMatchObject({ state: 'following', resyncs: 0 })
+    } finally {
+      await follower.close()
+      await own.close()
+    }
   })
 })

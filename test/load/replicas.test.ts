@@ -15,7 +15,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 
 import { Noisy, Store } from '../e2e/fixtures/contracts.ts'
 import { killHard, startCli, startFollower } from '../e2e/processes.ts'
-import { call, expectSameAnswers, reads, result, untilFollowed } from '../e2e/replicaHelpers.ts'
+import { call, expectSameAnswers, reads, result, untilFollowed, untilFollowing } from '../e2e/replicaHelpers.ts'
 
 import type { ChildProcess } from 'node:child_process'
 import type { Hex } from 'viem'
@@ -90,7 +90,7 @@ test(`three replicas follow a sequencer under ${RATE} transactions a second for 
   await send(7, 0, { data: encodeDeployData({ abi: Store.abi, bytecode: Store.bytecode, args: [1n] }), gas: 1_000_000n })
   // A replica that started while the stream had no other reader waits out the block being built, then loads the
   // sequencer's state again, which closes its own stream's connections: the watch starts once all follow.
-  for (const replica of replicas) await untilFollowed(sequencer.url, replica.url)
+  for (const replica of replicas) await untilFollowing(replica.url)
   for (const url of nodes) await watch(url)
 
   const started = performance.now()

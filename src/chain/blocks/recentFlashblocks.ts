@@ -86,9 +86,11 @@ export function createRecentFlashblocks(flashblocks: ChainEvents<Flashblock>, li
       const frames = kept.get(number)
       const start = frames?.findIndex((flashblock) => flashblock.index === index) ?? -1
       if (frames === undefined || start === -1) {
-        // Asking for what comes after the newest kept flashblock is asking for nothing yet.
+        // Asking for what comes right after the newest kept flashblock (the next of its block, or the first of the
+        // next block) is asking for nothing yet; for anything further, it is not kept.
         const newest = [...kept.values()].at(-1)?.at(-1)
-        if (newest !== undefined && (number > newest.number || (number === newest.number && index === newest.index + 1))) return []
+        if (newest !== undefined && ((number === newest.number + 1n && index === 0) || (number === newest.number && index === newest.index + 1)))
+          return []
         return undefined
       }
       const after = [...kept.entries()].filter(([at]) => at > number).flatMap(([, rest]) => rest)

@@ -199,17 +199,22 @@ export function createControlService(parts: ControlParts): ControlService {
     instanceId = newInstanceId()
   }
 
-  /** Applies `latest` to the head's state and `pending` to the block being built (see Producer.editPending). */
-  async function editHead(latest: StateEdit, pending: StateEdit): Promise<void> {
+  /** Writes `diff` over the head's state: the trie (which gives it its storage roots), the store, the history. */
+  async function writeHead(diff: StateDiff): Promise<void> {
     const number = blocks.head().number
-    const building = producer.editPending(pending)
-    const before = history.at(number)
-    const diff = latest(before)
-    const after = createOverlay(diff, before)
+    const after = createOverlay(diff, history.at(number))
     withStorageRoots(diff, after, (await trie.apply(diff, after)).storageRoots)
     store.writeEdit(number, diff)
     const undo = history.apply({ kind: 'edit', number, diff })!
     if (snapshots.size > 0) edits.push({ number, undo })
+  }
+
+  /** Applies `latest` to the head's state and `pending` to the block being built (see Producer.editPending). */
+  async function editHead(latest: StateEdit, pending: StateEdit): Promise<void> {
+    const number = blocks.head().number
+    const building = producer.editPending(pending)
+    const diff = latest(history.at(number))
+    await writeHead(diff)
     building.apply()
     parts.changed({ kind: 'edit', number, latest: diff, pending: building.writes })
   }
@@ -233,10 +238,9 @@ export function createControlService(parts: ControlParts): ControlService {
         const touched = rewindTo(change.number, [], [])
         await trie.apply(history.restore(change.number, touched), history.at(change.number))
         await producer.restart()
-        await editHead(
-          (before) => sequencerRecords(change.writes, before),
-          () => createStateDiff(),
-        )
+        await writeHead(sequencerRecords(change.writes, history.at(change.number)))
+        // This replica's own readers are told of a rewind too.
+        parts.changed(change)
         return true
       }
       case 'reset':

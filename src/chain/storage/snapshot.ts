@@ -11,10 +11,11 @@ const sqlite = process.getBuiltinModule('node:sqlite')
 /**
  * A copy of the chain as it is stored now, for a replica to start from (GET /snapshot; docs/scaling-out.md): a
  * database file with the chain's tables alone, its pool emptied, and nothing of the wallet's (grants, batches,
- * watched assets), which is the node's owner's. SQLite's online backup copies pages a step at a time, and a write
- * the chain makes meanwhile through the same connection is copied too, so the copy is one consistent moment.
+ * watched assets), which is the node's owner's; VACUUM rewrites the file, so that no dropped row is left in a free
+ * page. `meta` adds rows to its meta table. SQLite's online backup copies pages a step at a time, and a write the
+ * chain makes meanwhile through the same connection is copied too, so the copy is one consistent moment.
  */
-export async function snapshotChain(db: DatabaseSync): Promise<Buffer> {
+export async function snapshotChain(db: DatabaseSync, meta: Record<string, string> = {}): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'flashchain-snapshot-'))
   try {
     const file = join(dir, 'chain.sqlite')
@@ -28,11 +29,24 @@ export async function snapshotChain(db: DatabaseSync): Promise<Buffer> {
         if (!(CHAIN_TABLES as readonly string[]).includes(name)) copy.exec(`DROP TABLE "${name.replaceAll('"', '""')}"`)
       }
       copy.exec('DELETE FROM pool')
+      const setMeta = copy.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      for (const [key, value] of Object.entries(meta)) setMeta.run(key, value)
+      copy.exec('VACUUM')
     } finally {
       copy.close()
     }
     return readFileSync(file)
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** A meta row of a snapshot file (snapshotChain's `meta`), before a node opens it. */
+export function snapshotMeta(file: string, key: string): string | undefined {
+  const db = new sqlite.DatabaseSync(file, { readOnly: true })
+  try {
+    return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value
+  } finally {
+    db.close()
   }
 }
