@@ -277,7 +277,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             },
       log,
     }),
-    events: createEventsService({ events, flashblocks, pending }),
+    events: createEventsService({ events, flashblocks, pending, unsentEdits: () => streamEdits.peek() }),
     fork: createForkService({
       current: () => fork,
       blocks,

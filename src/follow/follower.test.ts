@@ -58,6 +58,8 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     gate: undefined as Promise<void> | undefined,
     /** The sequencer's head when it is not the chain's (reverted, reset, sealed on); by default it is. */
     sequencerHead: undefined as { number: bigint; hash: string } | undefined,
+    /** Polls that found no frame and asked for the changes made since the last one. */
+    quiet: 0,
   }
   const head = () => ({ number: state.position.number - 1n, hash: `0xhead${state.position.number - 1n}` })
   const follower = createFollower({
@@ -87,6 +89,10 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     },
     head,
     sequencerHead: async () => state.sequencerHead ?? head(),
+    async quiet() {
+      state.quiet++
+      return undefined
+    },
     gapWaitMs: GAP_WAIT_MS,
     log: () => {},
   })
@@ -459,6 +465,8 @@ describe('createFollower', () => {
     expect(state.fetches).toEqual([[1n, 2]])
     expect(state.applied).toEqual([0, 1, 2, 3])
     expect(follower.counts).toMatchObject({ frames: 4, refetched: 2, gaps: 0, resyncs: 0 })
+    // Frames came: the changes since the last one are theirs to carry.
+    expect(state.quiet).toBe(0)
 
     expect(await follower.poll()).toBe(false)
     expect(state.fetches).toEqual([
@@ -466,6 +474,8 @@ describe('createFollower', () => {
       [2n, 1],
     ])
     expect(state.applied).toEqual([0, 1, 2, 3])
+    // No frame came: the changes made since the last one are asked for.
+    expect(state.quiet).toBe(1)
   })
 
   // Fails: fill() goes on offering the fetched frames after one of them was refused and the chain resynced.

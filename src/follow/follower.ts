@@ -23,6 +23,11 @@ export type FollowerParts = {
   /** The chain's newest block, and the sequencer's: whether they are one chain still, where no frame tells. */
   head(): { number: bigint; hash: string }
   sequencerHead(): Promise<{ number: bigint; hash: string }>
+  /**
+   * When a poll finds no frame: takes the test-control changes the sequencer made since its last frame (which the
+   * next frame carries again); why they do not apply, if they do not.
+   */
+  quiet(): Promise<string | undefined>
   /** How long a frame that came early waits for the ones before it before they are fetched, ms. */
   gapWaitMs: number
   log: (line: string) => void
@@ -240,6 +245,9 @@ export function createFollower(parts: FollowerParts): Follower {
       let found = false
       await serially(async () => {
         found = await fill()
+        if (found || stopped || next === undefined) return
+        const refused = await parts.quiet()
+        if (refused !== undefined) await resync(refused)
       })
       return found
     },

@@ -72,7 +72,7 @@ export function frameOf(json: FlashblockJSON): Frame {
   }
 }
 
-function editOf(edit: ChainEditJSON): ChainEdit {
+export function editOf(edit: ChainEditJSON): ChainEdit {
   const number = BigInt(edit.block_number)
   switch (edit.kind) {
     case 'edit':

@@ -29,6 +29,7 @@ import type { Node, SequencerOptions } from '../node.ts'
 import type { FlashchainOptions } from '../options.ts'
 import type { FollowStatus } from '../rpc/method.ts'
 import type { HttpServer } from '../server/http.ts'
+import type { ChainEdit } from '../chain/types.ts'
 import type { Frame } from './frames.ts'
 
 export type ReplicaOptions = Omit<FlashchainOptions, 'fresh' | 'mining' | 'fork' | 'importBlocks'> & {
@@ -117,14 +118,21 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     }
   }
 
+  /** A test-control change the sequencer made; why it does not apply, if it does not. */
+  async function applyEdit(edit: ChainEdit): Promise<string | undefined> {
+    if (!(await current!.node.chain.control.follow(edit))) return `this chain cannot take the sequencer's ${edit.kind} of block ${edit.number}`
+    if (edit.kind === 'edit') return undefined
+    position = { number: edit.number + 1n, index: 0 }
+    // The sequencer put its pool back as it was; what was forwarded here and not run goes back to this one's.
+    for (const { raw, at } of forwarded.values()) admit(raw, at)
+    return undefined
+  }
+
   async function apply(frame: Frame): Promise<string | undefined> {
     const { chain } = current!.node
     for (const edit of frame.edits) {
-      if (!(await chain.control.follow(edit))) return `this chain cannot take the sequencer's ${edit.kind} of block ${edit.number}`
-      if (edit.kind === 'edit') continue
-      position = { number: edit.number + 1n, index: 0 }
-      // The sequencer put its pool back as it was; what was forwarded here and not run goes back to this one's.
-      for (const { raw, at } of forwarded.values()) admit(raw, at)
+      const refused = await applyEdit(edit)
+      if (refused !== undefined) return refused
     }
     if (frame.number !== position.number || frame.index !== position.index) return `block ${position.number}'s flashblock ${position.index} was next`
     const result = await chain.producer.follow({ env: frame.env, transactions: frame.transactions, last: frame.sealed })
@@ -196,6 +204,14 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       return { number: head.header.number, hash: head.hash }
     },
     sequencerHead: () => sequencer.head(),
+    // Edits are absolute writes: taking them now, and again with the frame that carries them, comes to the same.
+    async quiet() {
+      for (const edit of await sequencer.unsentEdits()) {
+        const refused = await applyEdit(edit)
+        if (refused !== undefined) return refused
+      }
+      return undefined
+    },
     gapWaitMs: options.gapWaitMs ?? Math.max(20, Math.floor(interval / 4)),
     log,
   })

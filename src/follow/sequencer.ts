@@ -7,9 +7,10 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
 import { toQuantity } from '../hex.ts'
-import { frameOf } from './frames.ts'
+import { editOf, frameOf } from './frames.ts'
 
-import type { FlashblockJSON } from '../rpc/flashblocks.ts'
+import type { ChainEdit } from '../chain/types.ts'
+import type { ChainEditJSON, FlashblockJSON } from '../rpc/flashblocks.ts'
 import type { Frame } from './frames.ts'
 
 /** -32001, flashchain_getFlashblocks' answer for a flashblock it no longer keeps. */
@@ -29,6 +30,8 @@ export type Sequencer = {
   head(): Promise<{ number: bigint; hash: string }>
   /** Writes its chain as stored now (GET /snapshot) to `file`. */
   snapshot(file: string): Promise<void>
+  /** The test-control changes it made since its stream's last frame (flashchain_getUnsentEdits). */
+  unsentEdits(): Promise<ChainEdit[]>
 }
 
 export function sequencerAt(rpc: string, token: string | undefined): Sequencer {
@@ -60,6 +63,7 @@ export function sequencerAt(rpc: string, token: string | undefined): Sequencer {
       const block = await call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false])
       return { number: BigInt(block.number), hash: block.hash }
     },
+    unsentEdits: async () => (await call<ChainEditJSON[]>('flashchain_getUnsentEdits', [])).map(editOf),
     async snapshot(file) {
       const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` }
       const response = await fetch(new URL('snapshot', base), { headers, signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) })

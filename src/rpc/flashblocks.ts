@@ -198,7 +198,7 @@ export function formatAccessList(list: FlashblockAccessList): FlashblockAccessLi
   }
 }
 
-function formatEdit(edit: ChainEdit): ChainEditJSON {
+export function formatEdit(edit: ChainEdit): ChainEditJSON {
   const block_number = Number(edit.number)
   switch (edit.kind) {
     case 'edit':

@@ -62,6 +62,7 @@ import { getApprovalPolicy } from './flashchain/getApprovalPolicy.ts'
 import { getBatches } from './flashchain/getBatches.ts'
 import { followStatus } from './flashchain/followStatus.ts'
 import { getFlashblocks } from './flashchain/getFlashblocks.ts'
+import { getUnsentEdits } from './flashchain/getUnsentEdits.ts'
 import { getGrants } from './flashchain/getGrants.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
@@ -237,6 +238,7 @@ export const methods = [
   getApprovalPolicy,
   getBatches,
   getFlashblocks,
+  getUnsentEdits,
   followStatus,
   getGrants,
   getPendingApprovals,

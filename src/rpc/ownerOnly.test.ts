@@ -242,9 +242,10 @@ const ownerParams: Record<string, unknown> = {
 const OWNER_NAMESPACE = /^(anvil|hardhat|evm|flashchain|testing)_/
 /**
  * Public: anvil_nodeInfo as on anvil, telling nothing eth_ methods do not; flashchain_getFlashblocks, what the public
- * /flashblocks stream already sent; flashchain_followStatus, what a replica's public GET /health tells a load balancer.
+ * /flashblocks stream already sent, and flashchain_getUnsentEdits, what it will send next; flashchain_followStatus,
+ * what a replica's public GET /health tells a load balancer.
  */
-const PUBLIC_IN_OWNER_NAMESPACE = ['anvil_nodeInfo', 'flashchain_getFlashblocks', 'flashchain_followStatus']
+const PUBLIC_IN_OWNER_NAMESPACE = ['anvil_nodeInfo', 'flashchain_getFlashblocks', 'flashchain_getUnsentEdits', 'flashchain_followStatus']
 
 /** Params for the public methods that need some; the others are called with none. */
 const publicParams: Record<string, unknown> = {
@@ -346,10 +347,10 @@ describe('every method declares who may call it', () => {
     expect(() => createRegistry([undeclared])).toThrow('flashchain_undeclared does not declare who may call it (access)')
   })
 
-  test('test control and the wallet’s admin methods are the owner’s, but for anvil_nodeInfo, flashchain_getFlashblocks and flashchain_followStatus', () => {
+  test('test control and the wallet’s admin methods are the owner’s, but for anvil_nodeInfo, flashchain_getFlashblocks, flashchain_getUnsentEdits and flashchain_followStatus', () => {
     const names = methods.map((method) => method.name as string).filter((name) => OWNER_NAMESPACE.test(name))
     expect(names.filter((name) => !PUBLIC_IN_OWNER_NAMESPACE.includes(name) && registry.get(name)?.access !== 'owner')).toEqual([])
-    expect(PUBLIC_IN_OWNER_NAMESPACE.map((name) => registry.get(name)?.access)).toEqual(['public', 'public', 'public'])
+    expect(PUBLIC_IN_OWNER_NAMESPACE.map((name) => registry.get(name)?.access)).toEqual(['public', 'public', 'public', 'public'])
   })
 
   test('the owner’s methods are those listed here with params, and the grant methods those with their answers', () => {

@@ -100,6 +100,21 @@ describe('replicas answer as their sequencer', () => {
     for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0, lastResync: null })
   })
 
+  test('an edit reaches the replicas with no flashblock after it, under manual mining', async () => {
+    const target = sequencer.accounts[7]!.address
+    await sequencer.rpc('anvil_setBalance', [target, '0x4321'])
+    // No flashblock follows: the replicas ask for the changes made since the last one while their stream is quiet.
+    for (const replica of replicas) {
+      for (let attempt = 0; (await result(replica.url, 'eth_getBalance', [target, 'latest'])) !== '0x4321'; attempt++) {
+        if (attempt === 4000) throw new Error(`the edit did not reach ${replica.url}: ${JSON.stringify(replica.status())}`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
+  })
+
   test('test control on the sequencer reaches the replicas: edits, snapshots and reverts, resets', async () => {
     const target = sequencer.accounts[8]!.address
     await sequencer.rpc('anvil_setBalance', [target, '0x1234'])

@@ -12,6 +12,8 @@ export type StreamEdits = {
   moved(): void
   /** The changes the frame going out now carries, oldest first; they are not kept after. */
   take(): ChainEdit[]
+  /** The changes the next frame will carry, oldest first, left in place. */
+  peek(): readonly ChainEdit[]
 }
 
 export function createStreamEdits(listening: () => boolean): StreamEdits {
@@ -26,5 +28,6 @@ export function createStreamEdits(listening: () => boolean): StreamEdits {
     },
     moved,
     take: () => edits.splice(0),
+    peek: () => edits.slice(),
   }
 }

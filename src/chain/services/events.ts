@@ -7,13 +7,15 @@ import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainEvents, ChainListener } from '../events.ts'
 import type { Hex } from '../../hex.ts'
-import type { Flashblock } from '../types.ts'
+import type { ChainEdit, Flashblock } from '../types.ts'
 
 export type EventsParts = {
   events: ChainEvents
   flashblocks: ChainEvents<Flashblock>
   /** The pending block: whether the next block has begun (flashblocksSince). */
   pending: () => PendingSnapshot
+  /** The test-control changes the stream's next frame will carry (StreamEdits.peek). */
+  unsentEdits: () => readonly ChainEdit[]
 }
 
 /** What happens on the chain, announced to whoever listens (docs/architecture.md#events-and-subscriptions). */
@@ -34,9 +36,14 @@ export type EventsService = {
    * that one is not kept, with the oldest that is.
    */
   flashblocksSince(number: bigint, index: number): { flashblocks: Flashblock[] } | { oldest: { number: bigint; index: number } | undefined }
+  /**
+   * The test-control changes made since the stream's last frame, which its next one will carry, oldest first: what a
+   * replica asks for while no frame comes (manual and auto mining), so that an edit does not wait for a transaction.
+   */
+  unsentEdits(): readonly ChainEdit[]
 }
 
-export function createEventsService({ events, flashblocks, pending }: EventsParts): EventsService {
+export function createEventsService({ events, flashblocks, pending, unsentEdits }: EventsParts): EventsService {
   const recent = createRecentFlashblocks(flashblocks)
   return {
     subscribe: (listener) => events.subscribe(listener),
@@ -56,6 +63,7 @@ export function createEventsService({ events, flashblocks, pending }: EventsPart
       if (index === 0 && next.flashblockIndex === -1 && next.env.number === number) return { flashblocks: [] }
       return { oldest: recent.oldest() }
     },
+    unsentEdits,
   }
 }
 
