@@ -8,7 +8,8 @@ import main from './vitest.config.ts'
  * `npm run compat:install`), the browser suites (test/browser/, which start Chromium), and the end-to-end files that
  * take a worker for half a minute or more, or start the command as child processes, which a loaded machine slows
  * most: real clients waiting on 2 s blocks, 10,000 blocks mined in one call, the state dumps and slot searches of the
- * test-control methods, the command line and the wallet's, and restarts of a data directory.
+ * test-control methods, the command line and the wallet's, restarts of a data directory, and a replica fleet behind
+ * HAProxy.
  */
 export default mergeConfig(
   main,
@@ -24,6 +25,7 @@ export default mergeConfig(
         'test/e2e/dataDir.test.ts',
         'test/e2e/mineBlocks.test.ts',
         'test/e2e/testActions.test.ts',
+        'test/e2e/replicaFleet.test.ts',
       ],
     },
   }),
