@@ -59,6 +59,15 @@ function sequencerOptions(options: FlashchainOptions): SequencerOptions {
   return { codeSizeLimit, disableCodeSizeLimit, revertCode, rpcEvmTimeout, traceMaxBytes, defaultBlockTag, rpcGasCap: rpcGasCap?.toString() }
 }
 
+/**
+ * The meta row of a snapshot that says where it stands in the node's flashblocks stream: the frames before
+ * `sequence` are in it (their blocks' state, and their test-control changes), and so are the first `unsent` changes
+ * of frame `sequence`, made before the copy and sent with that frame. What a replica skips of them (replica.ts).
+ */
+export const STREAM_POSITION = 'stream_position'
+
+export type StreamPosition = { sequence: number; unsent: number }
+
 /** What makes a node a replica (follow/replica.ts): where its writes go, and how it follows. */
 export type Following = { forward: Forwarding; status: () => FollowStatus }
 
@@ -123,6 +132,7 @@ export async function createNode(options: FlashchainOptions, following?: Followi
     onInternalError: (error, method) => options.log?.(`internal error in ${method}: ${error instanceof Error ? error.stack : error}`),
   })
   let id = 0
+  let taking: Promise<Buffer> | undefined
   return {
     chain: services,
     wallet,
@@ -138,7 +148,17 @@ export async function createNode(options: FlashchainOptions, following?: Followi
       // A result encoded where it was made (a trace's) is handed to a caller in this process as plain data.
       return (response.result instanceof EncodedJson ? response.result.toJSON() : response.result) as never
     },
-    snapshot: () => snapshotChain(database, { [SEQUENCER_OPTIONS]: JSON.stringify(sequencerOptions(options)) }),
+    // Replicas that start together share one copy.
+    snapshot: () =>
+      (taking ??= snapshotChain(database, () => {
+        const { sequence, edits } = services.events.unsentEdits()
+        return {
+          [SEQUENCER_OPTIONS]: JSON.stringify(sequencerOptions(options)),
+          [STREAM_POSITION]: JSON.stringify({ sequence, unsent: edits.length } satisfies StreamPosition),
+        }
+      }).finally(() => {
+        taking = undefined
+      })),
     async close(drain) {
       wallet.close()
       filters.close()

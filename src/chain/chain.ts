@@ -18,6 +18,7 @@ import { createClock } from './production/clock.ts'
 import { createBlockPlan } from './production/plan.ts'
 import { importBlocks } from './production/import.ts'
 import { createStreamEdits } from './blocks/streamEdits.ts'
+import { createRecentFlashblocks } from './blocks/recentFlashblocks.ts'
 import { createProducer } from './production/producer.ts'
 import { createSealPipeline } from './production/sealPipeline.ts'
 import { createPool } from './production/txpool.ts'
@@ -140,6 +141,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const clock = createClock()
   const plan = createBlockPlan()
   const streamEdits = createStreamEdits(() => flashblocks.listening)
+  const recentFlashblocks = createRecentFlashblocks(flashblocks)
   /** The stream's frames so far, which number them (Flashblock.sequence). */
   let streamed = 0
   const blockGasLimit = () =>
@@ -252,8 +254,11 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
         const { block, diff, trie } = await forkFirstBlock(fork, spec, devAccounts)
         return { number: block.header.number, diff, stateRoot: trie.root() }
       },
-      // The stream's next flashblock tells it.
-      changed: (edit) => streamEdits.changed(edit),
+      // The stream's next flashblock tells it; the flashblocks kept of blocks it took back are no longer the chain's.
+      changed(edit) {
+        streamEdits.changed(edit)
+        if (edit.kind !== 'edit') recentFlashblocks.rewound(edit.number)
+      },
       refork:
         fork === undefined
           ? undefined
@@ -277,7 +282,13 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
             },
       log,
     }),
-    events: createEventsService({ events, flashblocks, pending, unsentEdits: () => streamEdits.peek() }),
+    events: createEventsService({
+      events,
+      flashblocks,
+      recent: recentFlashblocks,
+      pending,
+      unsentEdits: () => ({ sequence: streamed, edits: streamEdits.peek() }),
+    }),
     fork: createForkService({
       current: () => fork,
       blocks,

@@ -60,6 +60,8 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     sequencerHead: undefined as { number: bigint; hash: string } | undefined,
     /** Polls that found no frame and asked for the changes made since the last one. */
     quiet: 0,
+    /** The sequencer's blocks are not the chain's. */
+    otherChain: false,
   }
   const head = () => ({ number: state.position.number - 1n, hash: `0xhead${state.position.number - 1n}` })
   const follower = createFollower({
@@ -89,6 +91,8 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     },
     head,
     sequencerHead: async () => state.sequencerHead ?? head(),
+    // One chain, unless a test says the sequencer's is another.
+    sequencerHash: async (number) => (state.otherChain ? '0xother' : `0xhead${number}`),
     async quiet() {
       state.quiet++
       return undefined
@@ -281,14 +285,14 @@ describe('createFollower', () => {
     state.kept = false
     state.resyncTo = { number: 2n, index: 0 }
     follower.start()
-    await receive(block1[0]!)
+    // The block began before the replica could see it: its first flashblock is not kept.
     await vi.advanceTimersByTimeAsync(5)
     const cameAt = performance.now()
     await receive(block1[2]!)
 
     await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
     await follower.settled()
-    expect(state.fetches).toEqual([[1n, 1]])
+    expect(state.fetches).toEqual([[1n, 0]])
     expect(state.resyncs).toEqual([])
     expect(follower.catchingUp).toBe(true)
     expect(follower.behindSince).toBe(cameAt)
@@ -301,12 +305,13 @@ describe('createFollower', () => {
     await receive(block1[4]!)
     expect(state.resyncs).toHaveLength(1)
     expect(state.resyncs[0]).toMatch(/block 1/)
-    expect(follower.counts.resyncs).toBe(1)
+    // Before its first frame, the replica is still starting: the block waited out is not counted as a resync.
+    expect(follower.counts.resyncs).toBe(0)
     expect(follower.catchingUp).toBe(false)
     expect(follower.behindSince).toBeUndefined()
 
     await receive(...block2)
-    expect(state.applied).toEqual([0, 5, 6])
+    expect(state.applied).toEqual([5, 6])
     expect(state.fetches).toHaveLength(1)
   })
 
@@ -318,7 +323,7 @@ describe('createFollower', () => {
     state.kept = false
     state.resyncTo = { number: 2n, index: 1 }
     follower.start()
-    await receive(block1[0]!, block1[2]!)
+    await receive(block1[2]!)
     await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
     await follower.settled()
     expect(state.resyncs).toEqual([])
@@ -329,8 +334,34 @@ describe('createFollower', () => {
     expect(follower.catchingUp).toBe(false)
     // The snapshot holds block 2's first flashblock.
     await receive(block2[1]!)
-    expect(state.applied).toEqual([0, 5])
+    expect(state.applied).toEqual([5])
+    expect(state.fetches).toEqual([[1n, 0]])
+  })
+
+  test('a gap the sequencer no longer keeps mid-block, its head the chain’s: it lost the block (a restart), resync at once', async () => {
+    const block1 = [0, 1, 2, 3, 4].map((i) => frame(i, 1, i, { sealed: i === 4 }))
+    const { state, follower, receive } = fakeChain({ sequencer: block1 })
+    state.kept = false
+    follower.start()
+    await receive(block1[0]!, block1[2]!)
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS)
+    await follower.settled()
     expect(state.fetches).toEqual([[1n, 1]])
+    expect(state.resyncs).toHaveLength(1)
+  })
+
+  test('after connected(), nothing newer from a sequencer that sealed a block since: no resync, frames are coming', async () => {
+    const { state, follower } = fakeChain({ at: { number: 101n, index: 0 } })
+    state.sequencerHead = { number: 101n, hash: '0xhead101' }
+    follower.start()
+    follower.connected()
+    await follower.settled()
+    expect(state.resyncs).toEqual([])
+    // Another chain at the same height is elsewhere.
+    state.otherChain = true
+    follower.connected()
+    await follower.settled()
+    expect(state.resyncs).toEqual(["the sequencer's head is not this chain's"])
   })
 
   test('a gap the sequencer no longer keeps, with its head elsewhere (sealed on unseen, reverted): resync at once', async () => {
@@ -465,8 +496,8 @@ describe('createFollower', () => {
     expect(state.fetches).toEqual([[1n, 2]])
     expect(state.applied).toEqual([0, 1, 2, 3])
     expect(follower.counts).toMatchObject({ frames: 4, refetched: 2, gaps: 0, resyncs: 0 })
-    // Frames came: the changes since the last one are theirs to carry.
-    expect(state.quiet).toBe(0)
+    // Each poll asks first for the changes made since the last frame (a revert may have moved the chain back).
+    expect(state.quiet).toBe(1)
 
     expect(await follower.poll()).toBe(false)
     expect(state.fetches).toEqual([
@@ -474,8 +505,7 @@ describe('createFollower', () => {
       [2n, 1],
     ])
     expect(state.applied).toEqual([0, 1, 2, 3])
-    // No frame came: the changes made since the last one are asked for.
-    expect(state.quiet).toBe(1)
+    expect(state.quiet).toBe(2)
   })
 
   // Fails: fill() goes on offering the fetched frames after one of them was refused and the chain resynced.

@@ -23,11 +23,13 @@ export type FollowerParts = {
   /** The chain's newest block, and the sequencer's: whether they are one chain still, where no frame tells. */
   head(): { number: bigint; hash: string }
   sequencerHead(): Promise<{ number: bigint; hash: string }>
+  /** The hash of the sequencer's block `number`, if it has one. */
+  sequencerHash(number: bigint): Promise<string | undefined>
   /**
-   * When a poll finds no frame: takes the test-control changes the sequencer made since its last frame (which the
-   * next frame carries again); why they do not apply, if they do not.
+   * When a poll finds no frame: takes the test-control changes the sequencer made since its last frame, which the
+   * next frame, `next` (when the numbering is known), carries; why they do not apply, if they do not.
    */
-  quiet(): Promise<string | undefined>
+  quiet(next: number | undefined): Promise<string | undefined>
   /** How long a frame that came early waits for the ones before it before they are fetched, ms. */
   gapWaitMs: number
   log: (line: string) => void
@@ -78,6 +80,8 @@ export function createFollower(parts: FollowerParts): Follower {
   /** Past this many frames waiting, the replica has fallen behind for good: it drops them and starts again. */
   const MAX_QUEUED = 5000
   let overflowing = false
+  /** Frames received before the last overflow are dropped unrun. */
+  let generation = 0
 
   const serially = (work: () => Promise<void>) => {
     queue = queue.then(work).catch((error) => parts.log(`follow: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
@@ -133,9 +137,9 @@ export function createFollower(parts: FollowerParts): Follower {
     if (early.size === 0) clearTimeout(gapTimer)
   }
 
-  async function handle(frame: Frame) {
+  async function handle(frame: Frame, of: number) {
     queued.shift()
-    if (stopped) return
+    if (stopped || of !== generation) return
     if (awaitingSeal) {
       const { number } = parts.expected()
       if (frame.number > number || (frame.number === number && frame.sealed)) {
@@ -155,10 +159,15 @@ export function createFollower(parts: FollowerParts): Follower {
     }
   }
 
-  /** Whether the sequencer's head is the chain's. */
-  async function onOneChain(): Promise<boolean> {
+  /**
+   * Where the sequencer's head is against the chain's: the same block; `ahead` on the same chain (it sealed a block
+   * since); or `elsewhere` (it went back, or is another chain: a revert, a reset, a restart).
+   */
+  async function heads(): Promise<'same' | 'ahead' | 'elsewhere'> {
     const [ours, theirs] = [parts.head(), await parts.sequencerHead()]
-    return ours.number === theirs.number && ours.hash === theirs.hash
+    if (theirs.number === ours.number) return theirs.hash === ours.hash ? 'same' : 'elsewhere'
+    if (theirs.number < ours.number) return 'elsewhere'
+    return (await parts.sequencerHash(ours.number)) === ours.hash ? 'ahead' : 'elsewhere'
   }
 
   /** Fetches what is missing before the frames that wait; true when the sequencer had frames to give. */
@@ -172,9 +181,11 @@ export function createFollower(parts: FollowerParts): Follower {
       if (frames === undefined) {
         // A frame of a later block came: the block the chain is at is sealed, and a snapshot holds it.
         const sealed = [...early.values()].some(({ frame }) => frame.number > number || (frame.number === number && frame.sealed))
-        // Only a block begun on the chain's own head, before the stream had a reader, is waited out; a sequencer
-        // whose head is elsewhere (sealed on, reverted, reset, restarted) is loaded again at once.
-        if (sealed || !(await onOneChain())) await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
+        // Only the first flashblock of a block begun on the chain's own head before the stream had a reader is waited
+        // out. Mid-block, the sequencer lost the block (a restart, a revert); with its head elsewhere, or sealed on,
+        // the chain is loaded again at once.
+        if (sealed || index > 0 || (await heads()) !== 'same')
+          await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
         else {
           awaitingSeal = true
           awaitingSince = Math.min(performance.now(), ...[...early.values()].map(({ at }) => at))
@@ -189,15 +200,18 @@ export function createFollower(parts: FollowerParts): Follower {
           return true
         }
         // Nothing newer, which a sequencer that went back (a revert, a reset, a restart on another chain) also says
-        // while the stream was away: the heads tell.
-        if (next === undefined && !(await onOneChain())) {
+        // while the stream was away: the heads tell. One that sealed a block since has frames coming.
+        if (next === undefined && (await heads()) === 'elsewhere') {
           await resync("the sequencer's head is not this chain's")
           return true
         }
         return false
       }
+      // Only frames after those applied are news; the rest came by the stream already.
+      const fresh = frames.filter((frame) => next === undefined || frame.sequence >= next)
+      if (fresh.length === 0) return false
       if (early.size > 0) counts.gaps++
-      for (const frame of frames) {
+      for (const frame of fresh) {
         if (next !== undefined && frame.sequence < next) continue
         counts.refetched++
         // The fetched frames start where the chain is: the first one tells the numbering if nothing did.
@@ -222,7 +236,9 @@ export function createFollower(parts: FollowerParts): Follower {
     receive(frame) {
       if (queued.length >= MAX_QUEUED) {
         if (overflowing) return
+        // The frames waiting are dropped as their turns come, and the replica starts again after them.
         overflowing = true
+        generation++
         void serially(async () => {
           await resync(`${MAX_QUEUED} frames waited to be run: the replica fell behind`)
           overflowing = false
@@ -230,7 +246,8 @@ export function createFollower(parts: FollowerParts): Follower {
         return
       }
       queued.push(performance.now())
-      void serially(() => handle(frame))
+      const of = generation
+      void serially(() => handle(frame, of))
     },
     connected() {
       // In turn: the frames received before are of the old connection's numbering (a sequencer that restarted
@@ -244,10 +261,12 @@ export function createFollower(parts: FollowerParts): Follower {
     async poll() {
       let found = false
       await serially(async () => {
+        if (stopped) return
+        // What changed since the last frame first: a revert made with no frame after it moves the chain back, where
+        // the frames the sequencer has are found.
+        const refused = await parts.quiet(next)
+        if (refused !== undefined) return resync(refused)
         found = await fill()
-        if (found || stopped || next === undefined) return
-        const refused = await parts.quiet()
-        if (refused !== undefined) await resync(refused)
       })
       return found
     },

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { hexToBytes } from '@ethereumjs/util'
 
 import { snapshotMeta } from '../chain/storage/snapshot.ts'
-import { SEQUENCER_OPTIONS, createNode } from '../node.ts'
+import { SEQUENCER_OPTIONS, STREAM_POSITION, createNode } from '../node.ts'
 import { createFlashblocksStream } from '../server/flashblocksStream.ts'
 import { createHttpServer } from '../server/http.ts'
 import { toQuantity } from '../hex.ts'
@@ -25,7 +25,7 @@ import { SnapshotRefusedError, sequencerAt } from './sequencer.ts'
 import { openFrameStream } from './stream.ts'
 
 import type { Hex } from '../hex.ts'
-import type { Node, SequencerOptions } from '../node.ts'
+import type { Node, SequencerOptions, StreamPosition } from '../node.ts'
 import type { FlashchainOptions } from '../options.ts'
 import type { FollowStatus } from '../rpc/method.ts'
 import type { HttpServer } from '../server/http.ts'
@@ -53,6 +53,8 @@ export type Replica = {
 const FORWARDED_TTL_MS = 60_000
 /** How long a replaced node may finish the requests it is answering before it is closed. */
 const DRAIN_MS = 30_000
+/** How long after a refused snapshot a resync is tried again. */
+const RETRY_REFUSED_MS = 5000
 /** Why a resync closes the WebSocket connections (a close reason is at most 123 bytes). */
 const RESYNC_CLOSE_REASON = 'the replica loaded its sequencer state again'
 
@@ -80,6 +82,15 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   let closed = false
   /** Raw transactions forwarded and accepted, in this replica's pool until they run (read-your-writes), with when. */
   const forwarded = new Map<Hex, { raw: Uint8Array; at: number }>()
+  /** How many of the edits the frame numbered `sequence` carries were taken before it came (flashchain_getUnsentEdits). */
+  let taken = { sequence: -1, count: 0 }
+  /**
+   * Where the snapshot loaded stands in the stream (StreamPosition): the changes of earlier frames, and the first
+   * `unsent` of frame `sequence`, are in the store already; only what an edit did to the block being built is applied.
+   */
+  let stored: StreamPosition = { sequence: -1, unsent: 0 }
+  /** Why the last resync could not load the sequencer's state, and when; undefined once one could. */
+  let failed: { reason: string; at: number } | undefined
 
   /** Puts a forwarded transaction in this replica's pool; one run already, or refused by its view, is left out. */
   function admit(raw: Uint8Array, at = performance.now()) {
@@ -91,47 +102,64 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
 
   const forward = createForwarding(options.rpc, (raw) => admit(hexToBytes(raw as Hex)))
 
-  /** Loads the sequencer's chain as stored now into a node of its own; retried until it loads, unless refused. */
+  /**
+   * Loads the sequencer's chain as stored now into a node of its own. A download that fails is tried again, backing
+   * off; a refusal, or a chain this replica cannot run, is thrown.
+   */
   async function load(): Promise<Loaded> {
-    for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
-      if (closed) throw new Error('the replica closed')
-      const dir = join(root, `chain-${generation++}`)
-      try {
-        mkdirSync(dir, { recursive: true })
-        const file = join(dir, 'chain.sqlite')
-        await sequencer.snapshot(file)
-        const stored = snapshotMeta(file, SEQUENCER_OPTIONS)
-        const { rpcGasCap, ...carried } = stored === undefined ? ({} as SequencerOptions) : (JSON.parse(stored) as SequencerOptions)
-        const node = await createNode(
-          { ...options, ...carried, rpcGasCap: rpcGasCap === undefined ? undefined : BigInt(rpcGasCap), dataDir: dir, mining: 'manual', log },
-          { forward, status },
-        )
-        const head = node.chain.blocks.head()
-        position = { number: head.header.number + 1n, index: 0 }
-        return { node, dir, inFlight: 0 }
-      } catch (error) {
-        rmSync(dir, { recursive: true, force: true })
-        if (error instanceof SnapshotRefusedError) throw error
-        log(`follow: cannot load the sequencer's state, trying again in ${wait} ms: ${error instanceof Error ? error.message : String(error)}`)
-        await new Promise((resolve) => setTimeout(resolve, wait))
+    const dir = join(root, `chain-${generation++}`)
+    const file = join(dir, 'chain.sqlite')
+    try {
+      mkdirSync(dir, { recursive: true })
+      for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+        if (closed) throw new Error('the replica closed')
+        try {
+          await sequencer.snapshot(file)
+          break
+        } catch (error) {
+          if (error instanceof SnapshotRefusedError) throw error
+          log(`follow: cannot load the sequencer's state, trying again in ${wait} ms: ${error instanceof Error ? error.message : String(error)}`)
+          await new Promise((resolve) => setTimeout(resolve, wait))
+        }
       }
+      if (snapshotMeta(file, 'fork') !== undefined) throw new Error('the sequencer is a fork (--fork-url): a replica of a fork is not supported yet')
+      const given = snapshotMeta(file, SEQUENCER_OPTIONS)
+      const { rpcGasCap, ...carried } = given === undefined ? ({} as SequencerOptions) : (JSON.parse(given) as SequencerOptions)
+      const at = snapshotMeta(file, STREAM_POSITION)
+      const node = await createNode(
+        { ...options, ...carried, rpcGasCap: rpcGasCap === undefined ? undefined : BigInt(rpcGasCap), dataDir: dir, mining: 'manual', log },
+        { forward, status },
+      )
+      const head = node.chain.blocks.head()
+      position = { number: head.header.number + 1n, index: 0 }
+      stored = at === undefined ? { sequence: -1, unsent: 0 } : (JSON.parse(at) as StreamPosition)
+      taken = { sequence: -1, count: 0 }
+      return { node, dir, inFlight: 0 }
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true })
+      throw error
     }
   }
 
-  /** A test-control change the sequencer made; why it does not apply, if it does not. */
-  async function applyEdit(edit: ChainEdit): Promise<string | undefined> {
-    if (!(await current!.node.chain.control.follow(edit))) return `this chain cannot take the sequencer's ${edit.kind} of block ${edit.number}`
-    if (edit.kind === 'edit') return undefined
+  /** A test-control change the sequencer made (`inStore`: the snapshot holds it); why it does not apply, if it does not. */
+  async function applyEdit(edit: ChainEdit, inStore = false): Promise<string | undefined> {
+    if (!(await current!.node.chain.control.follow(edit, inStore)))
+      return `this chain cannot take the sequencer's ${edit.kind} of block ${edit.number}`
+    if (edit.kind === 'edit' || inStore) return undefined
     position = { number: edit.number + 1n, index: 0 }
-    // The sequencer put its pool back as it was; what was forwarded here and not run goes back to this one's.
-    for (const { raw, at } of forwarded.values()) admit(raw, at)
+    // The sequencer's pool went back to what it held then, which this replica cannot tell: read-your-writes starts over.
+    forwarded.clear()
     return undefined
   }
 
   async function apply(frame: Frame): Promise<string | undefined> {
     const { chain } = current!.node
-    for (const edit of frame.edits) {
-      const refused = await applyEdit(edit)
+    // Those taken while the stream was quiet are not taken twice; those the snapshot holds, only for the pending block.
+    const skip = frame.sequence === taken.sequence ? taken.count : 0
+    const inStore = frame.sequence < stored.sequence ? frame.edits.length : frame.sequence === stored.sequence ? stored.unsent : 0
+    for (const [i, edit] of frame.edits.entries()) {
+      if (i < skip) continue
+      const refused = await applyEdit(edit, i < inStore)
       if (refused !== undefined) return refused
     }
     if (frame.number !== position.number || frame.index !== position.index) return `block ${position.number}'s flashblock ${position.index} was next`
@@ -177,18 +205,23 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
   }
 
   async function resync() {
+    // After a refusal, the next try waits its turn: each one costs the sequencer a snapshot.
+    if (failed !== undefined && performance.now() - failed.at < RETRY_REFUSED_MS) return
     resyncing = performance.now()
     try {
       const next = await load()
       const old = current
       current = next
+      failed = undefined
       for (const { raw, at } of forwarded.values()) admit(raw, at)
       // Their subscriptions were of the chain replaced: clients connect again.
       server?.restartWebSockets(RESYNC_CLOSE_REASON)
-      if (old !== undefined) await retire(old)
+      // Following goes on meanwhile.
+      if (old !== undefined) void retire(old).catch((error: unknown) => log(`follow: closing the chain replaced: ${String(error)}`))
     } catch (error) {
       // Refused (a setting to fix) or closed: the old node serves on, and /health says the replica is not following.
-      log(`follow: ${error instanceof Error ? error.message : String(error)}`)
+      failed = { reason: error instanceof Error ? error.message : String(error), at: performance.now() }
+      log(`follow: ${failed.reason}`)
     } finally {
       resyncing = undefined
     }
@@ -204,12 +237,18 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       return { number: head.header.number, hash: head.hash }
     },
     sequencerHead: () => sequencer.head(),
-    // Edits are absolute writes: taking them now, and again with the frame that carries them, comes to the same.
-    async quiet() {
-      for (const edit of await sequencer.unsentEdits()) {
+    sequencerHash: (number) => sequencer.blockHash(number),
+    // The frame that will carry them skips those taken now.
+    async quiet(next) {
+      const { sequence, edits } = await sequencer.unsentEdits()
+      // A frame came since the poll: the edits are its, and it is on its way.
+      if (next !== undefined && sequence !== next) return undefined
+      const already = Math.max(sequence === taken.sequence ? taken.count : 0, sequence === stored.sequence ? stored.unsent : 0)
+      for (const edit of edits.slice(already)) {
         const refused = await applyEdit(edit)
         if (refused !== undefined) return refused
       }
+      taken = { sequence, count: Math.max(edits.length, already) }
       return undefined
     },
     gapWaitMs: options.gapWaitMs ?? Math.max(20, Math.floor(interval / 4)),
@@ -284,7 +323,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     const head = node?.chain.blocks.head()
     const now = performance.now()
     const behind = follower.behindSince
-    const lagMs = resyncing !== undefined ? now - resyncing : behind === undefined ? 0 : now - behind
+    const since = resyncing ?? failed?.at
+    const lagMs = since !== undefined ? now - since : behind === undefined ? 0 : now - behind
     const { frames, gaps, refetched, resyncs, lastResync } = follower.counts
     return {
       source: withoutCredentials(options.source),
@@ -292,7 +332,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       state:
         node === undefined
           ? 'starting'
-          : resyncing !== undefined
+          : resyncing !== undefined || failed !== undefined
             ? 'resyncing'
             : !stream.connected
               ? 'reconnecting'
@@ -307,7 +347,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       refetchedFrames: refetched,
       reconnects: stream.reconnects,
       resyncs,
-      lastResync: lastResync ?? null,
+      lastResync:
+        failed === undefined ? (lastResync ?? null) : `${lastResync ?? 'starting'}; the sequencer's state could not be loaded: ${failed.reason}`,
     }
   }
 

@@ -10,7 +10,8 @@ import { toQuantity } from '../hex.ts'
 import { editOf, frameOf } from './frames.ts'
 
 import type { ChainEdit } from '../chain/types.ts'
-import type { ChainEditJSON, FlashblockJSON } from '../rpc/flashblocks.ts'
+import type { FlashblockJSON } from '../rpc/flashblocks.ts'
+import type { UnsentEditsJSON } from '../rpc/flashchain/getUnsentEdits.ts'
 import type { Frame } from './frames.ts'
 
 /** -32001, flashchain_getFlashblocks' answer for a flashblock it no longer keeps. */
@@ -30,8 +31,10 @@ export type Sequencer = {
   head(): Promise<{ number: bigint; hash: string }>
   /** Writes its chain as stored now (GET /snapshot) to `file`. */
   snapshot(file: string): Promise<void>
-  /** The test-control changes it made since its stream's last frame (flashchain_getUnsentEdits). */
-  unsentEdits(): Promise<ChainEdit[]>
+  /** The test-control changes it made since its stream's last frame, and the next frame's sequence (flashchain_getUnsentEdits). */
+  unsentEdits(): Promise<{ sequence: number; edits: ChainEdit[] }>
+  /** The hash of its block `number`, if it has one. */
+  blockHash(number: bigint): Promise<string | undefined>
 }
 
 export function sequencerAt(rpc: string, token: string | undefined): Sequencer {
@@ -63,7 +66,13 @@ export function sequencerAt(rpc: string, token: string | undefined): Sequencer {
       const block = await call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false])
       return { number: BigInt(block.number), hash: block.hash }
     },
-    unsentEdits: async () => (await call<ChainEditJSON[]>('flashchain_getUnsentEdits', [])).map(editOf),
+    async unsentEdits() {
+      const { sequence, edits } = await call<UnsentEditsJSON>('flashchain_getUnsentEdits', [])
+      return { sequence, edits: edits.map(editOf) }
+    },
+    async blockHash(number) {
+      return (await call<{ hash: string } | null>('eth_getBlockByNumber', [toQuantity(number), false]))?.hash
+    },
     async snapshot(file) {
       const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` }
       const response = await fetch(new URL('snapshot', base), { headers, signal: AbortSignal.timeout(SNAPSHOT_TIMEOUT_MS) })

@@ -115,6 +115,60 @@ describe('replicas answer as their sequencer', () => {
     for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
   })
 
+  test('an edit and a revert with no flashblock after them reach the replicas once, and stay', async () => {
+    const target = sequencer.accounts[6]!.address
+    /** Resolves once every node's head is `number` (bounded: 4,000 polls 5 ms apart). */
+    const untilHead = async (urls: string[], number: Hex) => {
+      for (const url of urls) {
+        for (let attempt = 0; (await result(url, 'eth_blockNumber')) !== number; attempt++) {
+          if (attempt === 4000) throw new Error(`${url} is not at block ${number}`)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+    }
+    // A snapshot taken with no block being built: the revert to it publishes no flashblock.
+    await sequencer.mine()
+    const before = await sequencer.rpc<Hex>('eth_blockNumber')
+    const snapshot = await sequencer.rpc<Hex>('evm_snapshot')
+    await transferThrough(sequencer.url, 2, 3n)
+    await sequencer.mine()
+    await sequencer.mine()
+    await untilHead(
+      replicas.map((replica) => replica.url),
+      await sequencer.rpc<Hex>('eth_blockNumber'),
+    )
+    const reconnects = replicas.map((replica) => replica.status().reconnects)
+    await sequencer.rpc('anvil_setBalance', [target, '0x777'])
+    expect(await sequencer.rpc('evm_revert', [snapshot])).toBe(true)
+    newest = undefined
+    // No frame: the replicas take both while their streams are quiet.
+    await untilHead(
+      replicas.map((replica) => replica.url),
+      before,
+    )
+    // A replica that starts now knows no numbering: the frames the sequencer kept of the blocks reverted must not
+    // look like what comes next to it.
+    const late = await createReplica({ source: `${sequencer.url.replace('http', 'ws')}/flashblocks`, rpc: sequencer.url, host: '127.0.0.1', port: 0 })
+    try {
+      // Three more quiet polls: the blocks reverted are not taken again from what the sequencer kept of them.
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      for (const [i, replica] of replicas.entries()) {
+        expect(await result(replica.url, 'eth_blockNumber')).toBe(before)
+        // The revert took the edit back with the rest.
+        expect(await result(replica.url, 'eth_getBalance', [target, 'latest'])).toBe(await sequencer.rpc('eth_getBalance', [target, 'latest']))
+        expect(replica.status()).toMatchObject({ reconnects: reconnects[i], resyncs: 0 })
+      }
+      expect(await result(late.url, 'eth_blockNumber')).toBe(before)
+    } finally {
+      await late.close()
+    }
+    // The frame that carries the two skips them on the replicas, which took them already.
+    await sequencer.mine()
+    await sequencer.preconfirm()
+    await expectSameAnswers()
+    for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
+  })
+
   test('test control on the sequencer reaches the replicas: edits, snapshots and reverts, resets', async () => {
     const target = sequencer.accounts[8]!.address
     await sequencer.rpc('anvil_setBalance', [target, '0x1234'])

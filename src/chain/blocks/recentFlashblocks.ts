@@ -17,6 +17,8 @@ export type RecentFlashblocks = {
   since(number: bigint, index: number): Flashblock[] | undefined
   /** The oldest flashblock kept, if any. */
   oldest(): { number: bigint; index: number } | undefined
+  /** The chain went back to block `number` (a revert, a reset): the flashblocks of later blocks are no longer its. */
+  rewound(number: bigint): void
 }
 
 export type RecentFlashblocksLimits = {
@@ -95,6 +97,9 @@ export function createRecentFlashblocks(flashblocks: ChainEvents<Flashblock>, li
       }
       const after = [...kept.entries()].filter(([at]) => at > number).flatMap(([, rest]) => rest)
       return [...frames.slice(start), ...after]
+    },
+    rewound(number) {
+      for (const at of [...kept.keys()]) if (at > number) forget(at)
     },
     oldest() {
       const first = kept.values().next().value?.[0]

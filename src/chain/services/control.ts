@@ -104,8 +104,10 @@ export type ControlService = {
    * edit's writes at latest and pending, a rewind to a block with the writes that take its state back, a reset to
    * the first block. False when the change does not follow from this chain (an edit of another block than the head,
    * a rewind past it, a first block with another hash): the replica then starts again from the sequencer's state.
+   * `stored`: the chain was loaded from a snapshot that holds the change already; only what an edit did to the block
+   * being built, which no store holds, is applied.
    */
-  follow(change: ChainEdit): Promise<boolean>
+  follow(change: ChainEdit, stored?: boolean): Promise<boolean>
   /** Takes a snapshot, with what each participant captures at the same moment. */
   snapshot(): Promise<bigint>
   /**
@@ -222,8 +224,15 @@ export function createControlService(parts: ControlParts): ControlService {
   const edit = (edit: StateEdit) => producer.exclusive(() => editHead(edit, edit))
 
   /** A change the sequencer made, on a replica (ControlService.follow). */
-  async function follow(change: ChainEdit): Promise<boolean> {
+  async function follow(change: ChainEdit, stored = false): Promise<boolean> {
     const head = blocks.head().number
+    if (stored) {
+      if (change.kind === 'edit' && change.pending !== undefined) {
+        const pending = change.pending
+        producer.editPending((state) => sequencerRecords(pending, state)).apply()
+      }
+      return true
+    }
     switch (change.kind) {
       case 'edit':
         if (change.number !== head) return false
@@ -324,7 +333,7 @@ export function createControlService(parts: ControlParts): ControlService {
       }),
 
     reset: (target) => producer.exclusive(() => (target === undefined ? resetToGenesis() : refork(target))),
-    follow: (change) => producer.exclusive(() => follow(change)),
+    follow: (change, stored) => producer.exclusive(() => follow(change, stored)),
 
     loadState: (dump) => edit(loadDump(dump)),
     async setERC20(token, getter, amount) {

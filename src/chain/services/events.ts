@@ -1,9 +1,9 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { logsOf } from '../blocks/logs.ts'
-import { createRecentFlashblocks } from '../blocks/recentFlashblocks.ts'
 import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 
+import type { RecentFlashblocks } from '../blocks/recentFlashblocks.ts'
 import type { PendingSnapshot, SealedBlock } from '../blocks/types.ts'
 import type { ChainEvents, ChainListener } from '../events.ts'
 import type { Hex } from '../../hex.ts'
@@ -12,10 +12,12 @@ import type { ChainEdit, Flashblock } from '../types.ts'
 export type EventsParts = {
   events: ChainEvents
   flashblocks: ChainEvents<Flashblock>
+  /** The flashblocks kept for readers that missed some (the composition tells them of rewinds). */
+  recent: RecentFlashblocks
   /** The pending block: whether the next block has begun (flashblocksSince). */
   pending: () => PendingSnapshot
-  /** The test-control changes the stream's next frame will carry (StreamEdits.peek). */
-  unsentEdits: () => readonly ChainEdit[]
+  /** The test-control changes the stream's next frame will carry (StreamEdits.peek), and that frame's sequence. */
+  unsentEdits: () => UnsentEdits
 }
 
 /** What happens on the chain, announced to whoever listens (docs/architecture.md#events-and-subscriptions). */
@@ -37,14 +39,17 @@ export type EventsService = {
    */
   flashblocksSince(number: bigint, index: number): { flashblocks: Flashblock[] } | { oldest: { number: bigint; index: number } | undefined }
   /**
-   * The test-control changes made since the stream's last frame, which its next one will carry, oldest first: what a
-   * replica asks for while no frame comes (manual and auto mining), so that an edit does not wait for a transaction.
+   * The test-control changes made since the stream's last frame, which its next one will carry, oldest first, and
+   * that frame's sequence: what a replica asks for while no frame comes (manual and auto mining), so that an edit
+   * does not wait for a transaction.
    */
-  unsentEdits(): readonly ChainEdit[]
+  unsentEdits(): UnsentEdits
 }
 
-export function createEventsService({ events, flashblocks, pending, unsentEdits }: EventsParts): EventsService {
-  const recent = createRecentFlashblocks(flashblocks)
+/** Changes the stream's next frame will carry, and the `sequence` that frame will have (Flashblock.sequence). */
+export type UnsentEdits = { sequence: number; edits: readonly ChainEdit[] }
+
+export function createEventsService({ events, flashblocks, recent, pending, unsentEdits }: EventsParts): EventsService {
   return {
     subscribe: (listener) => events.subscribe(listener),
     subscribeFlashblocks(listener) {
