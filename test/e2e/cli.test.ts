@@ -472,4 +472,17 @@ describe.concurrent('flashchain CLI', () => {
     expect((await bad.exited).code).toBe(2)
     expect(bad.stderr()).toContain('--port')
   })
+
+  it('follow: without a stream, or with one that is not ws://, exits 2 pointing to its own help; --help prints it', async ({ expect }) => {
+    const none = run(['follow'])
+    expect(await none.exited).toEqual({ code: 2, signal: null })
+    expect(none.stderr()).toContain('follow takes one argument')
+    expect(none.stderr()).toContain('flashchain follow --help lists every option')
+    const http = run(['follow', 'http://127.0.0.1:8545/flashblocks'])
+    expect((await http.exited).code).toBe(2)
+    expect(http.stderr()).toContain('the stream must be a ws:// or wss:// URL')
+    const help = run(['follow', '--help'])
+    expect((await help.exited).code).toBe(0)
+    expect(help.stdout()).toMatch(/^Usage: flashchain follow <ws-url> \[options\]/)
+  })
 })
