@@ -211,4 +211,34 @@ describe('rewind', () => {
     expect([...store.blocks()].map((stored) => stored.number)).toEqual([0n])
     expect(balances(store)).toEqual([1n])
   })
+
+  test("truncate forgets the blocks after it and the state they wrote, and keeps each earlier block's writes and edits", () => {
+    const store = openChainStore(openDatabase({}))
+    const bob = `0x${'b0'.repeat(20)}` as Hex
+    const both = (a: bigint, b: bigint) => ({
+      accounts: new Map([
+        [alice, account(a)],
+        [bob, account(b)],
+      ]),
+      storage: new Map(),
+      code: new Map(),
+    })
+    store.writeBlock(block(0n), both(1n, 10n))
+    for (let n = 1n; n <= 40n; n++) {
+      store.writeBlock(block(n), diffOf(alice, 1n + n))
+      // An edit of the head between blocks, as anvil_setBalance makes one.
+      if (n % 7n === 0n) store.writeEdit(n, diffOf(alice, 1000n + n))
+    }
+    store.truncate(21n)
+    expect([...store.blocks()].map((stored) => stored.number)).toEqual(Array.from({ length: 22 }, (_, i) => BigInt(i)))
+    // Block 0's two accounts, then blocks 1 to 21 with the edits of blocks 7, 14 and 21.
+    expect(balances(store)).toEqual([1n, ...Array.from({ length: 21 }, (_, i) => ([7, 14, 21].includes(i + 1) ? 1001n + BigInt(i) : 2n + BigInt(i)))])
+    // What comes next is written after what was kept, and truncating again past the head forgets nothing.
+    store.writeBlock(block(22n), diffOf(alice, 99n))
+    store.truncate(30n)
+    expect(balances(store).at(-1)).toBe(99n)
+    store.truncate(0n)
+    expect(balances(store)).toEqual([1n])
+    expect([...store.blocks()].map((stored) => stored.number)).toEqual([0n])
+  })
 })

@@ -51,7 +51,9 @@ export type ChainStore = {
   rewind(number: bigint, to: { mark: StoreMark } | { genesis: StateDiff }, pool: StoredPoolTransaction[], within?: () => void): void
   /**
    * In one transaction: forgets the blocks after `number` and the state they wrote, where no mark was taken (a
-   * replica following its sequencer's rewind; rewind is the quicker way with a mark).
+   * replica following its sequencer's rewind). State rows are written in block order (a block's, then the head's
+   * edits), so their rowids rise with the block: the first row after `number` is found by a binary search on rowid,
+   * and everything from it on is a range of the rowid's b-tree, where a test of `block` would scan the whole table.
    */
   truncate(number: bigint): void
   /**
@@ -171,9 +173,11 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     dropAccounts: db.prepare('DELETE FROM accounts WHERE rowid > ?'),
     dropStorage: db.prepare('DELETE FROM storage WHERE rowid > ?'),
     dropClears: db.prepare('DELETE FROM storage_clears WHERE rowid > ?'),
-    truncateAccounts: db.prepare('DELETE FROM accounts WHERE block > ?'),
-    truncateStorage: db.prepare('DELETE FROM storage WHERE block > ?'),
-    truncateClears: db.prepare('DELETE FROM storage_clears WHERE block > ?'),
+    rowAt: {
+      accounts: db.prepare('SELECT rowid, block FROM accounts WHERE rowid >= ? ORDER BY rowid LIMIT 1'),
+      storage: db.prepare('SELECT rowid, block FROM storage WHERE rowid >= ? ORDER BY rowid LIMIT 1'),
+      storage_clears: db.prepare('SELECT rowid, block FROM storage_clears WHERE rowid >= ? ORDER BY rowid LIMIT 1'),
+    },
     clearPool: db.prepare('DELETE FROM pool'),
   }
 
@@ -296,10 +300,25 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     },
 
     truncate(number) {
-      inTransaction(db, () => {
-        for (const statement of [statements.dropBlocks, statements.truncateAccounts, statements.truncateStorage, statements.truncateClears]) {
-          statement.run(Number(number))
+      const block = Number(number)
+      /** The last rowid of `table` written for a block up to `number`; 0 when none was. */
+      const lastUpTo = (table: keyof typeof statements.rowAt) => {
+        const at = (rowid: number) => statements.rowAt[table].get(rowid) as { rowid: number; block: number } | undefined
+        // The smallest rowid whose row (or the first after it) belongs to a later block.
+        let [lo, hi] = [1, (statements.mark.get() as StoreMark)[table === 'storage_clears' ? 'clears' : table] + 1]
+        while (lo < hi) {
+          const mid = Math.floor((lo + hi) / 2)
+          const row = at(mid)
+          if (row === undefined || row.block > block) hi = mid
+          else lo = row.rowid + 1
         }
+        return lo - 1
+      }
+      inTransaction(db, () => {
+        statements.dropBlocks.run(block)
+        statements.dropAccounts.run(lastUpTo('accounts'))
+        statements.dropStorage.run(lastUpTo('storage'))
+        statements.dropClears.run(lastUpTo('storage_clears'))
       })
     },
 
