@@ -240,6 +240,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
     sequencerHash: (number) => sequencer.blockHash(number),
     // The frame that will carry them skips those taken now.
     async quiet(next) {
+      // No block may be sealed for long: what was forwarded and let go is dropped meanwhile too.
+      prune()
       const { sequence, edits } = await sequencer.unsentEdits()
       // A frame came since the poll: the edits are its, and it is on its way.
       if (next !== undefined && sequence !== next) return undefined
