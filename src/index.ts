@@ -6,6 +6,7 @@ import { RpcError } from './rpc/errors.ts'
 import { createFlashblocksStream } from './server/flashblocksStream.ts'
 import { loadConsolePage } from './server/consolePage.ts'
 import { createHttpServer } from './server/http.ts'
+import { transportLimits, webSocketLimits } from './options.ts'
 import { EXECUTOR_ADDRESS } from './wallet/executor.ts'
 
 import type { ChainServices } from './chain/chain.ts'
@@ -49,24 +50,14 @@ export async function createFlashchain(options: FlashchainOptions = {}): Promise
       host,
       port: options.port ?? 8545,
       dispatch: node.dispatch,
-      maxBodyBytes: options.maxBodyBytes,
-      maxConnections: options.maxConnections,
-      maxBufferedBytes: options.maxBufferedBytes,
-      writeTimeout: options.writeTimeout,
-      maxTotalOutputBytes: options.maxTotalOutputBytes,
-      allowedHosts: options.allowedHosts,
+      ...transportLimits(options),
       consolePage: loadConsolePage(),
       health: () => {
         const head = node.chain.blocks.head()
         return { ready: true, status: { status: 'ok', head: { number: Number(head.header.number), hash: head.hash } } }
       },
       snapshot: { authorize: (caller) => node.wallet.requireOwner(caller), take: () => node.snapshot() },
-      websocket: {
-        streams: { '/flashblocks': createFlashblocksStream(node.chain.events) },
-        maxOutputBytes: options.maxOutputBytes,
-        maxSubscriptions: options.maxSubscriptions,
-        maxTotalSubscriptions: options.maxTotalSubscriptions,
-      },
+      websocket: { streams: { '/flashblocks': createFlashblocksStream(node.chain.events) }, ...webSocketLimits(options) },
       log: options.log,
     })
   } catch (error) {

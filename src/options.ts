@@ -60,3 +60,15 @@ export type FlashchainOptions = ChainOptions & {
    */
   abi?: string[]
 }
+
+/** The limits the options set on the HTTP server (a replica's too, follow/replica.ts). */
+export function transportLimits(options: FlashchainOptions) {
+  const { maxBodyBytes, maxConnections, maxBufferedBytes, writeTimeout, maxTotalOutputBytes, allowedHosts } = options
+  return { maxBodyBytes, maxConnections, maxBufferedBytes, writeTimeout, maxTotalOutputBytes, allowedHosts }
+}
+
+/** The limits the options set on each WebSocket connection. */
+export function webSocketLimits(options: FlashchainOptions) {
+  const { maxOutputBytes, maxSubscriptions, maxTotalSubscriptions } = options
+  return { maxOutputBytes, maxSubscriptions, maxTotalSubscriptions }
+}

@@ -98,10 +98,13 @@ export function createFollower(parts: FollowerParts): Follower {
     return frame.number < number || (frame.number === number && frame.index < index)
   }
 
-  async function resync(reason: string) {
+  /**
+   * `counted`: a resync the status tells. Before its first frame the replica is still starting (a block begun before
+   * it connected is waited out), unless a frame did not follow from the chain it loaded.
+   */
+  async function resync(reason: string, counted = counts.frames > 0) {
     awaitingSeal = false
-    // Before its first frame the replica is still starting: a block begun before it connected is waited out.
-    if (counts.frames > 0) {
+    if (counted) {
       counts.resyncs++
       counts.lastResync = reason
     }
@@ -117,7 +120,7 @@ export function createFollower(parts: FollowerParts): Follower {
     if (next === undefined ? !(atExpected(frame) || movesTheChain(frame)) : frame.sequence !== next) return false
     const refused = await parts.apply(frame)
     if (refused !== undefined) {
-      await resync(`block ${frame.number}'s flashblock ${frame.index}: ${refused}`)
+      await resync(`block ${frame.number}'s flashblock ${frame.index}: ${refused}`, true)
       return true
     }
     next = frame.sequence + 1

@@ -24,7 +24,7 @@ const FORWARD_TIMEOUT_MS = 90_000
 /** The answer when the sequencer cannot be reached: -32603, as any failure that is not the caller's. */
 const UNREACHABLE = -32603
 
-export function forwards(method: Pick<Method, 'name' | 'access'>): boolean {
+function forwards(method: Pick<Method, 'name' | 'access'>): boolean {
   return method.access !== 'public' || FORWARDED_PUBLIC.has(method.name)
 }
 

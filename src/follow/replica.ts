@@ -17,6 +17,7 @@ import { snapshotMeta } from '../chain/storage/snapshot.ts'
 import { SEQUENCER_OPTIONS, STREAM_POSITION, createNode } from '../node.ts'
 import { createFlashblocksStream } from '../server/flashblocksStream.ts'
 import { createHttpServer } from '../server/http.ts'
+import { transportLimits, webSocketLimits } from '../options.ts'
 import { toQuantity } from '../hex.ts'
 import { createFollower } from './follower.ts'
 import { createForwarding } from './forward.ts'
@@ -290,12 +291,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
           if (--serving.inFlight === 0) serving.idle?.()
         }
       },
-      maxBodyBytes: options.maxBodyBytes,
-      maxConnections: options.maxConnections,
-      maxBufferedBytes: options.maxBufferedBytes,
-      writeTimeout: options.writeTimeout,
-      maxTotalOutputBytes: options.maxTotalOutputBytes,
-      allowedHosts: options.allowedHosts,
+      ...transportLimits(options),
       health: () => {
         const now = status()
         return { ready: (now.state === 'following' || now.state === 'catching up') && now.lagMs <= maxLagMs, status: now }
@@ -304,9 +300,7 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
         streams: {
           '/flashblocks': createFlashblocksStream({ subscribeFlashblocks: (listener) => current!.node.chain.events.subscribeFlashblocks(listener) }),
         },
-        maxOutputBytes: options.maxOutputBytes,
-        maxSubscriptions: options.maxSubscriptions,
-        maxTotalSubscriptions: options.maxTotalSubscriptions,
+        ...webSocketLimits(options),
       },
       log: options.log,
     })

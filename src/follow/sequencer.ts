@@ -24,7 +24,6 @@ const SNAPSHOT_TIMEOUT_MS = 300_000
 export class SnapshotRefusedError extends Error {}
 
 export type Sequencer = {
-  call<T>(method: string, params: unknown[]): Promise<T>
   /** Its frames from block `number`'s flashblock `index` on, oldest first; undefined when it no longer keeps that one. */
   frames(number: bigint, index: number): Promise<Frame[] | undefined>
   /** Its newest block. */
@@ -53,7 +52,6 @@ export function sequencerAt(rpc: string, token: string | undefined): Sequencer {
   }
 
   return {
-    call,
     async frames(number, index) {
       try {
         return (await call<FlashblockJSON[]>('flashchain_getFlashblocks', [toQuantity(number), index])).map(frameOf)

@@ -159,14 +159,27 @@ describe('replicas answer as their sequencer', () => {
         expect(replica.status()).toMatchObject({ reconnects: reconnects[i], resyncs: 0 })
       }
       expect(await result(late.url, 'eth_blockNumber')).toBe(before)
+      // One more that starts and gets the frame at once, before a quiet poll could take the two.
+      const eager = await createReplica({
+        source: `${sequencer.url.replace('http', 'ws')}/flashblocks`,
+        rpc: sequencer.url,
+        host: '127.0.0.1',
+        port: 0,
+      })
+      try {
+        // The frame that carries the two skips them on the replicas, which took them already, and on the eager one,
+        // whose snapshot holds them (an edit of a block it never had would not apply to it).
+        await sequencer.mine()
+        await sequencer.preconfirm()
+        await expectSameAnswers()
+        await expectSame(sequencer.url, [late, eager], targets())
+        for (const replica of [...replicas, late, eager]) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
+      } finally {
+        await eager.close()
+      }
     } finally {
       await late.close()
     }
-    // The frame that carries the two skips them on the replicas, which took them already.
-    await sequencer.mine()
-    await sequencer.preconfirm()
-    await expectSameAnswers()
-    for (const replica of replicas) expect(replica.status()).toMatchObject({ state: 'following', resyncs: 0 })
   })
 
   test('test control on the sequencer reaches the replicas: edits, snapshots and reverts, resets', async () => {
