@@ -6,6 +6,7 @@
  * read-your-writes for the sender's nonce; the sequencer's refusals come back as they are.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { JsonRpcProvider, Wallet } from 'ethers'
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 
 import { createReplica } from '../../src/follow/replica.ts'
@@ -233,6 +234,25 @@ describe('replicas answer as their sequencer', () => {
     await sequencer.preconfirm()
     await expectSameAnswers()
     expect(await client.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(nonce + 2)
+  })
+
+  test("ethers through a replica: a wallet's transfer is sent, wait() gets its receipt, the nonce moves on", async () => {
+    // No cache: ethers answers the same request made within 250 ms from the first answer.
+    const provider = new JsonRpcProvider(replicas[1]!.url, 31337, { staticNetwork: true, pollingInterval: 25, cacheTimeout: -1 })
+    const wallet = new Wallet(sequencer.flashchain.chain.spec.accounts[5]!.privateKey, provider)
+    try {
+      const nonce = await provider.getTransactionCount(wallet.address, 'pending')
+      const tx = await wallet.sendTransaction({ to: sequencer.accounts[9]!.address, value: 5n })
+      expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(nonce + 1)
+      newest = tx.hash as Hex
+      await sequencer.preconfirm()
+      const receipt = await tx.wait()
+      expect(receipt?.status).toBe(1)
+      expect(receipt?.hash).toBe(tx.hash)
+      await expectSameAnswers()
+    } finally {
+      provider.destroy()
+    }
   })
 
   test("the sequencer's refusals come back as they are: a nonce too low, a browser origin calling test control", async () => {
