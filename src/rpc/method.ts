@@ -46,8 +46,8 @@ export type FollowStatus = {
   gaps: number
   refetchedFrames: number
   /**
-   * Connections of the stream after the first; snapshots loaded since the replica applied its first frame, and why
-   * the last one was (a snapshot loaded before, to wait out a block begun before the replica connected, is its start).
+   * Connections of the stream after the first; snapshots loaded after the first, and why the last one was (the wait
+   * for a block begun before the replica connected, at its start, is not one).
    */
   reconnects: number
   resyncs: number
