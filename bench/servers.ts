@@ -68,8 +68,10 @@ export type StartOptions = {
   /** flashchain only: log per-request detail (no --quiet; --debug) and collect every stderr line. */
   verbose?: boolean
   label?: string
-  /** flashchain only: more command-line options. */
+  /** More command-line options (the peer's own spelling). */
   args?: string[]
+  /** flashchain only: keep the chain in this data dir instead of in memory (`--ephemeral`). */
+  dataDir?: string
   /** flashchain only: start `flashchain follow` of this stream (ws://…/flashblocks) instead of a node of its own. */
   follow?: string
 }
@@ -82,7 +84,8 @@ function command(name: PeerName, port: number, options: StartOptions): { file: s
         return { file: process.execPath, args, cwd: ROOT }
       }
       // What `npm start` runs (its node flags and bin/flashchain.js, which keeps a compile cache), on this Node.
-      const args = [...startCommand(), '--host', '127.0.0.1', '--port', String(port), '--ephemeral']
+      const storage = options.dataDir === undefined ? ['--ephemeral'] : ['--data-dir', options.dataDir]
+      const args = [...startCommand(), '--host', '127.0.0.1', '--port', String(port), ...storage]
       // --debug logs "eth_estimateGas: GAS after N EVM runs" for each estimate.
       args.push(options.verbose === true ? '--debug' : '--quiet')
       args.push('--mining', options.mining ?? 'manual', ...(options.args ?? []))
@@ -90,7 +93,11 @@ function command(name: PeerName, port: number, options: StartOptions): { file: s
     }
     case 'anvil':
       // Defaults otherwise: chain id 31337, the standard test mnemonic's 10 accounts with 10000 ETH, automine.
-      return { file: ANVIL, args: ['--host', '127.0.0.1', '--port', String(port), '--chain-id', '31337', '--quiet'], cwd: BENCH }
+      return {
+        file: ANVIL,
+        args: ['--host', '127.0.0.1', '--port', String(port), '--chain-id', '31337', '--quiet', ...(options.args ?? [])],
+        cwd: BENCH,
+      }
     case 'hardhat':
       // `hardhat node` on the default EDR network: chain id 31337, the standard test mnemonic, automine.
       return {
