@@ -97,7 +97,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   // A database handed in belongs to the caller (who shares it with the wallet); one opened here is ours to close.
   const ownsDatabase = options.database === undefined
   const database = options.database ?? openDatabase(options)
-  const store = openChainStore(database)
+  const store = openChainStore(database, log)
   const accounts =
     options.privateKeys?.map(keyAccount) ?? deriveAccounts(options.mnemonic ?? defaults.mnemonic, options.accounts ?? defaults.accounts)
   const rpcEvmTimeout = options.rpcEvmTimeout ?? defaults.rpcEvmTimeout
@@ -219,7 +219,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       blocks,
       pending,
     }),
-    blocks: createBlocksService({ blocks, resolver, pending, pool, common }),
+    blocks: createBlocksService({ blocks, resolver, pending, pool }),
     state: createStateService({ resolver, history, blocks, trie, producer }),
     calls: createCallsService({ calls, resolver, blocks, history, pending }),
     pool: createPoolService({ pool, admission, store, events, automine, producer, blocks, pending, forks }),

@@ -64,7 +64,7 @@ describe('GET /snapshot', () => {
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
         (row) => row.name,
       )
-      expect(tables).toEqual(['accounts', 'blocks', 'code', 'meta', 'pool', 'storage', 'storage_clears'])
+      expect(tables).toEqual(['accounts', 'blocks', 'code', 'log_keys', 'meta', 'pool', 'storage', 'storage_clears', 'transactions'])
       expect(db.prepare('SELECT COUNT(*) AS n FROM pool').get()).toEqual({ n: 0 })
       expect(db.prepare('SELECT MAX(number) AS head FROM blocks').get()).toEqual({ head: 1 })
       const options = db.prepare("SELECT value FROM meta WHERE key = 'sequencer_options'").get() as { value: string }

@@ -1,30 +1,51 @@
 import { bytesToHex } from '@ethereumjs/util'
-import { Bloom } from '@ethereumjs/vm'
 
 import { LimitExceededError } from '../errors.ts'
-import { bloomMayMatch, bloomQuery } from './logsBloom.ts'
+import { addressKey, topicKey } from '../storage/blockRows.ts'
 
-import type { Common } from '@ethereumjs/common'
 import type { Hex } from '../../hex.ts'
-import type { FoundLog, Log, LogFilter } from '../types.ts'
-import type { BlockLogs, SealedBlocks } from './sealedBlocks.ts'
+import type { LogCriteria } from '../storage/chainStore.ts'
+import type { FoundLog, Log, LogFilter, Receipt } from '../types.ts'
+import type { SealedBlocks } from './sealedBlocks.ts'
 import type { PendingSnapshot } from './types.ts'
 
 /**
- * eth_getLogs over sealed blocks, and the pending block when asked: only the blocks whose logs bloom may hold what
- * the filter looks for are read, so a scan of old blocks reads back only the receipts it needs.
+ * eth_getLogs over sealed blocks, and the pending block when asked. The sealed blocks' logs are found through the
+ * store's log index (storage/blockTables.ts): only the transactions that logged one of the filter's narrowest
+ * criterion's keys are read, so a query costs what its answer holds, not what its range holds.
  */
-export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pending: () => PendingSnapshot; common: Common }): FoundLog[] {
+export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pending: () => PendingSnapshot }): FoundLog[] {
   const { blocks } = chain
   const found: FoundLog[] = []
   const head = blocks.head().number
   const last = filter.toBlock < head ? filter.toBlock : head
-  const query = bloomQuery(filter)
-  for (let number = filter.fromBlock; number <= last; number++) {
-    const bloom = blocks.logsBloom(number)
-    if (bloom === undefined || !bloomMayMatch(new Bloom(bloom, chain.common), query)) continue
-    collectLogs(blocks.logs(number)!, filter, found)
-    if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, number)
+  let block: { number: bigint; hash: Hex; timestamp: bigint } | undefined
+  const tooManyBefore = () => {
+    if (block !== undefined && filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, block.number)
+  }
+  if (filter.fromBlock <= last) {
+    for (const row of blocks.logRows(filter.fromBlock, last, criteriaOf(filter))) {
+      if (block?.number !== row.number) {
+        tooManyBefore()
+        block = { number: row.number, hash: bytesToHex(blocks.hash(row.number)!) as Hex, timestamp: blocks.timestamp(row.number) }
+      }
+      let logIndex = row.firstLog
+      for (const entry of row.receipt.logs) {
+        if (matchesLog(entry, filter)) {
+          found.push({
+            ...entry,
+            blockNumber: block.number,
+            blockHash: block.hash,
+            blockTimestamp: block.timestamp,
+            transactionHash: row.hash,
+            transactionIndex: row.index,
+            logIndex,
+          })
+        }
+        logIndex++
+      }
+    }
+    tooManyBefore()
   }
   if (filter.includePending === true) {
     const { env, hash, transactions, receipts } = chain.pending()
@@ -33,6 +54,17 @@ export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pendi
     if (filter.maxResults !== undefined && found.length > filter.maxResults) tooMany(filter, env.number)
   }
   return found
+}
+
+/** The log index's keys a filter needs (blockRows.ts): its addresses, and each topic position it names. */
+function criteriaOf(filter: Pick<LogFilter, 'addresses' | 'topics'>): LogCriteria {
+  const criteria: LogCriteria = []
+  if (filter.addresses !== undefined && filter.addresses.length > 0) criteria.push(filter.addresses.map(addressKey))
+  for (const [position, wanted] of (filter.topics ?? []).entries()) {
+    if (wanted === null || (Array.isArray(wanted) && wanted.length === 0)) continue
+    criteria.push((Array.isArray(wanted) ? wanted : [wanted]).map((topic) => topicKey(position, topic)))
+  }
+  return criteria
 }
 
 /** reth's refusal of a query whose logs pass the cap in block `over`: the range before it fits. */
@@ -57,6 +89,16 @@ export function matchesLog(entry: Log, filter: Pick<LogFilter, 'addresses' | 'to
     (filter.addresses === undefined || filter.addresses.length === 0 || filter.addresses.includes(entry.address)) &&
     matchesTopics(entry.topics, filter.topics)
   )
+}
+
+/** What collecting a block's logs needs of it. */
+export type BlockLogs = {
+  number: bigint
+  hash: Hex
+  timestamp: bigint
+  receipts: Receipt[]
+  /** The hash of transaction `index`. */
+  transactionHash(index: number): Hex
 }
 
 /** Every log of a block's transactions from `first` on, with its position in the block. */

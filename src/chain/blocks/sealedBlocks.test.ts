@@ -6,6 +6,8 @@ import { describe, expect, test } from 'vitest'
 import { createChain } from '../chain.ts'
 import { deriveAccounts } from '../spec/accounts.ts'
 import { createSealedBlocks } from './sealedBlocks.ts'
+
+import type { SealedBlocksSource } from './sealedBlocks.ts'
 import { fundedGenesis } from '../testing/fixtures.ts'
 
 import type { SealedBlock } from './types.ts'
@@ -31,27 +33,35 @@ function sealedBlock(number: number, transactions: number, logs = 0): SealedBloc
   return { block, hash: bytesToHex(block.hash()) as Hex, number: BigInt(number), senders: [], receipts }
 }
 
+/** A store's answers over `stored`, counting the blocks it decodes; it knows every hash it was given, as a store does until a truncate. */
+function sourceOf(stored: SealedBlock[], transactions: (number: bigint) => number, reads: bigint[]): SealedBlocksSource {
+  const numbers = new Map(stored.map((sealed) => [sealed.hash, sealed.number]))
+  return {
+    load(number, hash) {
+      reads.push(number)
+      const again = sealedBlock(Number(number), transactions(number))
+      expect(again.hash).toBe(hash)
+      return again
+    },
+    numberOf: (hash) => numbers.get(hash),
+    locate: () => undefined,
+    transaction: () => undefined,
+    timestamp: (number) => BigInt(number) * 2n,
+    logRows: () => [],
+  }
+}
+
 /** Sealed blocks over a store of `count` blocks of `transactions` each, counting the reads from it. */
 function chainOf(count: number, transactions: number, capacity: { whole: number; readBack: number }) {
   const stored = Array.from({ length: count }, (_, number) => sealedBlock(number, number === 0 ? 0 : transactions))
   const reads: bigint[] = []
-  const logReads: bigint[] = []
   const blocks = createSealedBlocks({
     wholeTransactions: capacity.whole,
     readBackTransactions: capacity.readBack,
-    load(number, hash) {
-      reads.push(number)
-      const again = sealedBlock(Number(number), number === 0n ? 0 : transactions)
-      expect(again.hash).toBe(hash)
-      return again
-    },
-    loadLogs(number, hash) {
-      logReads.push(number)
-      return { number, hash, timestamp: 0n, receipts: stored[Number(number)]!.receipts, transactionHash: () => hash }
-    },
+    source: sourceOf(stored, (number) => (number === 0n ? 0 : transactions), reads),
   })
   for (const sealed of stored) blocks.add(sealed)
-  return { blocks, stored, reads, logReads }
+  return { blocks, stored, reads }
 }
 
 describe('createSealedBlocks', () => {
@@ -89,74 +99,71 @@ describe('createSealedBlocks', () => {
     expect(reads).toEqual([1n])
   })
 
-  test('truncate forgets the later blocks, their hashes and transactions; the chain goes on from there', () => {
+  test('a chain resumed from its store holds only the head whole, and reads the rest back when named', () => {
+    const stored = Array.from({ length: 5 }, (_, number) => sealedBlock(number, 1))
+    const reads: bigint[] = []
+    const hashes = Uint8Array.from(stored.flatMap((sealed) => [...hexToBytes(sealed.hash)]))
+    const blocks = createSealedBlocks({ source: sourceOf(stored, () => 1, reads), stored: { hashes, head: stored[4]! } })
+    expect(blocks.count).toBe(5)
+    expect(blocks.head()).toBe(stored[4])
+    expect(bytesToHex(blocks.hash(2n)!)).toBe(stored[2]!.hash)
+    expect(blocks.timestamp(4n)).toBe(stored[4]!.block.header.timestamp)
+    expect(blocks.timestamp(3n)).toBe(6n)
+    expect(reads).toEqual([])
+    expect(blocks.byNumber(3n)!.hash).toBe(stored[3]!.hash)
+    expect(reads).toEqual([3n])
+    blocks.add(sealedBlock(5, 0))
+    expect(blocks.count).toBe(6)
+    expect(() => blocks.add(sealedBlock(7, 0))).toThrow('block 7 added after block 5')
+  })
+
+  test('truncate forgets the later blocks and their hashes; the chain goes on from there', () => {
     const { blocks, stored } = chainOf(6, 2, { whole: 100, readBack: 10 })
     const laterHash = stored[4]!.hash
     blocks.truncate(3n)
     expect(blocks.count).toBe(4)
     expect(blocks.head()).toBe(stored[3])
     expect(blocks.byNumber(4n)).toBeUndefined()
+    // The store still names it (a real one forgets it in the same transaction): the chain's own list decides.
     expect(blocks.numberOf(laterHash)).toBeUndefined()
+    expect(blocks.byHash(laterHash)).toBeUndefined()
     expect(blocks.hash(4n)).toBeUndefined()
-    expect(blocks.hashes()).toHaveLength(4)
+    expect(blocks.hashes()).toHaveLength(4 * 32)
     const next = sealedBlock(4, 1)
-    blocks.add({ ...next, block: next.block })
+    blocks.add(next)
     expect(blocks.head().number).toBe(4n)
+    expect(bytesToHex(blocks.hash(4n)!)).toBe(next.hash)
     expect(() => blocks.truncate(-1n)).toThrow(/first block stays/)
   })
 
-  test('logs come from a block held whole, else from the store without holding the block', () => {
-    const { blocks, stored, reads, logReads } = chainOf(5, 2, { whole: 2, readBack: 2 })
-    const held = blocks.logs(4n)!
-    expect(held).toMatchObject({ number: 4n, hash: stored[4]!.hash, timestamp: stored[4]!.block.header.timestamp })
-    expect(held.receipts).toBe(stored[4]!.receipts)
-    expect(logReads).toEqual([])
-
-    expect(blocks.logs(1n)!.hash).toBe(stored[1]!.hash)
-    expect(logReads).toEqual([1n])
-    expect(reads).toEqual([])
-    blocks.byNumber(1n)
-    expect(reads).toEqual([1n])
-    expect(blocks.logs(5n)).toBeUndefined()
-  })
-
-  test('hashes, numbers, and the blooms of the blocks that logged, are known without reading a block back', () => {
-    const refuse = () => {
-      throw new Error('read back')
-    }
-    const blocks = createSealedBlocks({ wholeTransactions: 1, readBackTransactions: 1, load: refuse, loadLogs: refuse })
+  test('hashes and numbers are known without reading a block back', () => {
     const stored = [sealedBlock(0, 0), sealedBlock(1, 2, 1), sealedBlock(2, 2)]
+    const source = sourceOf(stored, () => 0, [])
+    const blocks = createSealedBlocks({
+      wholeTransactions: 1,
+      readBackTransactions: 1,
+      source: {
+        ...source,
+        load: () => {
+          throw new Error('read back')
+        },
+      },
+    })
     for (const sealed of stored) blocks.add(sealed)
     expect(blocks.hash(1n)).toEqual(hexToBytes(stored[1]!.hash))
     expect(blocks.hash(3n)).toBeUndefined()
     expect(blocks.numberOf(stored[1]!.hash)).toBe(1n)
     expect(blocks.numberOf(`0x${'00'.repeat(32)}`)).toBeUndefined()
-    expect(blocks.hashes().map((hash) => bytesToHex(hash))).toEqual(stored.map((sealed) => sealed.hash))
-    expect([0n, 1n, 2n, 3n].map((n) => blocks.logsBloom(n) !== undefined)).toEqual([false, true, false, false])
-    // A copy of the header's bloom: a view would keep the block's whole encoding alive.
-    expect(blocks.logsBloom(1n)).toEqual(stored[1]!.block.header.logsBloom)
-    expect(blocks.logsBloom(1n)!.buffer).not.toBe(stored[1]!.block.header.logsBloom.buffer)
+    expect(blocks.hashes()).toEqual(Uint8Array.from(stored.flatMap((sealed) => [...hexToBytes(sealed.hash)])))
     expect(blocks.byNumber(3n)).toBeUndefined()
     expect(blocks.byHash(`0x${'00'.repeat(32)}`)).toBeUndefined()
-  })
-
-  test('error: a block out of order is refused', () => {
-    const blocks = createSealedBlocks({
-      load: () => sealedBlock(0, 0),
-      loadLogs: () => {
-        throw new Error('unused')
-      },
-    })
-    blocks.add(sealedBlock(0, 0))
-    expect(() => blocks.add(sealedBlock(2, 0))).toThrow('block 2 added after block 0')
   })
 
   test("a fork's blocks start at the fork block: nothing before it is held, and a restart starts over at another", () => {
     const stored = [100, 101, 102].map((number) => sealedBlock(number, 1, number === 101 ? 1 : 0))
     const blocks = createSealedBlocks({
       first: 100n,
-      load: () => expect.unreachable('every block is held'),
-      loadLogs: () => expect.unreachable('every block is held'),
+      source: { ...sourceOf(stored, () => 1, []), load: () => expect.unreachable('every block is held') },
     })
     for (const sealed of stored) blocks.add(sealed)
     expect(blocks.first).toBe(100n)
@@ -168,8 +175,6 @@ describe('createSealedBlocks', () => {
     expect(blocks.byHash(stored[1]!.hash)?.number).toBe(101n)
     expect(blocks.hash(99n)).toBeUndefined()
     expect(bytesToHex(blocks.hash(100n)!)).toBe(stored[0]!.hash)
-    expect(blocks.logsBloom(101n)).toBeDefined()
-    expect(blocks.logs(100n)?.hash).toBe(stored[0]!.hash)
     expect(() => blocks.add(sealedBlock(104, 0))).toThrow('block 104 added after block 102')
     blocks.truncate(101n)
     expect(blocks.head().number).toBe(101n)

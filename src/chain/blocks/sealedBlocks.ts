@@ -1,8 +1,13 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
+import { createHashList } from './hashList.ts'
+import { sealedBlockPosition } from './views.ts'
+
+import type { TypedTransaction } from '@ethereumjs/tx'
 import type { SealedBlock } from './types.ts'
 import type { Hex } from '../../hex.ts'
-import type { Receipt } from '../types.ts'
+import type { LogCriteria, LogRow } from '../storage/chainStore.ts'
+import type { BlockPosition, Receipt } from '../types.ts'
 
 /**
  * Transactions the newest blocks may hold whole between them (the head is always held). A decoded transaction with
@@ -17,21 +22,35 @@ export const WHOLE_TRANSACTIONS = 4096
  */
 export const READ_BACK_TRANSACTIONS = 1024
 
-const NO_TRANSACTIONS: Hex[] = []
+/** A sealed transaction with what locates it: what a receipt or a transaction lookup answers. */
+export type SealedTransaction = {
+  tx: TypedTransaction
+  sender: Hex
+  receipt: Receipt
+  index: number
+  /** The index in its block of its first log. */
+  firstLog: number
+  block: BlockPosition
+}
 
-/** What eth_getLogs needs of a sealed block: less than the whole block, and cheaper to read back. */
-export type BlockLogs = {
-  number: bigint
-  hash: Hex
-  timestamp: bigint
-  receipts: Receipt[]
-  /** The hash of transaction `index`. */
-  transactionHash(index: number): Hex
+/** What the chain's store answers about its sealed blocks (storage/load.ts), each read costing what it answers. */
+export type SealedBlocksSource = {
+  /** Decodes block `number`. */
+  load(number: bigint, hash: Hex): SealedBlock
+  numberOf(hash: Hex): bigint | undefined
+  locate(hash: Hex): { number: bigint; index: number } | undefined
+  /** One sealed transaction, read without the rest of its block. */
+  transaction(hash: Hex): SealedTransaction | undefined
+  /** Block `number`'s timestamp, read without its transactions. */
+  timestamp(number: bigint): bigint
+  /** See ChainStore.logRows. */
+  logRows(from: bigint, to: bigint, criteria: LogCriteria): Iterable<LogRow>
 }
 
 /**
- * The sealed chain. Every block's hash (and its logs bloom, if it logged) stays in memory; the newest blocks are held
- * whole, and an older one is decoded again from the store when a request names it, then held for a while.
+ * The sealed chain. Every block's hash stays in memory (32 bytes a block, what BLOCKHASH and every block's answer
+ * need); the newest blocks are held whole, and an older one is decoded again from the store when a request names it,
+ * then held for a while. Transactions, receipts and logs are found through the store's indexes.
  */
 export type SealedBlocks = {
   /** The first block held: 0, or a fork's fork block, the blocks before which are the upstream's (docs/fork.md). */
@@ -47,17 +66,16 @@ export type SealedBlocks = {
   numberOf(hash: Hex): bigint | undefined
   /** The hash of block `number`, for BLOCKHASH; undefined past the head. */
   hash(number: bigint): Uint8Array | undefined
-  /**
-   * The block's logs bloom, or undefined when none of its transactions logged: eth_getLogs reads only the blocks
-   * whose bloom may hold what it looks for.
-   */
-  logsBloom(number: bigint): Uint8Array | undefined
-  /** The receipts of block `number` and what locates them; a block not held whole is read back without keeping it. */
-  logs(number: bigint): BlockLogs | undefined
-  /** Every block's hash, the first block's first. */
-  hashes(): Uint8Array[]
+  /** Every block's hash, the first block's first, 32 bytes each. */
+  hashes(): Uint8Array
   /** Where a sealed transaction is, by its hash. */
   locate(hash: Hex): { number: bigint; index: number } | undefined
+  /** A sealed transaction, from its block when that is held, else read alone. */
+  transaction(hash: Hex): SealedTransaction | undefined
+  /** Block `number`'s timestamp. */
+  timestamp(number: bigint): bigint
+  /** See ChainStore.logRows: the blocks up to the head only. */
+  logRows(from: bigint, to: bigint, criteria: LogCriteria): Iterable<LogRow>
   /** Forgets the blocks after `number` (a revert), which the store no longer holds either. */
   truncate(number: bigint): void
   /** Forgets every block, and starts again from `sealed` (a reset to another fork block), which the store holds alone. */
@@ -65,10 +83,9 @@ export type SealedBlocks = {
 }
 
 export type SealedBlocksOptions = {
-  /** Decodes block `number` from the store. */
-  load: (number: bigint, hash: Hex) => SealedBlock
-  /** Reads block `number`'s receipts from the store, without decoding its transactions. */
-  loadLogs: (number: bigint, hash: Hex) => BlockLogs
+  source: SealedBlocksSource
+  /** The blocks the store holds already: their hashes (the first block's first, 32 bytes each), and the newest. */
+  stored?: { hashes: Uint8Array; head: SealedBlock }
   /** See WHOLE_TRANSACTIONS. */
   wholeTransactions?: number
   /** See READ_BACK_TRANSACTIONS. */
@@ -112,25 +129,18 @@ function createHeld(capacity: number) {
 }
 
 export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
-  const { load, loadLogs, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS } = options
+  const { source, wholeTransactions = WHOLE_TRANSACTIONS, readBackTransactions = READ_BACK_TRANSACTIONS } = options
   let first = options.first ?? 0n
-  /** Where block `number` is in the lists below (they start at the first block), or -1 when it is not held. */
+  const hashes = createHashList(options.stored?.hashes)
+  /** Where block `number` is in the hash list (it starts at the first block), or -1 when it is not on the chain. */
   const indexOf = (number: bigint): number => (number < first || number - first >= hashes.length ? -1 : Number(number - first))
-  const hashes: Hex[] = []
-  const hashBytes: Uint8Array[] = []
-  /** Blooms of the blocks that logged (256 bytes each); the others hold undefined. */
-  const blooms: (Uint8Array | undefined)[] = []
-  const numbers = new Map<Hex, number>()
-  /** Every sealed transaction's block and position, by hash. */
-  const transactions = new Map<Hex, { number: bigint; index: number }>()
-  /** The hashes of each block's transactions, by block, for truncate to find without a scan. */
-  const hashesOf: Hex[][] = []
   /** The newest blocks, in the order they were sealed. */
   const newest = createHeld(wholeTransactions)
   /** Older blocks read back, least recently used first. */
   const readBack = createHeld(readBackTransactions)
   /** Never given up, so read without touching either queue. */
-  let head: SealedBlock | undefined
+  let head = options.stored?.head
+  if (head !== undefined) newest.add(indexOf(head.number), head, head)
 
   function held(at: number): SealedBlock | undefined {
     const sealed = readBack.get(at)
@@ -143,7 +153,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     if (at < 0) return undefined
     const found = held(at)
     if (found !== undefined) return found
-    const sealed = load(number, hashes[at]!)
+    const sealed = source.load(number, bytesToHex(hashes.at(at)) as Hex)
     readBack.add(at, sealed, sealed)
     return sealed
   }
@@ -151,21 +161,15 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
   function add(sealed: SealedBlock) {
     const at = Number(sealed.number - first)
     if (at !== hashes.length) throw new Error(`block ${sealed.number} added after block ${first + BigInt(hashes.length) - 1n}`)
-    hashes.push(sealed.hash)
-    hashBytes.push(hexToBytes(sealed.hash))
-    // A copy: the header's bloom may be a view into the whole block's encoding.
-    blooms.push(sealed.receipts.some((receipt) => receipt.logs.length > 0) ? sealed.block.header.logsBloom.slice() : undefined)
-    numbers.set(sealed.hash, at)
-    const blockTransactions: Hex[] = []
-    for (const [index, tx] of sealed.block.transactions.entries()) {
-      const hash = bytesToHex(tx.hash()) as Hex
-      transactions.set(hash, { number: sealed.number, index })
-      blockTransactions.push(hash)
-    }
-    // Empty blocks (most of a test chain's) share one list.
-    hashesOf.push(blockTransactions.length === 0 ? NO_TRANSACTIONS : blockTransactions)
+    hashes.push(hexToBytes(sealed.hash))
     head = sealed
     newest.add(at, sealed, sealed)
+  }
+
+  /** A block's number by hash, if it is on the chain: the store's answer is checked against the list. */
+  function numberOf(hash: Hex): bigint | undefined {
+    const number = source.numberOf(hash.toLowerCase() as Hex)
+    return number !== undefined && indexOf(number) >= 0 ? number : undefined
   }
 
   return {
@@ -182,51 +186,47 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
     add,
     byNumber,
     byHash(hash) {
-      const at = numbers.get(hash.toLowerCase() as Hex)
-      return at === undefined ? undefined : byNumber(first + BigInt(at))
+      const number = numberOf(hash)
+      return number === undefined ? undefined : byNumber(number)
     },
-    numberOf(hash) {
-      const at = numbers.get(hash.toLowerCase() as Hex)
-      return at === undefined ? undefined : first + BigInt(at)
-    },
-    hash: (number) => hashBytes[indexOf(number)],
-    logsBloom: (number) => blooms[indexOf(number)],
-    logs(number) {
+    numberOf,
+    hash(number) {
       const at = indexOf(number)
-      if (at < 0) return undefined
-      const sealed = held(at)
-      if (sealed === undefined) return loadLogs(number, hashes[at]!)
-      const { transactions } = sealed.block
-      return {
-        number,
-        hash: sealed.hash,
-        timestamp: sealed.block.header.timestamp,
-        receipts: sealed.receipts,
-        transactionHash: (index) => bytesToHex(transactions[index]!.hash()) as Hex,
-      }
+      return at < 0 ? undefined : hashes.at(at)
     },
-    hashes: () => [...hashBytes],
-    locate: (hash) => transactions.get(hash.toLowerCase() as Hex),
+    hashes: () => hashes.bytes(),
+    locate: (hash) => source.locate(hash.toLowerCase() as Hex),
+    transaction(hash) {
+      const key = hash.toLowerCase() as Hex
+      const at = source.locate(key)
+      if (at === undefined) return undefined
+      const sealed = held(indexOf(at.number))
+      if (sealed === undefined) return source.transaction(key)
+      const { index } = at
+      let firstLog = 0
+      for (let i = 0; i < index; i++) firstLog += sealed.receipts[i]!.logs.length
+      const tx = sealed.block.transactions[index]!
+      return { tx, sender: sealed.senders[index]!, receipt: sealed.receipts[index]!, index, firstLog, block: sealedBlockPosition(sealed) }
+    },
+    timestamp(number) {
+      return held(indexOf(number))?.block.header.timestamp ?? source.timestamp(number)
+    },
+    logRows(from, to, criteria) {
+      const last = head === undefined ? -1n : head.number
+      return source.logRows(from, to < last ? to : last, criteria)
+    },
     truncate(number) {
       const keep = Number(number - first) + 1
       if (keep < 1) throw new Error('the first block stays')
       if (keep >= hashes.length) return
-      for (const hash of hashes.splice(keep)) numbers.delete(hash)
-      hashBytes.length = keep
-      blooms.length = keep
-      for (const forgotten of hashesOf.splice(keep)) for (const hash of forgotten) transactions.delete(hash)
+      hashes.truncate(keep)
       newest.dropAfter(keep - 1)
       readBack.dropAfter(keep - 1)
       head = byNumber(number)!
       if (newest.get(keep - 1) === undefined) newest.add(keep - 1, head, head)
     },
     restart(sealed) {
-      hashes.length = 0
-      hashBytes.length = 0
-      blooms.length = 0
-      numbers.clear()
-      transactions.clear()
-      hashesOf.length = 0
+      hashes.truncate(0)
       newest.dropAfter(-1)
       readBack.dropAfter(-1)
       first = sealed.number

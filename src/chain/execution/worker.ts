@@ -14,6 +14,7 @@ import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createRemoteState } from '../fork/remoteState.ts'
 import { createStateHistory } from '../state/history.ts'
+import { createHashList } from '../blocks/hashList.ts'
 import { untilFetched } from '../state/miss.ts'
 import { createOverlay } from '../state/overlay.ts'
 import { createCallRunner } from './callRunner.ts'
@@ -69,10 +70,10 @@ const upstream = () => (init.fork ? createRemoteState(mainThread) : undefined)
 
 const history = createStateHistory(init.history, upstream())
 /** Block hashes from `first` on; undefined from a fork's reset until its first block comes. */
-const blockHashes = init.blockHashes
+const blockHashes = createHashList(init.blockHashes)
 let first: bigint | undefined = init.firstBlock
 const blockHash = (number: bigint) => {
-  if (first !== undefined && number >= first) return blockHashes[Number(number - first)]
+  if (first !== undefined && number >= first) return number - first < blockHashes.length ? blockHashes.at(Number(number - first)) : undefined
   return init.fork ? fetchFromMain<Uint8Array | undefined>(['blockHash', number]) : undefined
 }
 const runner = await createCallRunner({ common, blockHashes: blockHash, rpcGasCap: init.rpcGasCap })
@@ -140,17 +141,18 @@ function follow(change: HistoryChange) {
   switch (change.kind) {
     case 'block':
       first ??= change.number
-      blockHashes[Number(change.number - first)] = change.hash
+      blockHashes.truncate(Number(change.number - first))
+      blockHashes.push(change.hash)
       break
     case 'rewind':
-      blockHashes.length = first === undefined ? 0 : Math.max(0, Number(change.number - first) + 1)
+      blockHashes.truncate(first === undefined ? 0 : Math.max(0, Number(change.number - first) + 1))
       break
     case 'edit':
       break
     // A fork reset to another fork block: a copy of the new fork point's state, whose first block comes next.
     case 'upstream':
       history.setUpstream(upstream()!)
-      blockHashes.length = 0
+      blockHashes.truncate(0)
       first = undefined
       break
     default:

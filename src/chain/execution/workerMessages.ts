@@ -22,8 +22,8 @@ export type WorkerInit = {
   /** The genesis JSON the chain was created from, as stored. */
   genesis: string
   history: HistorySnapshot
-  /** Block hashes by number from `firstBlock` on, for BLOCKHASH. */
-  blockHashes: Uint8Array[]
+  /** Block hashes by number from `firstBlock` on, for BLOCKHASH: 32 bytes each, packed (blocks/hashList.ts). */
+  blockHashes: Uint8Array
   /** The first block the chain holds: 0, or a fork's fork block. */
   firstBlock: bigint
   /**

@@ -56,7 +56,7 @@ function workerInit(overrides: Partial<WorkerInit> = {}): WorkerInit {
   const init: WorkerInit = {
     genesis,
     history: history.snapshot(),
-    blockHashes: [new Uint8Array(32)],
+    blockHashes: new Uint8Array(32),
     firstBlock: 0n,
     fork: false,
     traceMaxBytes: 1 << 25,

@@ -2,9 +2,8 @@ import { encodeReceipt } from '../blocks/encoding.ts'
 import { feeHistory } from '../blocks/feeHistory.ts'
 import { findLogs } from '../blocks/logs.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
-import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, sealedBlockPosition, transactionOf } from '../blocks/views.ts'
+import { pendingBlockOf, pendingBlockPosition, sealedBlockOf, transactionOf } from '../blocks/views.ts'
 
-import type { Common } from '@ethereumjs/common'
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
 import type { BlockResolver } from '../blocks/tags.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
@@ -17,7 +16,6 @@ export type BlocksParts = {
   resolver: BlockResolver
   pending: () => PendingSnapshot
   pool: Pool
-  common: Common
 }
 
 /** The chain's blocks as plain data: sealed ones, the pending one, their transactions, receipts and logs, and fees. */
@@ -45,7 +43,7 @@ export type BlocksService = {
 }
 
 export function createBlocksService(parts: BlocksParts): BlocksService {
-  const { blocks, resolver, pending, pool, common } = parts
+  const { blocks, resolver, pending, pool } = parts
   const resolve = (specifier: BlockSpecifier) => resolver.resolve(specifier)
   const resolveIfAny = (specifier: BlockSpecifier) => resolver.resolveIfAny(specifier)
 
@@ -73,8 +71,8 @@ export function createBlocksService(parts: BlocksParts): BlocksService {
     },
     rawTransaction(hash) {
       const key = hash.toLowerCase() as Hex
-      const sealedAt = blocks.locate(key)
-      if (sealedAt !== undefined) return blocks.byNumber(sealedAt.number)!.block.transactions[sealedAt.index]!.serialize()
+      const sealed = blocks.transaction(key)
+      if (sealed !== undefined) return sealed.tx.serialize()
       const snapshot = pending()
       const index = pendingIndexOf(snapshot, key)
       if (index !== undefined) return snapshot.transactions[index]!.serialize()
@@ -82,7 +80,7 @@ export function createBlocksService(parts: BlocksParts): BlocksService {
     },
     numberOf: (specifier) => resolver.numberOf(specifier),
     transaction: (hash) => locate(hash, pending()),
-    logs: (filter) => findLogs(filter, { blocks, pending, common }),
+    logs: (filter) => findLogs(filter, { blocks, pending }),
     feeHistory(count, newest, percentiles) {
       const resolved = resolve(newest)
       return feeHistory(blocks, count, resolved.kind === 'pending' ? blocks.head().number : resolved.block.number, percentiles)
@@ -95,18 +93,10 @@ export function createBlocksService(parts: BlocksParts): BlocksService {
 
   function locate(hash: Hex, snapshot: PendingSnapshot): TransactionLocation | undefined {
     const key = hash.toLowerCase() as Hex
-    const sealedAt = blocks.locate(key)
-    if (sealedAt !== undefined) {
-      const sealed = blocks.byNumber(sealedAt.number)!
-      const { index } = sealedAt
-      return {
-        kind: 'sealed',
-        transaction: transactionOf(sealed.block.transactions[index]!, sealed.senders[index]!),
-        block: sealedBlockPosition(sealed),
-        index,
-        receipt: sealed.receipts[index]!,
-        logIndex: firstLogIndex(sealed.receipts, index),
-      }
+    const sealed = blocks.transaction(key)
+    if (sealed !== undefined) {
+      const { tx, sender, block, index, receipt, firstLog } = sealed
+      return { kind: 'sealed', transaction: transactionOf(tx, sender), block, index, receipt, logIndex: firstLog }
     }
     const index = pendingIndexOf(snapshot, key)
     if (index !== undefined) {

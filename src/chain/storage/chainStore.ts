@@ -1,12 +1,12 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 
-import { EMPTY_BLOOM } from '../blocks/types.ts'
-import { decodeStoredBlock, encodeStoredBlock } from './blockEncoding.ts'
+import { BLOCK_TABLES, openBlockTables } from './blockTables.ts'
 import { StoreDamagedError, inTransaction } from './database.ts'
+import { keepsWholeBlocks, splitWholeBlocks } from './migrate.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
-import type { Receipt } from '../types.ts'
+import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { AccountRecord, StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
@@ -20,7 +20,7 @@ export type StoreMark = { accounts: number; storage: number; clears: number }
  */
 export type StoredPoolTransaction = { hash: Hex; raw: Uint8Array; sender?: Hex | undefined; publicKey?: Uint8Array | undefined }
 
-export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
+export type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
 
 /**
  * SQLite persistence (WAL): sealed blocks with their receipts and state writes, and the pool. A sealed block is
@@ -31,11 +31,25 @@ export type ChainStore = {
   getMeta(key: string): string | undefined
   setMeta(key: string, value: string): void
   isEmpty(): boolean
-  blocks(): Iterable<StoredBlock>
+  /** The newest block's number; undefined when there is no block. */
+  head(): bigint | undefined
+  /** The hashes of the blocks from `from` on, in order, 32 bytes each. */
+  blockHashes(from: bigint): Uint8Array
+  /** The number of the block with this hash, if it is stored. */
+  numberOf(hash: Hex): bigint | undefined
   /** One stored block; undefined if there is none with that number. */
   block(number: bigint): StoredBlock | undefined
-  /** One stored block's encoding and receipts, without its senders (eth_getLogs needs no more). */
-  blockReceipts(number: bigint): Pick<StoredBlock, 'rlp' | 'receipts'> | undefined
+  /** One stored block's header fields, undecoded, without its transactions. */
+  header(number: bigint): Uint8Array[] | undefined
+  /** Where a sealed transaction is, by its hash. */
+  locate(hash: Hex): { number: bigint; index: number } | undefined
+  /** A sealed transaction, its sender and receipt, by its hash, without reading the rest of its block. */
+  transaction(hash: Hex): StoredTransaction | undefined
+  /**
+   * The transactions of blocks `from` to `to` that may hold logs matching every criterion (keys from blockRows.ts),
+   * found through the log index: the caller matches the logs themselves.
+   */
+  logRows(from: bigint, to: bigint, criteria: LogCriteria): Iterable<LogRow>
   /** Replays every stored state write, oldest block first. */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
@@ -68,11 +82,10 @@ export type ChainStore = {
 }
 
 /** The chain's tables: what a replica starts from (snapshot.ts), where the rest of the database is the wallet's. */
-export const CHAIN_TABLES = ['meta', 'blocks', 'accounts', 'storage', 'storage_clears', 'code', 'pool'] as const
+export const CHAIN_TABLES = ['meta', 'blocks', 'transactions', 'log_keys', 'accounts', 'storage', 'storage_clears', 'code', 'pool'] as const
 
 const schema = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL, receipts TEXT NOT NULL, senders BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS accounts (block INTEGER NOT NULL, address BLOB NOT NULL, record BLOB);
   CREATE TABLE IF NOT EXISTS storage (block INTEGER NOT NULL, address BLOB NOT NULL, slot BLOB NOT NULL, value BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS storage_clears (block INTEGER NOT NULL, address BLOB NOT NULL);
@@ -96,46 +109,31 @@ function decodeRecord(bytes: Uint8Array): AccountRecord {
   }
 }
 
-const toJSON = (key: string, value: unknown) =>
-  typeof value === 'bigint'
-    ? `0x${value.toString(16)}`
-    : (key === 'logsBloom' && value === EMPTY_BLOOM) || key === 'failure' // the log's, not the chain's
-      ? undefined
-      : value
-const bigintFields = ['cumulativeGasUsed', 'gasUsed', 'effectiveGasPrice', 'blobGasUsed', 'blobGasPrice'] as const
+/**
+ * How this flashchain keeps blocks, as the store's meta names it: split into rows (blockRows.ts), the block without
+ * its transactions deflated (blockEncoding.ts). Stores before it named none (whole blocks as they were) or
+ * `rlp-or-deflated-1` (whole blocks, deflated when small), and are split at their first open here.
+ */
+const BLOCK_ENCODING = 'rows-1'
+const SPLIT_ONCE = new Set([undefined, 'rlp-or-deflated-1'])
 
-function decodeReceipts(json: string): Receipt[] {
-  const receipts = JSON.parse(json) as Record<string, unknown>[]
-  for (const receipt of receipts) {
-    for (const field of bigintFields) {
-      if (typeof receipt[field] === 'string') receipt[field] = BigInt(receipt[field])
-    }
-    // Left out when empty (toJSON), which is 514 of a transfer receipt's 660 characters; stores written before that
-    // hold it, and get the shared string back too.
-    if (receipt.logsBloom === undefined || receipt.logsBloom === EMPTY_BLOOM) receipt.logsBloom = EMPTY_BLOOM
-  }
-  return receipts as Receipt[]
-}
-
-type BlockRow = { number: number; rlp: Uint8Array; receipts: string; senders: Uint8Array }
-
-function storedBlock(row: BlockRow): StoredBlock {
-  // Senders are stored so that reading a block back recovers no signature.
-  const senders = Array.from({ length: row.senders.length / 20 }, (_, i) => bytesToHex(row.senders.subarray(i * 20, i * 20 + 20)) as Hex)
-  return { number: BigInt(row.number), rlp: decodeStoredBlock(row.rlp), receipts: decodeReceipts(row.receipts), senders }
-}
-
-/** How this flashchain keeps blocks (blockEncoding.ts), as the store's meta names it. */
-const BLOCK_ENCODING = 'rlp-or-deflated-1'
-
-export function openChainStore(db: DatabaseSync): ChainStore {
+export function openChainStore(db: DatabaseSync, log?: (line: string) => void): ChainStore {
   db.exec(schema)
-  // A store written before blocks were deflated names no encoding, and its blocks read as they are.
   const encoding = (db.prepare('SELECT value FROM meta WHERE key = ?').get('block_encoding') as { value: string } | undefined)?.value
-  if (encoding !== undefined && encoding !== BLOCK_ENCODING) {
+  if (encoding !== BLOCK_ENCODING && !SPLIT_ONCE.has(encoding)) {
     throw new StoreDamagedError(`this store keeps its blocks as ${encoding}, which a newer flashchain wrote; this one reads ${BLOCK_ENCODING}`)
   }
-  if (encoding === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('block_encoding', BLOCK_ENCODING)
+  if (keepsWholeBlocks(db)) {
+    const started = performance.now()
+    const count = splitWholeBlocks(db)
+    log?.(`rewrote the store's ${count} blocks as rows, once (${Math.round(performance.now() - started)} ms)`)
+  }
+  db.exec(BLOCK_TABLES)
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+    'block_encoding',
+    BLOCK_ENCODING,
+  )
+  const blocks = openBlockTables(db)
   // Stores written before impersonation have no sender column.
   const poolColumns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('pool') as { name: string }[]).map((column) => column.name)
   if (!poolColumns.includes('sender')) db.exec('ALTER TABLE pool ADD COLUMN sender BLOB')
@@ -148,10 +146,6 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     anyBlock: db.prepare('SELECT 1 FROM blocks LIMIT 1'),
-    blocks: db.prepare('SELECT number, rlp, receipts, senders FROM blocks ORDER BY number'),
-    block: db.prepare('SELECT number, rlp, receipts, senders FROM blocks WHERE number = ?'),
-    blockReceipts: db.prepare('SELECT rlp, receipts FROM blocks WHERE number = ?'),
-    insertBlock: db.prepare("INSERT INTO blocks (number, hash, rlp, receipts, senders) VALUES (?, ?, ?, ?, COALESCE(?, x''))"),
     insertAccount: db.prepare('INSERT INTO accounts (block, address, record) VALUES (?, ?, ?)'),
     insertStorage: db.prepare("INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, COALESCE(?, x''))"),
     insertClear: db.prepare('INSERT INTO storage_clears (block, address) VALUES (?, ?)'),
@@ -167,7 +161,6 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     mark: db.prepare(
       'SELECT (SELECT COALESCE(MAX(rowid), 0) FROM accounts) AS accounts, (SELECT COALESCE(MAX(rowid), 0) FROM storage) AS storage, (SELECT COALESCE(MAX(rowid), 0) FROM storage_clears) AS clears',
     ),
-    dropBlocks: db.prepare('DELETE FROM blocks WHERE number > ?'),
     // Every row written after a mark has a higher rowid (SQLite gives the next one), blocks after the snapshot's
     // head included: a range of the rowid's b-tree, where a test of `block` would scan the whole table.
     dropAccounts: db.prepare('DELETE FROM accounts WHERE rowid > ?'),
@@ -202,17 +195,14 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     setMeta: (key, value) => void statements.setMeta.run(key, value),
     isEmpty: () => statements.anyBlock.get() === undefined,
 
-    *blocks() {
-      for (const row of statements.blocks.iterate() as Iterable<BlockRow>) yield storedBlock(row)
-    },
-    block(number) {
-      const row = statements.block.get(Number(number)) as BlockRow | undefined
-      return row === undefined ? undefined : storedBlock(row)
-    },
-    blockReceipts(number) {
-      const row = statements.blockReceipts.get(Number(number)) as Pick<BlockRow, 'rlp' | 'receipts'> | undefined
-      return row === undefined ? undefined : { rlp: decodeStoredBlock(row.rlp), receipts: decodeReceipts(row.receipts) }
-    },
+    head: () => blocks.head(),
+    blockHashes: (from) => blocks.hashes(from),
+    numberOf: (hash) => blocks.numberOf(hash),
+    block: (number) => blocks.block(number),
+    header: (number) => blocks.header(number),
+    locate: (hash) => blocks.locate(hash),
+    transaction: (hash) => blocks.transaction(hash),
+    logRows: (from, to, criteria) => blocks.logRows(from, to, criteria),
 
     loadState(history) {
       // Rows are grouped per block so the history sees each block's writes as one diff, in order.
@@ -245,30 +235,21 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     },
 
     writeBlock(block, diff) {
-      const number = Number(block.number)
       inTransaction(db, () => {
-        const senders = new Uint8Array(block.senders.length * 20)
-        for (const [i, sender] of block.senders.entries()) senders.set(hexToBytes(sender), i * 20)
-        statements.insertBlock.run(number, hexToBytes(block.hash), encodeStoredBlock(block.rlp), JSON.stringify(block.receipts, toJSON), senders)
-        writeDiff(number, diff)
+        blocks.write(block, block.transactionHashes)
+        writeDiff(Number(block.number), diff)
         for (const hash of block.transactionHashes) statements.removePool.run(hexToBytes(hash))
       })
     },
 
     replace(first, diff, within) {
       inTransaction(db, () => {
-        statements.dropBlocks.run(-1)
+        blocks.dropAfter(-1n)
         statements.dropAccounts.run(-1)
         statements.dropStorage.run(-1)
         statements.dropClears.run(-1)
         statements.clearPool.run()
-        statements.insertBlock.run(
-          Number(first.number),
-          hexToBytes(first.hash),
-          encodeStoredBlock(first.rlp),
-          JSON.stringify(first.receipts, toJSON),
-          null,
-        )
+        blocks.write(first, [])
         writeDiff(Number(first.number), diff)
         within?.()
       })
@@ -284,7 +265,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
     rewind(number, to, pool, within) {
       const block = Number(number)
       inTransaction(db, () => {
-        statements.dropBlocks.run(block)
+        blocks.dropAfter(number)
         // A reset forgets the first block's writes too (rowid > -1 is every row), then writes its state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
         statements.dropAccounts.run(mark.accounts)
@@ -315,7 +296,7 @@ export function openChainStore(db: DatabaseSync): ChainStore {
         return lo - 1
       }
       inTransaction(db, () => {
-        statements.dropBlocks.run(block)
+        blocks.dropAfter(number)
         statements.dropAccounts.run(lastUpTo('accounts'))
         statements.dropStorage.run(lastUpTo('storage'))
         statements.dropClears.run(lastUpTo('storage_clears'))

@@ -1,17 +1,18 @@
-import { createBlockFromRLP } from '@ethereumjs/block'
-import { RLP } from '@ethereumjs/rlp'
-import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { createBlockFromRLP, createBlockHeaderFromBytesArray } from '@ethereumjs/block'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { createSealedBlocks } from '../blocks/sealedBlocks.ts'
-import { keccak256 } from '../crypto/keccak.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
 import { createStateTrie } from '../state/trie.ts'
 import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
+import { timestampOf } from './blockRows.ts'
 
-import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
+import type { Common } from '@ethereumjs/common'
+import type { SealedBlocks, SealedBlocksSource } from '../blocks/sealedBlocks.ts'
 import type { SealedBlock } from '../blocks/types.ts'
 import type { OpenFork } from '../fork/fork.ts'
 import type { ForkBlock } from '../fork/upstream.ts'
@@ -20,11 +21,9 @@ import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
+import type { BlockPosition } from '../types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from './chainStore.ts'
-
-/** Where the timestamp is among a block header's RLP fields (parent hash, ommers hash, …, gas used, timestamp). */
-const HEADER_TIMESTAMP = 11
 
 /** A chain as it starts: its rules, every block, the state history and the trie of the head's state. */
 export type LoadedChain = {
@@ -71,30 +70,15 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     const { number, diff, trie } = await firstBlock()
     return { number, diff, stateRoot: trie.root() }
   }
+  const source = blockSource(store, common)
+  const storedHead = stored === undefined ? undefined : store.head()
   const blocks = createSealedBlocks({
     first: fork?.block.number,
     wholeTransactions: options.wholeTransactions,
     readBackTransactions: options.wholeTransactions,
-    load(number, hash) {
-      const block = store.block(number)!
-      return { block: createBlockFromRLP(block.rlp, { common, setHardfork: true }), hash, number, senders: block.senders, receipts: block.receipts }
-    },
-    loadLogs(number, hash) {
-      const block = store.blockReceipts(number)!
-      const [header, transactions] = RLP.decode(block.rlp) as [Uint8Array[], (Uint8Array | Uint8Array[])[]]
-      return {
-        number,
-        hash,
-        timestamp: bytesToBigInt(header[HEADER_TIMESTAMP]!),
-        receipts: block.receipts,
-        // In a block body a typed transaction is its own encoding, a legacy one an RLP list; its hash is the
-        // keccak of that encoding either way.
-        transactionHash: (index) => {
-          const item = transactions[index]!
-          return bytesToHex(keccak256(item instanceof Uint8Array ? item : RLP.encode(item))) as Hex
-        },
-      }
-    },
+    source,
+    // Only the hashes and the head are read at the start: the rest is read when a request names it.
+    stored: storedHead === undefined ? undefined : { hashes: store.blockHashes(fork?.block.number ?? 0n), head: source.load(storedHead) },
   })
 
   if (stored === undefined) {
@@ -115,10 +99,6 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     return { spec, genesisText, history, blocks, trie, first }
   }
 
-  for (const block of store.blocks()) {
-    const decoded = createBlockFromRLP(block.rlp, { common, setHardfork: true })
-    blocks.add({ block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number: block.number, senders: block.senders, receipts: block.receipts })
-  }
   store.loadState(history)
   if (fork !== undefined) await fetchUpstreamCode(history, fork.remote)
   const trie = await createStateTrie(history.entries())
@@ -130,6 +110,32 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     }
   }
   return { spec, genesisText: stored, history, blocks, trie, first }
+}
+
+/** The store's answers about sealed blocks, decoded with the chain's rules. */
+function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { load(number: bigint): SealedBlock } {
+  const positionOf = (number: bigint): BlockPosition => {
+    const header = createBlockHeaderFromBytesArray(store.header(number)!, { common, setHardfork: true })
+    return { hash: bytesToHex(header.hash()) as Hex, number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+  }
+  return {
+    load(number) {
+      const block = store.block(number)!
+      const decoded = createBlockFromRLP(block.rlp, { common, setHardfork: true })
+      return { block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number, senders: block.senders, receipts: block.receipts }
+    },
+    numberOf: (hash) => store.numberOf(hash),
+    locate: (hash) => store.locate(hash),
+    transaction(hash) {
+      const stored = store.transaction(hash)
+      if (stored === undefined) return undefined
+      const block = positionOf(stored.number)
+      const tx = createTxFromRLP(stored.raw, { common })
+      return { tx, sender: stored.sender, receipt: stored.receipt, index: stored.index, firstLog: stored.firstLog, block }
+    },
+    timestamp: (number) => timestampOf(store.header(number)!),
+    logRows: (from, to, criteria) => store.logRows(from, to, criteria),
+  }
 }
 
 /** The fork a data dir holds, as its meta row keeps it. */

@@ -1,0 +1,190 @@
+// The store's sealed blocks (blockRows.ts has the layout): a row per block without its transactions, a row per
+// transaction, and an index of the logs' addresses and topics by transaction. Every read costs what it answers: a
+// receipt is one row found by its hash, a log query reads the transactions whose logs hold one of its keys.
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+
+import { keccak256 } from '../crypto/keccak.ts'
+import { decodeStoredBlock, encodeStoredBlock } from './blockEncoding.ts'
+import {
+  TRANSACTIONS_PER_BLOCK,
+  blockOfTransaction,
+  decodeReceipt,
+  encodeReceipt,
+  headerFields,
+  joinBlock,
+  logKeysOf,
+  splitBlock,
+  transactionId,
+} from './blockRows.ts'
+
+import type { DatabaseSync } from 'node:sqlite'
+import type { Hex } from '../../hex.ts'
+import type { Receipt } from '../types.ts'
+
+export type StoredBlock = { number: bigint; rlp: Uint8Array; receipts: Receipt[]; senders: Hex[] }
+
+/** A sealed transaction as the store keeps it, with where it is and the index of its first log in its block. */
+export type StoredTransaction = { number: bigint; index: number; hash: Hex; raw: Uint8Array; sender: Hex; receipt: Receipt; firstLog: number }
+
+/** A log query's keys (blockRows.ts logKey): each inner list is one criterion's alternatives, any of which matches it. */
+export type LogCriteria = Uint8Array[][]
+
+export const BLOCK_TABLES = `
+  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL);
+  CREATE INDEX IF NOT EXISTS blocks_by_hash ON blocks (hash);
+  CREATE TABLE IF NOT EXISTS transactions (
+    id INTEGER PRIMARY KEY, hash BLOB NOT NULL, raw BLOB NOT NULL, sender BLOB NOT NULL, receipt TEXT NOT NULL,
+    first_log INTEGER NOT NULL, logs INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS transactions_by_hash ON transactions (hash);
+  CREATE TABLE IF NOT EXISTS log_keys (key BLOB NOT NULL, tx INTEGER NOT NULL, PRIMARY KEY (key, tx)) WITHOUT ROWID;
+`
+
+/**
+ * Candidates a criterion is counted to before it counts as unselective. The query reads the transactions of the
+ * criterion with the fewest (a recipient's topic, not the Transfer event's), so it costs what the answer holds.
+ */
+const COUNT_CAP = 4096
+
+type TransactionRow = { id: number; hash: Uint8Array; raw: Uint8Array; sender: Uint8Array; receipt: string; first_log: number }
+export type LogRow = { number: bigint; index: number; hash: Hex; receipt: Receipt; firstLog: number }
+
+export type BlockTables = ReturnType<typeof openBlockTables>
+
+export function openBlockTables(db: DatabaseSync) {
+  const statements = {
+    insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp) VALUES (?, ?, ?)'),
+    insertTransaction: db.prepare('INSERT INTO transactions (id, hash, raw, sender, receipt, first_log, logs) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertKey: db.prepare('INSERT OR IGNORE INTO log_keys (key, tx) VALUES (?, ?)'),
+    head: db.prepare('SELECT MAX(number) AS number FROM blocks'),
+    block: db.prepare('SELECT rlp FROM blocks WHERE number = ?'),
+    hashes: db.prepare('SELECT hash FROM blocks WHERE number >= ? ORDER BY number'),
+    numberOf: db.prepare('SELECT number FROM blocks WHERE hash = ?'),
+    transactionsOf: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
+    locate: db.prepare('SELECT id FROM transactions WHERE hash = ?'),
+    transaction: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE hash = ?'),
+    logRow: db.prepare('SELECT id, hash, receipt, first_log FROM transactions WHERE id = ?'),
+    loggedIn: db.prepare('SELECT id, hash, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? AND logs > 0 ORDER BY id'),
+    countKey: db.prepare(`SELECT COUNT(*) AS count FROM (SELECT 1 FROM log_keys WHERE key = ? AND tx BETWEEN ? AND ? LIMIT ${COUNT_CAP})`),
+    withKey: db.prepare('SELECT tx FROM log_keys WHERE key = ? AND tx BETWEEN ? AND ?'),
+    loggedAfter: db.prepare('SELECT id, receipt FROM transactions WHERE id >= ? AND logs > 0'),
+    dropKey: db.prepare('DELETE FROM log_keys WHERE key = ? AND tx = ?'),
+    dropTransactions: db.prepare('DELETE FROM transactions WHERE id >= ?'),
+    dropAllKeys: db.prepare('DELETE FROM log_keys'),
+    dropBlocks: db.prepare('DELETE FROM blocks WHERE number > ?'),
+  }
+
+  const toRow = (row: TransactionRow): LogRow => ({
+    number: BigInt(blockOfTransaction(row.id)),
+    index: row.id % TRANSACTIONS_PER_BLOCK,
+    hash: bytesToHex(row.hash) as Hex,
+    receipt: decodeReceipt(row.receipt),
+    firstLog: row.first_log,
+  })
+  /** The ids of blocks `from` to `to`'s transactions. */
+  const idRange = (from: bigint, to: bigint): [number, number] => [transactionId(from, 0), transactionId(to + 1n, 0) - 1]
+
+  return {
+    /** Writes a sealed block's rows; `hashes` are its transactions' (computed here when not given). Inside a transaction. */
+    write(block: StoredBlock & { hash: Hex }, hashes: readonly Hex[]) {
+      const { body, transactions } = splitBlock(block.rlp)
+      statements.insertBlock.run(Number(block.number), hexToBytes(block.hash), encodeStoredBlock(body))
+      let firstLog = 0
+      for (const [index, raw] of transactions.entries()) {
+        const receipt = block.receipts[index]!
+        const id = transactionId(block.number, index)
+        const hash = hashes.length === transactions.length ? hexToBytes(hashes[index]!) : keccak256(raw)
+        const logs = receipt.logs.length
+        statements.insertTransaction.run(id, hash, raw, hexToBytes(block.senders[index]!), encodeReceipt(receipt), firstLog, logs)
+        for (const key of logKeysOf(receipt)) statements.insertKey.run(key, id)
+        firstLog += logs
+      }
+    },
+
+    /** The newest block's number, or undefined when there is none. */
+    head(): bigint | undefined {
+      const { number } = statements.head.get() as { number: number | null }
+      return number === null ? undefined : BigInt(number)
+    },
+
+    /** The hashes of the blocks from `from` on, 32 bytes each, in order. */
+    hashes(from: bigint): Uint8Array {
+      const rows = statements.hashes.all(Number(from)) as { hash: Uint8Array }[]
+      const packed = new Uint8Array(rows.length * 32)
+      for (const [i, row] of rows.entries()) packed.set(row.hash, i * 32)
+      return packed
+    },
+
+    numberOf(hash: Hex): bigint | undefined {
+      const row = statements.numberOf.get(hexToBytes(hash)) as { number: number } | undefined
+      return row === undefined ? undefined : BigInt(row.number)
+    },
+
+    block(number: bigint): StoredBlock | undefined {
+      const row = statements.block.get(Number(number)) as { rlp: Uint8Array } | undefined
+      if (row === undefined) return undefined
+      const rows = statements.transactionsOf.all(...idRange(number, number)) as TransactionRow[]
+      return {
+        number,
+        rlp: joinBlock(
+          decodeStoredBlock(row.rlp),
+          rows.map((tx) => tx.raw),
+        ),
+        receipts: rows.map((tx) => decodeReceipt(tx.receipt)),
+        senders: rows.map((tx) => bytesToHex(tx.sender) as Hex),
+      }
+    },
+
+    /** A block's header fields, undecoded, without reading its transactions. */
+    header(number: bigint): Uint8Array[] | undefined {
+      const row = statements.block.get(Number(number)) as { rlp: Uint8Array } | undefined
+      return row === undefined ? undefined : headerFields(decodeStoredBlock(row.rlp))
+    },
+
+    locate(hash: Hex): { number: bigint; index: number } | undefined {
+      const row = statements.locate.get(hexToBytes(hash)) as { id: number } | undefined
+      return row === undefined ? undefined : { number: BigInt(blockOfTransaction(row.id)), index: row.id % TRANSACTIONS_PER_BLOCK }
+    },
+
+    transaction(hash: Hex): StoredTransaction | undefined {
+      const row = statements.transaction.get(hexToBytes(hash)) as TransactionRow | undefined
+      if (row === undefined) return undefined
+      return { ...toRow(row), raw: row.raw, sender: bytesToHex(row.sender) as Hex }
+    },
+
+    /**
+     * The transactions of blocks `from` to `to` that may hold a log matching every criterion, in order: those of the
+     * criterion with the fewest, or every transaction that logged when there are no criteria. The caller matches the
+     * logs themselves.
+     */
+    *logRows(from: bigint, to: bigint, criteria: LogCriteria): Generator<LogRow> {
+      const [low, high] = idRange(from, to)
+      if (criteria.length === 0) {
+        for (const row of statements.loggedIn.iterate(low, high) as Iterable<TransactionRow>) yield toRow(row)
+        return
+      }
+      let narrowest = criteria[0]!
+      let fewest = Number.POSITIVE_INFINITY
+      for (const alternatives of criteria) {
+        let count = 0
+        for (const key of alternatives) count += (statements.countKey.get(key, low, high) as { count: number }).count
+        if (count < fewest) [narrowest, fewest] = [alternatives, count]
+      }
+      const ids = new Set<number>()
+      for (const key of narrowest) for (const row of statements.withKey.iterate(key, low, high) as Iterable<{ tx: number }>) ids.add(row.tx)
+      for (const id of [...ids].sort((a, b) => a - b)) yield toRow(statements.logRow.get(id) as TransactionRow)
+    },
+
+    /** Forgets the blocks after `number` (-1: every block), their transactions and their log keys. Inside a transaction. */
+    dropAfter(number: bigint) {
+      const first = number < 0n ? 0 : transactionId(number + 1n, 0)
+      if (first === 0) statements.dropAllKeys.run()
+      else
+        for (const row of statements.loggedAfter.iterate(first) as Iterable<{ id: number; receipt: string }>) {
+          for (const key of logKeysOf(decodeReceipt(row.receipt))) statements.dropKey.run(key, row.id)
+        }
+      statements.dropTransactions.run(first)
+      statements.dropBlocks.run(Number(number))
+    },
+  }
+}
