@@ -1,10 +1,12 @@
 import { MerklePatriciaTrie, createMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_RLP, bigIntToUnpaddedBytes, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, MapDB, ValueEncoding, bigIntToUnpaddedBytes, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
+import { buildTrie } from './trieBuilder.ts'
 
+import type { TrieNodes } from './trieBuilder.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -55,8 +57,18 @@ export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoo
   }
 }
 
+const trieOptions = { useKeyHashing: true, useKeyHashingFunction: keccak256, useNodePruning: true } as const
+
 function createTrie(): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: keccak256, useNodePruning: true })
+  return new MerklePatriciaTrie(trieOptions)
+}
+
+/** A trie of these leaves (keys and values as `put` takes them), built at once (trieBuilder.ts). */
+function builtTrie(leaves: Iterable<[Uint8Array, Uint8Array]>): MerklePatriciaTrie {
+  const nodes: TrieNodes = new Map()
+  const hashed = Array.from(leaves, ([key, value]) => ({ key: keccak256(key), value }))
+  const root = buildTrie(hashed, nodes)
+  return new MerklePatriciaTrie({ ...trieOptions, db: new MapDB(nodes), valueEncoding: ValueEncoding.Bytes, root })
 }
 
 export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): Uint8Array {
@@ -69,18 +81,19 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
 
   async function fill(from: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>) {
     const tries = new Map<Hex, MerklePatriciaTrie>()
-    const root = createTrie()
+    const accounts: [Uint8Array, Uint8Array][] = []
     for (const [address, account, slots] of from) {
       let storageRoot = KECCAK256_RLP
       if (slots.size > 0) {
-        const trie = createTrie()
-        for (const [slot, value] of slots) await trie.put(hexToBytes(slot), RLP.encode(value))
+        const trie = builtTrie(Array.from(slots, ([slot, value]) => [hexToBytes(slot), RLP.encode(value)]))
         tries.set(address, trie)
         storageRoot = trie.root()
       }
-      await root.put(hexToBytes(address), encodeAccount(account, storageRoot))
+      accounts.push([hexToBytes(address), encodeAccount(account, storageRoot)])
+      // A large state is built in steps, so that a rebuild after a revert never holds the event loop for long.
+      if (accounts.length % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
     }
-    accountTrie = root
+    accountTrie = builtTrie(accounts)
     storageTries = tries
   }
   await fill(accounts)
