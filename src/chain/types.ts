@@ -130,6 +130,8 @@ export type Block = {
   header: BlockHeader
   /** Bytes of the block's RLP encoding. */
   size: bigint
+  /** The transactions' hashes, which a block with hashes only reads without decoding its transactions. */
+  transactionHashes: readonly Hex[]
   transactions: readonly Transaction[]
   receipts: readonly Receipt[]
   withdrawals: readonly Withdrawal[] | undefined

@@ -196,7 +196,9 @@ export function formatBlock(block: Block | PendingBlock, fullTransactions: boole
     timestamp: toQuantity(header.timestamp),
     transactions: fullTransactions
       ? block.transactions.map((tx, index) => formatTransaction(tx, { block: position, index }))
-      : block.transactions.map((tx) => tx.hash),
+      : block.kind === 'sealed'
+        ? block.transactionHashes
+        : block.transactions.map((tx) => tx.hash),
     transactionsRoot: header.transactionsRoot,
     uncles: block.uncles,
     withdrawals: block.withdrawals?.map((withdrawal) => ({

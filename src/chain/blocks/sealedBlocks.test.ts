@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest'
 import { createChain } from '../chain.ts'
 import { deriveAccounts } from '../spec/accounts.ts'
 import { createSealedBlocks } from './sealedBlocks.ts'
+import { sealedBlockOf } from './views.ts'
 
 import type { SealedBlocksSource } from './sealedBlocks.ts'
 import { fundedGenesis } from '../testing/fixtures.ts'
@@ -42,6 +43,11 @@ function sourceOf(stored: SealedBlock[], transactions: (number: bigint) => numbe
       const again = sealedBlock(Number(number), transactions(number))
       expect(again.hash).toBe(hash)
       return again
+    },
+    view: (number, hash, whole) => {
+      const sealed = whole()
+      expect(sealed.hash).toBe(hash)
+      return sealedBlockOf(sealed)
     },
     numberOf: (hash) => numbers.get(hash),
     locate: () => undefined,

@@ -1,13 +1,13 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { createHashList } from './hashList.ts'
-import { sealedBlockPosition } from './views.ts'
+import { sealedBlockOf, sealedBlockPosition } from './views.ts'
 
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { SealedBlock } from './types.ts'
 import type { Hex } from '../../hex.ts'
 import type { LogCriteria, LogRow } from '../storage/chainStore.ts'
-import type { BlockPosition, Receipt } from '../types.ts'
+import type { Block, BlockPosition, Receipt } from '../types.ts'
 
 /**
  * Transactions the newest blocks may hold whole between them (the head is always held). A decoded transaction with
@@ -37,6 +37,8 @@ export type SealedTransaction = {
 export type SealedBlocksSource = {
   /** Decodes block `number`. */
   load(number: bigint, hash: Hex): SealedBlock
+  /** Block `number`'s view, read without its transactions; `whole` decodes the block when they are asked for. */
+  view(number: bigint, hash: Hex, whole: () => SealedBlock): Block
   numberOf(hash: Hex): bigint | undefined
   locate(hash: Hex): { number: bigint; index: number } | undefined
   /** One sealed transaction, read without the rest of its block. */
@@ -62,6 +64,11 @@ export type SealedBlocks = {
   add(sealed: SealedBlock): void
   byNumber(number: bigint): SealedBlock | undefined
   byHash(hash: Hex): SealedBlock | undefined
+  /**
+   * Block `number`'s plain data: a held block's view, else one read from the store without its transactions, which
+   * are decoded when first read (a block asked for with hashes only never is).
+   */
+  view(number: bigint): Block | undefined
   /** The number of the block with this hash, without reading the block. */
   numberOf(hash: Hex): bigint | undefined
   /** The hash of block `number`, for BLOCKHASH; undefined past the head. */
@@ -190,6 +197,12 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       return number === undefined ? undefined : byNumber(number)
     },
     numberOf,
+    view(number) {
+      const at = indexOf(number)
+      if (at < 0) return undefined
+      const found = held(at)
+      return found !== undefined ? sealedBlockOf(found) : source.view(number, bytesToHex(hashes.at(at)) as Hex, () => byNumber(number)!)
+    },
     hash(number) {
       const at = indexOf(number)
       return at < 0 ? undefined : hashes.at(at)

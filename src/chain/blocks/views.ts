@@ -2,10 +2,10 @@ import { createBlock } from '@ethereumjs/block'
 import { Capability } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 
-import type { BlockHeader as EthereumjsHeader } from '@ethereumjs/block'
+import type { Block as EthereumjsBlock, BlockHeader as EthereumjsHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
-import type { Block, BlockHeader, BlockPosition, PendingBlock, Transaction } from '../types.ts'
+import type { Block, BlockHeader, BlockPosition, PendingBlock, Receipt, Transaction } from '../types.ts'
 import type { PendingSnapshot, SealedBlock } from './types.ts'
 
 /**
@@ -77,13 +77,53 @@ export function sealedBlockOf(sealed: SealedBlock): Block {
 
 function toBlock(sealed: SealedBlock): Block {
   const { block } = sealed
+  return blockView({
+    hash: sealed.hash,
+    block,
+    size: () => BigInt(block.serialize().length),
+    transactionHashes: () => block.transactions.map((tx) => hex(tx.hash())),
+    transactions: () => block.transactions.map((tx, i) => transactionOf(tx, sealed.senders[i]!)),
+    receipts: () => sealed.receipts,
+  })
+}
+
+/** What a sealed block's view is made of: its header part whole, the rest made when first read. */
+export type BlockViewParts = {
+  hash: Hex
+  /** The block, or the block without its transactions: its header, ommers and withdrawals are read. */
+  block: EthereumjsBlock
+  size: () => bigint
+  transactionHashes: () => Hex[]
+  transactions: () => Transaction[]
+  receipts: () => readonly Receipt[]
+}
+
+/**
+ * A sealed block's plain data. Its transactions, their hashes, its receipts and its size are made when first read:
+ * a block asked for with hashes only never decodes its transactions (blocks/sealedBlocks.ts reads those alone).
+ */
+export function blockView(parts: BlockViewParts): Block {
+  const { block } = parts
+  let transactionHashes: Hex[] | undefined
+  let transactions: Transaction[] | undefined
+  let receipts: readonly Receipt[] | undefined
+  let size: bigint | undefined
   return {
     kind: 'sealed',
-    hash: sealed.hash,
+    hash: parts.hash,
     header: headerOf(block.header),
-    size: BigInt(block.serialize().length),
-    transactions: block.transactions.map((tx, i) => transactionOf(tx, sealed.senders[i]!)),
-    receipts: sealed.receipts,
+    get size() {
+      return (size ??= parts.size())
+    },
+    get transactionHashes() {
+      return (transactionHashes ??= transactions?.map((tx) => tx.hash) ?? parts.transactionHashes())
+    },
+    get transactions() {
+      return (transactions ??= parts.transactions())
+    },
+    get receipts() {
+      return (receipts ??= parts.receipts())
+    },
     withdrawals: block.withdrawals?.map((withdrawal) => ({
       index: withdrawal.index,
       validatorIndex: withdrawal.validatorIndex,

@@ -50,6 +50,12 @@ export function createBlocksService(parts: BlocksParts): BlocksService {
   return {
     head: () => sealedBlockOf(blocks.head()),
     block(specifier) {
+      // A sealed block named by number or hash is read without its transactions unless they are asked for.
+      if (typeof specifier === 'bigint') return blocks.view(specifier)
+      if (typeof specifier === 'object') {
+        const number = blocks.numberOf(specifier.blockHash)
+        if (number !== undefined) return blocks.view(number)
+      }
       const resolved = resolveIfAny(specifier)
       if (resolved === undefined) return undefined
       return resolved.kind === 'pending' ? pendingBlockOf(resolved.block) : sealedBlockOf(resolved.block)

@@ -6,6 +6,8 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from '../crypto/keccak.ts'
 import { decodeStoredBlock, encodeStoredBlock } from './blockEncoding.ts'
 import {
+  rlpLengthOf,
+  wholeBlockSize,
   TRANSACTIONS_PER_BLOCK,
   blockOfTransaction,
   decodeReceipt,
@@ -60,6 +62,7 @@ export function openBlockTables(db: DatabaseSync) {
     block: db.prepare('SELECT rlp FROM blocks WHERE number = ?'),
     hashes: db.prepare('SELECT hash FROM blocks WHERE number >= ? ORDER BY number'),
     numberOf: db.prepare('SELECT number FROM blocks WHERE hash = ?'),
+    sizesOf: db.prepare('SELECT hash, length(raw) AS length, substr(raw, 1, 1) AS first FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
     transactionsOf: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
     locate: db.prepare('SELECT id FROM transactions WHERE hash = ?'),
     transaction: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE hash = ?'),
@@ -133,6 +136,22 @@ export function openBlockTables(db: DatabaseSync) {
         receipts: rows.map((tx) => decodeReceipt(tx.receipt)),
         senders: rows.map((tx) => bytesToHex(tx.sender) as Hex),
       }
+    },
+
+    /**
+     * A block without its transactions (its RLP with an empty list), their hashes, and the size of the whole block's
+     * RLP: what a block with hashes only answers, read without its transactions.
+     */
+    summary(number: bigint): { body: Uint8Array; hashes: Hex[]; size: number } | undefined {
+      const row = statements.block.get(Number(number)) as { rlp: Uint8Array } | undefined
+      if (row === undefined) return undefined
+      const body = decodeStoredBlock(row.rlp)
+      const rows = statements.sizesOf.all(...idRange(number, number)) as { hash: Uint8Array; length: number; first: Uint8Array }[]
+      // In the body a legacy transaction is its own RLP list; a typed one is a byte string of its encoding.
+      let listed = 0
+      for (const tx of rows) listed += tx.first[0]! >= 0xc0 ? tx.length : rlpLengthOf(tx.length)
+      const size = wholeBlockSize(body, listed)
+      return { body, hashes: rows.map((tx) => bytesToHex(tx.hash) as Hex), size }
     },
 
     /** A block's header fields, undecoded, without reading its transactions. */

@@ -10,7 +10,7 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { EMPTY_BLOOM } from '../blocks/types.ts'
 import { keccak256 } from '../crypto/keccak.ts'
 import { encodeStoredBlock } from './blockEncoding.ts'
-import { addressKey, logsBloomOf, topicKey } from './blockRows.ts'
+import { addressKey, logsBloomOf, splitBlock, topicKey } from './blockRows.ts'
 import { openChainStore } from './chainStore.ts'
 import { StoreDamagedError, openDatabase } from './database.ts'
 
@@ -118,6 +118,8 @@ describe('the blocks table', () => {
     expect(store.numberOf(hash(9))).toBe(1n)
     expect(store.numberOf(hash(8))).toBeUndefined()
     expect(store.header(1n)).toEqual([...header.slice(0, 11), Uint8Array.of(1)])
+    expect(store.summary(1n)).toEqual({ body: splitBlock(blockRlp(1)).body, hashes: [txHash(typed), legacyHash], size: blockRlp(1).length })
+    expect(store.summary(2n)).toBeUndefined()
     expect(store.locate(txHash(typed))).toEqual({ number: 1n, index: 0 })
     expect(store.transaction(legacyHash)).toEqual({
       number: 1n,

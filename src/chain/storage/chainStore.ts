@@ -39,6 +39,8 @@ export type ChainStore = {
   numberOf(hash: Hex): bigint | undefined
   /** One stored block; undefined if there is none with that number. */
   block(number: bigint): StoredBlock | undefined
+  /** One stored block without its transactions, their hashes and the whole block's size (blockTables.ts). */
+  summary(number: bigint): { body: Uint8Array; hashes: Hex[]; size: number } | undefined
   /** One stored block's header fields, undecoded, without its transactions. */
   header(number: bigint): Uint8Array[] | undefined
   /** Where a sealed transaction is, by its hash. */
@@ -200,6 +202,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     numberOf: (hash) => blocks.numberOf(hash),
     block: (number) => blocks.block(number),
     header: (number) => blocks.header(number),
+    summary: (number) => blocks.summary(number),
     locate: (hash) => blocks.locate(hash),
     transaction: (hash) => blocks.transaction(hash),
     logRows: (from, to, criteria) => blocks.logRows(from, to, criteria),

@@ -10,6 +10,7 @@ import { createGenesis } from '../state/genesis.ts'
 import { createStateTrie } from '../state/trie.ts'
 import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
 import { timestampOf } from './blockRows.ts'
+import { blockView, sealedBlockOf } from '../blocks/views.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { SealedBlocks, SealedBlocksSource } from '../blocks/sealedBlocks.ts'
@@ -21,7 +22,7 @@ import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { BlockPosition } from '../types.ts'
+import type { BlockPosition, Transaction } from '../types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from './chainStore.ts'
 
@@ -123,6 +124,17 @@ function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { 
       const block = store.block(number)!
       const decoded = createBlockFromRLP(block.rlp, { common, setHardfork: true })
       return { block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number, senders: block.senders, receipts: block.receipts }
+    },
+    view(number, hash, whole) {
+      const { body, hashes, size } = store.summary(number)!
+      return blockView({
+        hash,
+        block: createBlockFromRLP(body, { common, setHardfork: true }),
+        size: () => BigInt(size),
+        transactionHashes: () => hashes,
+        transactions: () => sealedBlockOf(whole()).transactions as Transaction[],
+        receipts: () => sealedBlockOf(whole()).receipts,
+      })
     },
     numberOf: (hash) => store.numberOf(hash),
     locate: (hash) => store.locate(hash),

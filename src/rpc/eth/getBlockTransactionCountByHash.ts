@@ -13,6 +13,6 @@ export const getBlockTransactionCountByHash = defineMethod({
   params: z.tuple([hash]),
   handler: ([blockHash], { blocks }): Hex | null => {
     const found = blocks.block({ blockHash })
-    return found === undefined ? null : toQuantity(found.transactions.length)
+    return found === undefined ? null : toQuantity((found.kind === 'sealed' ? found.transactionHashes : found.transactions).length)
   },
 })

@@ -13,6 +13,6 @@ export const getBlockTransactionCountByNumber = defineMethod({
   params: z.tuple([blockByNumber]),
   handler: ([at], { blocks }): Hex | null => {
     const found = blocks.block(at)
-    return found === undefined ? null : toQuantity(found.transactions.length)
+    return found === undefined ? null : toQuantity((found.kind === 'sealed' ? found.transactionHashes : found.transactions).length)
   },
 })
