@@ -5,17 +5,7 @@ import { Bloom } from '@ethereumjs/vm'
 import { describe, expect, test } from 'vitest'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
-import {
-  blockOfTransaction,
-  decodeReceipt,
-  encodeReceipt,
-  joinBlock,
-  logsBloomOf,
-  rlpLengthOf,
-  splitBlock,
-  transactionId,
-  wholeBlockSize,
-} from './blockRows.ts'
+import { blockOfTransaction, decodeReceipt, encodeReceipt, joinBlock, logsBloomOf, splitBlock, transactionId } from './blockRows.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { Log, Receipt } from '../types.ts'
@@ -68,23 +58,6 @@ describe('a block as rows', () => {
     expect(transactions).toEqual([RLP.encode(legacy), typed])
     expect(body).toEqual(RLP.encode([[Uint8Array.of(1)], [], [], []]))
     expect(joinBlock(body, transactions)).toEqual(rlp)
-  })
-
-  test("the whole block's size follows from its parts, short and long list prefixes alike", () => {
-    for (const [headerBytes, sizes] of [
-      [1, [] as number[]],
-      [1, [3]],
-      [40, [30, 5]],
-      [600, [300, 70_000, 54, 55, 56]],
-    ] as const) {
-      const header = [new Uint8Array(headerBytes).fill(7)]
-      const transactions = sizes.map((size, i) =>
-        i % 2 === 0 ? Uint8Array.from({ length: size }, () => 0x02) : RLP.encode([new Uint8Array(size).fill(1)]),
-      )
-      const rlp = joinBlock(RLP.encode([header, [], []]), transactions)
-      const listed = transactions.reduce((sum, raw) => sum + (raw[0]! >= 0xc0 ? raw.length : rlpLengthOf(raw.length)), 0)
-      expect(wholeBlockSize(splitBlock(rlp).body, listed)).toBe(rlp.length)
-    }
   })
 
   test("a transaction's id orders it by block, then index", () => {

@@ -40,24 +40,6 @@ export function joinBlock(body: Uint8Array, transactions: Uint8Array[]): Uint8Ar
   return RLP.encode([header, items, ...rest])
 }
 
-/** Bytes of the RLP of a byte string (or a list) whose content is `length` bytes long, with its prefix. */
-export function rlpLengthOf(length: number): number {
-  if (length < 56) return 1 + length
-  let bytes = 0
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) bytes++
-  return 1 + bytes + length
-}
-
-/**
- * The length of a block's whole RLP from its RLP without transactions (`body`, whose transaction list is the empty
- * list's one byte) and the bytes its transactions take in the list (`listed`).
- */
-export function wholeBlockSize(body: Uint8Array, listed: number): number {
-  const prefix = body[0]! < 0xf8 ? 1 : 1 + (body[0]! - 0xf7)
-  const payload = body.length - prefix - 1 + rlpLengthOf(listed)
-  return rlpLengthOf(payload)
-}
-
 /** Where the timestamp is among a block header's RLP fields (parent hash, ommers hash, …, gas used, timestamp). */
 const HEADER_TIMESTAMP = 11
 

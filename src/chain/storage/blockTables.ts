@@ -6,8 +6,6 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from '../crypto/keccak.ts'
 import { decodeStoredBlock, encodeStoredBlock } from './blockEncoding.ts'
 import {
-  rlpLengthOf,
-  wholeBlockSize,
   TRANSACTIONS_PER_BLOCK,
   blockOfTransaction,
   decodeReceipt,
@@ -32,7 +30,7 @@ export type StoredTransaction = { number: bigint; index: number; hash: Hex; raw:
 export type LogCriteria = Uint8Array[][]
 
 export const BLOCK_TABLES = `
-  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL, rlp BLOB NOT NULL, size INTEGER NOT NULL, hashes BLOB NOT NULL);
   CREATE INDEX IF NOT EXISTS blocks_by_hash ON blocks (hash);
   CREATE TABLE IF NOT EXISTS transactions (
     id INTEGER PRIMARY KEY, hash BLOB NOT NULL, raw BLOB NOT NULL, sender BLOB NOT NULL, receipt TEXT NOT NULL,
@@ -55,14 +53,14 @@ export type BlockTables = ReturnType<typeof openBlockTables>
 
 export function openBlockTables(db: DatabaseSync) {
   const statements = {
-    insertBlock: db.prepare('INSERT INTO blocks (number, hash, rlp) VALUES (?, ?, ?)'),
+    insertBlock: db.prepare("INSERT INTO blocks (number, hash, rlp, size, hashes) VALUES (?, ?, ?, ?, COALESCE(?, x''))"),
     insertTransaction: db.prepare('INSERT INTO transactions (id, hash, raw, sender, receipt, first_log, logs) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     insertKey: db.prepare('INSERT OR IGNORE INTO log_keys (key, tx) VALUES (?, ?)'),
     head: db.prepare('SELECT MAX(number) AS number FROM blocks'),
     block: db.prepare('SELECT rlp FROM blocks WHERE number = ?'),
     hashes: db.prepare('SELECT hash FROM blocks WHERE number >= ? ORDER BY number'),
     numberOf: db.prepare('SELECT number FROM blocks WHERE hash = ?'),
-    sizesOf: db.prepare('SELECT hash, length(raw) AS length, substr(raw, 1, 1) AS first FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
+    summary: db.prepare('SELECT rlp, size, hashes FROM blocks WHERE number = ?'),
     transactionsOf: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
     locate: db.prepare('SELECT id FROM transactions WHERE hash = ?'),
     transaction: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE hash = ?'),
@@ -91,12 +89,16 @@ export function openBlockTables(db: DatabaseSync) {
     /** Writes a sealed block's rows; `hashes` are its transactions' (computed here when not given). Inside a transaction. */
     write(block: StoredBlock & { hash: Hex }, hashes: readonly Hex[]) {
       const { body, transactions } = splitBlock(block.rlp)
-      statements.insertBlock.run(Number(block.number), hexToBytes(block.hash), encodeStoredBlock(body))
+      // The transactions' hashes again, packed, so that a block with hashes only is one row.
+      const packed = new Uint8Array(transactions.length * 32)
+      for (const [index, raw] of transactions.entries())
+        packed.set(hashes.length === transactions.length ? hexToBytes(hashes[index]!) : keccak256(raw), index * 32)
+      statements.insertBlock.run(Number(block.number), hexToBytes(block.hash), encodeStoredBlock(body), block.rlp.length, packed)
       let firstLog = 0
       for (const [index, raw] of transactions.entries()) {
         const receipt = block.receipts[index]!
         const id = transactionId(block.number, index)
-        const hash = hashes.length === transactions.length ? hexToBytes(hashes[index]!) : keccak256(raw)
+        const hash = packed.subarray(index * 32, index * 32 + 32)
         const logs = receipt.logs.length
         statements.insertTransaction.run(id, hash, raw, hexToBytes(block.senders[index]!), encodeReceipt(receipt), firstLog, logs)
         for (const key of logKeysOf(receipt)) statements.insertKey.run(key, id)
@@ -143,15 +145,10 @@ export function openBlockTables(db: DatabaseSync) {
      * RLP: what a block with hashes only answers, read without its transactions.
      */
     summary(number: bigint): { body: Uint8Array; hashes: Hex[]; size: number } | undefined {
-      const row = statements.block.get(Number(number)) as { rlp: Uint8Array } | undefined
+      const row = statements.summary.get(Number(number)) as { rlp: Uint8Array; size: number; hashes: Uint8Array } | undefined
       if (row === undefined) return undefined
-      const body = decodeStoredBlock(row.rlp)
-      const rows = statements.sizesOf.all(...idRange(number, number)) as { hash: Uint8Array; length: number; first: Uint8Array }[]
-      // In the body a legacy transaction is its own RLP list; a typed one is a byte string of its encoding.
-      let listed = 0
-      for (const tx of rows) listed += tx.first[0]! >= 0xc0 ? tx.length : rlpLengthOf(tx.length)
-      const size = wholeBlockSize(body, listed)
-      return { body, hashes: rows.map((tx) => bytesToHex(tx.hash) as Hex), size }
+      const hashes = Array.from({ length: row.hashes.length / 32 }, (_, i) => bytesToHex(row.hashes.subarray(i * 32, i * 32 + 32)) as Hex)
+      return { body: decodeStoredBlock(row.rlp), hashes, size: row.size }
     },
 
     /** A block's header fields, undecoded, without reading its transactions. */
