@@ -4,8 +4,9 @@
 // of them a watched address that receives a token transfer in every block) in blocks of BENCH_GROWTH_BLOCK
 // transactions under a 300M gas limit, sealed by evm_mine. At each checkpoint of BENCH_GROWTH_AT transactions the
 // bench reads, one request at a time on one connection: a balance, the receipt of a random earlier transaction, a
-// random block with hashes only, and the watched address's Transfers over the last 100 blocks. Then flashchain is
-// restarted from its data dir (anvil keeps no chain across a restart), and both resident sets are read at rest.
+// random block with hashes only, and the watched address's Transfers over the last 100 blocks. Both resident sets are
+// read 5 and 35 s after the load; then flashchain is restarted from its data dir (anvil keeps no chain across a
+// restart) and read again at rest.
 //
 //   node bench/growth.ts                                      # checkpoints 20k, 50k, 100k, 200k (about 15 minutes)
 //   BENCH_GROWTH_AT=5000,20000 BENCH_GROWTH_BLOCK=2000 node bench/growth.ts
@@ -27,6 +28,8 @@ const SENDERS = 100
 const SEND_BATCH = 250
 const SAMPLES = { balance: 200, receipt: 200, block: 40, logs: 20 }
 const REST_MS = 5000
+/** Long enough for flashchain's memory trim, which collects at most once per 30 s (runtime/memoryTrim.ts). */
+const SETTLE_MS = 35_000
 const MAX_FEE = 100_000_000_000n
 const TIP = 1_000_000_000n
 const TRANSFER_TOPIC = keccak256(toHex('Transfer(address,address,uint256)'))
@@ -43,6 +46,7 @@ type Row = {
   logsMs: Record<string, number>
   throughput: Record<string, number>
   rssMB: Record<string, number>
+  settledMB: Record<string, number>
   restartMs?: number
   rssAfterRestartMB?: number
   databaseMB?: number
@@ -233,7 +237,7 @@ async function main() {
         grown += raws.length
         rounds++
       }
-      const row: Row = { txs, blocks: 0, balanceMs: {}, receiptMs: {}, blockMs: {}, logsMs: {}, throughput: {}, rssMB: {} }
+      const row: Row = { txs, blocks: 0, balanceMs: {}, receiptMs: {}, blockMs: {}, logsMs: {}, throughput: {}, rssMB: {}, settledMB: {} }
       for (const peer of peers) {
         const head = Number(await rpc<Hex>(peer.connection, 'eth_blockNumber'))
         row.blocks = head
@@ -249,6 +253,8 @@ async function main() {
       }
       await sleep(REST_MS)
       for (const peer of peers) row.rssMB[peer.name] = Math.round(rssMB(peer.server.pid))
+      await sleep(SETTLE_MS - REST_MS)
+      for (const peer of peers) row.settledMB[peer.name] = Math.round(rssMB(peer.server.pid))
       const flashchain = peers[0]!
       flashchain.connection.close()
       await stopServer(flashchain.server)
@@ -271,7 +277,7 @@ async function main() {
 }
 
 function print(rows: Row[]) {
-  const cell = (row: Row, field: 'balanceMs' | 'receiptMs' | 'blockMs' | 'logsMs' | 'throughput' | 'rssMB') =>
+  const cell = (row: Row, field: 'balanceMs' | 'receiptMs' | 'blockMs' | 'logsMs' | 'throughput' | 'rssMB' | 'settledMB') =>
     `${row[field].flashchain ?? '–'} / ${row[field].anvil ?? '–'}`
   const lines = [
     `| flashchain / anvil | ${rows.map((row) => `${row.txs} txs`).join(' | ')} |`,
@@ -281,7 +287,8 @@ function print(rows: Row[]) {
     `| block by number, hashes only p50, ms | ${rows.map((row) => cell(row, 'blockMs')).join(' | ')} |`,
     `| eth_getLogs, 100 blocks, one recipient p50, ms | ${rows.map((row) => cell(row, 'logsMs')).join(' | ')} |`,
     `| sent and sealed, tx/s since the last column | ${rows.map((row) => cell(row, 'throughput')).join(' | ')} |`,
-    `| RSS at rest, MB | ${rows.map((row) => cell(row, 'rssMB')).join(' | ')} |`,
+    `| RSS 5 s after the load, MB | ${rows.map((row) => cell(row, 'rssMB')).join(' | ')} |`,
+    `| RSS 35 s after the load, MB | ${rows.map((row) => cell(row, 'settledMB')).join(' | ')} |`,
     `| flashchain restart to first answer, ms | ${rows.map((row) => row.restartMs ?? '–').join(' | ')} |`,
     `| flashchain RSS at rest after restart, MB | ${rows.map((row) => row.rssAfterRestartMB ?? '–').join(' | ')} |`,
     `| flashchain database, MB | ${rows.map((row) => row.databaseMB ?? '–').join(' | ')} |`,
