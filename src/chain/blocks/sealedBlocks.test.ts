@@ -5,6 +5,8 @@ import { describe, expect, test } from 'vitest'
 
 import { createChain } from '../chain.ts'
 import { deriveAccounts } from '../spec/accounts.ts'
+import { devGenesis } from '../spec/devGenesis.ts'
+import { systemContracts } from '../spec/systemContracts.ts'
 import { createSealedBlocks } from './sealedBlocks.ts'
 import { sealedBlockOf } from './views.ts'
 
@@ -252,6 +254,49 @@ describe('a chain whose old blocks are read back from its store', () => {
 
       const found = chain.blocks.transaction(second.transactions[1]!.hash)
       expect(found).toMatchObject({ kind: 'sealed', index: 1, transaction: { from: signer.address.toLowerCase() }, receipt: second.receipts[1] })
+    } finally {
+      await chain.close()
+    }
+  })
+})
+
+describe('a transaction read back alone from the store', () => {
+  test("is decoded with its block's hardfork, not the genesis': a 7702 transaction after a scheduled Prague", async () => {
+    const scheduled = devGenesis({
+      chainId: 31337n,
+      hardfork: 'cancun',
+      gasLimit: 30_000_000n,
+      timestamp: 1_700_000_000,
+      alloc: {
+        ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
+        ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
+      },
+    }) as { config: Record<string, unknown> }
+    // Prague is scheduled after the genesis: every block sealed now, stamped by the clock, is Prague's.
+    scheduled.config.pragueTime = 1_700_000_100
+    ;(scheduled.config.blobSchedule as Record<string, unknown>).prague = { target: 6, max: 9, baseFeeUpdateFraction: 5007716 }
+    const chain = await createChain({ genesis: scheduled, mining: 'manual', workers: 0, wholeTransactions: 1 })
+    try {
+      const authority = privateKeyToAccount(accounts[1]!.privateKey)
+      const authorization = await authority.signAuthorization({ address: `0x${'42'.repeat(20)}`, chainId: 31337, nonce: 0 })
+      const raw = await privateKeyToAccount(accounts[0]!.privateKey).signTransaction({
+        chainId: 31337,
+        type: 'eip7702',
+        nonce: 0,
+        to: authority.address,
+        gas: 100_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        authorizationList: [authorization],
+      })
+      const hash = await chain.pool.sendRawTransaction(hexToBytes(raw))
+      await chain.producer.mine()
+      const held = chain.blocks.transaction(hash)
+      expect(held).toMatchObject({ kind: 'sealed', index: 0, transaction: { type: 4 } })
+      // Later blocks push its block out of memory (wholeTransactions: 1): it is read back alone.
+      for (let i = 0; i < 4; i++) await chain.producer.mine()
+      expect(chain.blocks.transaction(hash)).toEqual(held)
+      expect(chain.blocks.rawTransaction(hash)).toEqual(hexToBytes(raw))
     } finally {
       await chain.close()
     }

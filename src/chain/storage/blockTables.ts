@@ -17,7 +17,7 @@ import {
   transactionId,
 } from './blockRows.ts'
 
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Hex } from '../../hex.ts'
 import type { Receipt } from '../types.ts'
 
@@ -37,6 +37,7 @@ export const BLOCK_TABLES = `
     first_log INTEGER NOT NULL, logs INTEGER NOT NULL
   );
   CREATE INDEX IF NOT EXISTS transactions_by_hash ON transactions (hash);
+  CREATE INDEX IF NOT EXISTS transactions_logged ON transactions (id) WHERE logs > 0;
   CREATE TABLE IF NOT EXISTS log_keys (key BLOB NOT NULL, tx INTEGER NOT NULL, PRIMARY KEY (key, tx)) WITHOUT ROWID;
 `
 
@@ -65,14 +66,41 @@ export function openBlockTables(db: DatabaseSync) {
     locate: db.prepare('SELECT id FROM transactions WHERE hash = ?'),
     transaction: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE hash = ?'),
     logRow: db.prepare('SELECT id, hash, receipt, first_log FROM transactions WHERE id = ?'),
-    loggedIn: db.prepare('SELECT id, hash, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? AND logs > 0 ORDER BY id'),
+    // The transactions that logged, through their own index: a range of transfers that logged nothing is not read.
+    loggedIn: db.prepare(
+      'SELECT id, hash, receipt, first_log FROM transactions INDEXED BY transactions_logged WHERE id BETWEEN ? AND ? AND logs > 0 ORDER BY id',
+    ),
     countKey: db.prepare(`SELECT COUNT(*) AS count FROM (SELECT 1 FROM log_keys WHERE key = ? AND tx BETWEEN ? AND ? LIMIT ${COUNT_CAP})`),
-    withKey: db.prepare('SELECT tx FROM log_keys WHERE key = ? AND tx BETWEEN ? AND ?'),
-    loggedAfter: db.prepare('SELECT id, receipt FROM transactions WHERE id >= ? AND logs > 0'),
+    loggedAfter: db.prepare('SELECT id, receipt FROM transactions INDEXED BY transactions_logged WHERE id >= ? AND logs > 0'),
     dropKey: db.prepare('DELETE FROM log_keys WHERE key = ? AND tx = ?'),
     dropTransactions: db.prepare('DELETE FROM transactions WHERE id >= ?'),
     dropAllKeys: db.prepare('DELETE FROM log_keys'),
     dropBlocks: db.prepare('DELETE FROM blocks WHERE number > ?'),
+  }
+
+  /** One statement per alternative of a criterion, so that their rows can be read side by side. */
+  const keyStatements: StatementSync[] = []
+  const withKey = (i: number) => (keyStatements[i] ??= db.prepare('SELECT tx FROM log_keys WHERE key = ? AND tx BETWEEN ? AND ? ORDER BY tx'))
+
+  /** The ids of the transactions that logged any of `keys`, ascending and once each: each key's rows merged as read. */
+  function* mergedIds(keys: Uint8Array[], low: number, high: number): Generator<number> {
+    const cursors = keys.map((key, i) => (withKey(i).iterate(key, low, high) as IterableIterator<{ tx: number }>)[Symbol.iterator]())
+    try {
+      const next = cursors.map((cursor) => cursor.next())
+      let last = -1
+      for (;;) {
+        let smallest = -1
+        for (const [i, head] of next.entries()) {
+          if (!head.done && (smallest < 0 || head.value.tx < next[smallest]!.value!.tx)) smallest = i
+        }
+        if (smallest < 0) return
+        const id = next[smallest]!.value!.tx
+        next[smallest] = cursors[smallest]!.next()
+        if (id !== last) yield (last = id)
+      }
+    } finally {
+      for (const cursor of cursors) cursor.return?.()
+    }
   }
 
   const toRow = (row: TransactionRow): LogRow => ({
@@ -186,9 +214,8 @@ export function openBlockTables(db: DatabaseSync) {
         for (const key of alternatives) count += (statements.countKey.get(key, low, high) as { count: number }).count
         if (count < fewest) [narrowest, fewest] = [alternatives, count]
       }
-      const ids = new Set<number>()
-      for (const key of narrowest) for (const row of statements.withKey.iterate(key, low, high) as Iterable<{ tx: number }>) ids.add(row.tx)
-      for (const id of [...ids].sort((a, b) => a - b)) yield toRow(statements.logRow.get(id) as TransactionRow)
+      // In id order as they are read, so that a caller that stops (a query past its cap) has read no further.
+      for (const id of mergedIds(narrowest, low, high)) yield toRow(statements.logRow.get(id) as TransactionRow)
     },
 
     /** Forgets the blocks after `number` (-1: every block), their transactions and their log keys. Inside a transaction. */

@@ -175,6 +175,9 @@ describe('the blocks table', () => {
     const found = [...store.logRows(3n, 3n, [[topicKey(2, to(7))]])][0]!
     expect(found).toEqual({ number: 3n, index: 1, hash: hash(207), receipt: transferTo(7), firstLog: 1 })
 
+    // Several alternatives are merged as read: in order, each transaction once.
+    expect(rows(0n, 5n, [[topicKey(2, to(7)), topicKey(0, hash(1)), topicKey(2, to(3))]])).toEqual(all)
+
     store.truncate(2n)
     expect(rows(0n, 5n, [])).toEqual(all.slice(0, 6))
     expect(rows(0n, 5n, [[topicKey(2, to(7))]])).toEqual([])
@@ -182,6 +185,60 @@ describe('the blocks table', () => {
     expect(store.numberOf(hash(53))).toBeUndefined()
     store.replace({ number: 0n, hash: hash(60), rlp: blockRlp(0), receipts: [transferTo(1), transferTo(2)], senders }, emptyDiff())
     expect(rows(0n, 5n, [[addressKey(token)]])).toEqual(['0:0', '0:1'])
+  })
+
+  test('a log query reads the index as it goes: a caller that stops at its cap has read no further', () => {
+    // The database as the store sees it, counting the rows each statement's iterator hands out.
+    const db = openDatabase({})
+    let read = 0
+    const bound = <T extends object>(target: T, property: string | symbol) => {
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+    const counted = (rows: Iterator<unknown>): IterableIterator<unknown> => ({
+      [Symbol.iterator]() {
+        return this
+      },
+      next() {
+        const next = rows.next()
+        if (next.done !== true) read++
+        return next
+      },
+      return: (value?: unknown) => rows.return?.(value) ?? { done: true, value },
+    })
+    const counting = new Proxy(db, {
+      get: (target, property) =>
+        property !== 'prepare'
+          ? bound(target, property)
+          : (sql: string) =>
+              new Proxy(target.prepare(sql), {
+                get: (statement, name) => (name !== 'iterate' ? bound(statement, name) : (...args: never[]) => counted(statement.iterate(...args))),
+              }),
+    })
+    const store = openChainStore(counting)
+    const token = `0x${'aa'.repeat(20)}` as Hex
+    const logs = [{ address: token, topics: [hash(1)], data: '0x' as Hex }]
+    const logging: Receipt = { ...transfer, logs, logsBloom: logsBloomOf(logs) }
+    for (let number = 0; number < 50; number++) {
+      store.writeBlock(
+        {
+          number: BigInt(number),
+          hash: hash(300 + number),
+          rlp: blockRlp(number),
+          receipts: [logging, logging],
+          senders,
+          transactionHashes: [hash(1000 + 2 * number), hash(1001 + 2 * number)],
+        },
+        emptyDiff(),
+      )
+    }
+    for (const criteria of [[[addressKey(token)]], [[addressKey(token), topicKey(0, hash(1))]], []]) {
+      read = 0
+      const first = store.logRows(0n, 49n, criteria)[Symbol.iterator]().next()
+      expect(first.value).toMatchObject({ number: 0n, index: 0 })
+      // A row or two of each cursor (the next one is read ahead): not the 100 transactions of the range.
+      expect(read).toBeLessThanOrEqual((criteria[0]?.length ?? 0) + 1)
+    }
   })
 
   describe('how blocks are kept', () => {

@@ -115,9 +115,10 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
 
 /** The store's answers about sealed blocks, decoded with the chain's rules. */
 function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { load(number: bigint): SealedBlock } {
-  const positionOf = (number: bigint): BlockPosition => {
+  /** A block's position, and its hardfork's rules, which decode its transactions. */
+  const positionOf = (number: bigint): BlockPosition & { common: Common } => {
     const header = createBlockHeaderFromBytesArray(store.header(number)!, { common, setHardfork: true })
-    return { hash: bytesToHex(header.hash()) as Hex, number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+    return { hash: bytesToHex(header.hash()) as Hex, number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas, common: header.common }
   }
   return {
     load(number) {
@@ -141,8 +142,8 @@ function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { 
     transaction(hash) {
       const stored = store.transaction(hash)
       if (stored === undefined) return undefined
-      const block = positionOf(stored.number)
-      const tx = createTxFromRLP(stored.raw, { common })
+      const { common: rules, ...block } = positionOf(stored.number)
+      const tx = createTxFromRLP(stored.raw, { common: rules })
       return { tx, sender: stored.sender, receipt: stored.receipt, index: stored.index, firstLog: stored.firstLog, block }
     },
     timestamp: (number) => timestampOf(store.header(number)!),
