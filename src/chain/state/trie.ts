@@ -1,12 +1,11 @@
-import { MerklePatriciaTrie, createMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_RLP, MapDB, ValueEncoding, bigIntToUnpaddedBytes, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
-import { buildTrie } from './trieBuilder.ts'
+import { buildTrie, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
 
-import type { TrieNodes } from './trieBuilder.ts'
+import type { TrieNode } from './mpt.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -40,15 +39,6 @@ export type StateTrie = {
 
 export type TrieProof = { account: Uint8Array[]; storage: Uint8Array[][] | undefined }
 
-/**
- * The nodes on a key's path, as geth's Prove gives them: the root, then every node its parent refers to by hash.
- * A node under 32 bytes is embedded in its parent (Yellow Paper, appendix D), so it is not a proof element of its own.
- */
-async function proofOf(trie: MerklePatriciaTrie, key: Uint8Array): Promise<Uint8Array[]> {
-  const nodes = await createMerkleProof(trie, key)
-  return nodes.filter((node, i) => i === 0 || node.length >= 32)
-}
-
 /** Sealed account records carry their exact storage roots, as the trie computed them. */
 export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoots: Map<Hex, Uint8Array>): void {
   for (const [address, storageRoot] of storageRoots) {
@@ -57,18 +47,28 @@ export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoo
   }
 }
 
-const trieOptions = { useKeyHashing: true, useKeyHashingFunction: keccak256, useNodePruning: true } as const
+/** Where an address or slot is in its trie: the nibbles of its keccak (the state tries are "secure"). */
+const pathOf = (key: Hex): Uint8Array => nibblesOf(keccak256(hexToBytes(key)))
 
-function createTrie(): MerklePatriciaTrie {
-  return new MerklePatriciaTrie(trieOptions)
-}
-
-/** A trie of these leaves (keys and values as `put` takes them), built at once (trieBuilder.ts). */
-function builtTrie(leaves: Iterable<[Uint8Array, Uint8Array]>): MerklePatriciaTrie {
-  const nodes: TrieNodes = new Map()
-  const hashed = Array.from(leaves, ([key, value]) => ({ key: keccak256(key), value }))
-  const root = buildTrie(hashed, nodes)
-  return new MerklePatriciaTrie({ ...trieOptions, db: new MapDB(nodes), valueEncoding: ValueEncoding.Bytes, root })
+/**
+ * Hashes a trie's new nodes, children first, TRIE_WRITES_PER_TURN to a turn of the event loop: the root of a block
+ * of thousands of transfers is tens of thousands of nodes, which in one piece would hold every request meanwhile.
+ */
+async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Array> {
+  let hashed = 0
+  const pending: TrieNode[] = []
+  const walk = (from: TrieNode) => {
+    if (from.hash !== undefined) return
+    if (from.kind === 'extension') walk(from.child)
+    else if (from.kind === 'branch') for (const child of from.children) if (child !== undefined) walk(child)
+    pending.push(from)
+  }
+  if (node !== undefined) walk(node)
+  for (const next of pending) {
+    rootHash(next)
+    if (++hashed % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+  }
+  return rootHash(node)
 }
 
 export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): Uint8Array {
@@ -76,94 +76,85 @@ export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): 
 }
 
 export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = []): Promise<StateTrie> {
-  let accountTrie = createTrie()
-  let storageTries = new Map<Hex, MerklePatriciaTrie>()
+  let accountTrie: TrieNode | undefined
+  /** Every account's storage trie that holds a slot. */
+  let storageTries = new Map<Hex, TrieNode>()
 
   async function fill(from: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>) {
-    const tries = new Map<Hex, MerklePatriciaTrie>()
-    const accounts: [Uint8Array, Uint8Array][] = []
+    const tries = new Map<Hex, TrieNode>()
+    const leaves: { key: Uint8Array; value: Uint8Array }[] = []
     for (const [address, account, slots] of from) {
       let storageRoot = KECCAK256_RLP
       if (slots.size > 0) {
-        const trie = builtTrie(Array.from(slots, ([slot, value]) => [hexToBytes(slot), RLP.encode(value)]))
+        const trie = buildTrie(Array.from(slots, ([slot, value]) => ({ key: pathOf(slot), value: RLP.encode(value) })))!
         tries.set(address, trie)
-        storageRoot = trie.root()
+        storageRoot = await hashInTurns(trie)
       }
-      accounts.push([hexToBytes(address), encodeAccount(account, storageRoot)])
-      // A large state is built in steps, so that a rebuild after a revert never holds the event loop for long.
-      if (accounts.length % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+      leaves.push({ key: pathOf(address), value: encodeAccount(account, storageRoot) })
+      if (leaves.length % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
     }
-    accountTrie = builtTrie(accounts)
+    const root = buildTrie(leaves)
+    await hashInTurns(root)
+    accountTrie = root
     storageTries = tries
   }
   await fill(accounts)
 
   async function update(diff: StateDiff, state: StateReader, keep: boolean): Promise<StateRoots> {
     const storageRoots = new Map<Hex, Uint8Array>()
-    // Tries touched by a preview are rolled back afterwards; new or wiped ones are simply dropped.
-    const replaced = new Map<Hex, MerklePatriciaTrie | undefined>()
-    const checkpointed: MerklePatriciaTrie[] = [accountTrie]
-    accountTrie.checkpoint()
+    // The tries this diff changed; undefined for a storage emptied or an account gone. The old ones stay as they
+    // were (mpt.ts shares nodes), so a preview is taken back by not keeping these.
+    const changed = new Map<Hex, TrieNode | undefined>()
+    const storageOf = (address: Hex) => (changed.has(address) ? changed.get(address) : storageTries.get(address))
     let writes = 0
     const wrote = () => (++writes % TRIE_WRITES_PER_TURN === 0 ? yieldToEventLoop() : undefined)
 
     for (const [address, written] of diff.storage) {
-      let trie = storageTries.get(address)
-      if (written.cleared || trie === undefined) {
-        replaced.set(address, trie)
-        trie = createTrie()
-        storageTries.set(address, trie)
-      } else if (!keep) {
-        trie.checkpoint()
-        checkpointed.push(trie)
-      }
+      let trie = written.cleared ? undefined : storageOf(address)
       for (const [slot, value] of written.slots) {
-        if (value.length === 0) await trie.del(hexToBytes(slot))
-        else await trie.put(hexToBytes(slot), RLP.encode(value))
+        trie = value.length === 0 ? remove(trie, pathOf(slot)) : insert(trie, pathOf(slot), RLP.encode(value))
         await wrote()
       }
-      storageRoots.set(address, trie.root())
+      changed.set(address, trie)
+      storageRoots.set(address, await hashInTurns(trie))
     }
 
+    let root = accountTrie
     const touched = new Set<Hex>([...diff.accounts.keys(), ...diff.storage.keys()])
     for (const address of touched) {
       const account = state.account(address)
       if (account === undefined) {
-        await accountTrie.del(hexToBytes(address))
-        if (keep) storageTries.delete(address)
-        continue
+        root = remove(root, pathOf(address))
+        changed.set(address, undefined)
+      } else {
+        const storageRoot = storageRoots.get(address) ?? rootHash(storageOf(address))
+        root = insert(root, pathOf(address), encodeAccount(account, storageRoot))
       }
-      const storageRoot = storageRoots.get(address) ?? storageTries.get(address)?.root() ?? KECCAK256_RLP
-      await accountTrie.put(hexToBytes(address), encodeAccount(account, storageRoot))
       await wrote()
     }
-    const root = accountTrie.root()
+    const rootOfState = await hashInTurns(root)
 
     if (keep) {
-      await accountTrie.commit()
-    } else {
-      for (const trie of checkpointed) await trie.revert()
-      for (const [address, trie] of replaced) {
+      accountTrie = root
+      for (const [address, trie] of changed) {
         if (trie === undefined) storageTries.delete(address)
         else storageTries.set(address, trie)
       }
     }
-    return { root, storageRoots }
+    return { root: rootOfState, storageRoots }
   }
 
   return {
     apply: (diff, state) => update(diff, state, true),
     preview: (diff, state) => update(diff, state, false),
-    root: () => accountTrie.root(),
-    storageRoot: (address) => storageTries.get(address)?.root() ?? KECCAK256_RLP,
+    root: () => rootHash(accountTrie),
+    storageRoot: (address) => rootHash(storageTries.get(address)),
     rebuild: fill,
     async prove(address, slots) {
-      const account = await proofOf(accountTrie, hexToBytes(address))
+      const account = proof(accountTrie, pathOf(address))
       const trie = storageTries.get(address)
-      if (trie === undefined || equalsBytes(trie.root(), KECCAK256_RLP)) return { account, storage: undefined }
-      const storage: Uint8Array[][] = []
-      for (const slot of slots) storage.push(await proofOf(trie, hexToBytes(slot)))
-      return { account, storage }
+      if (trie === undefined) return { account, storage: undefined }
+      return { account, storage: slots.map((slot) => proof(trie, pathOf(slot))) }
     },
   }
 }
