@@ -91,8 +91,8 @@ export async function openBlock(
   // The builder's own transaction and receipt tries, grown as the block is (same roots): a root mid-block and the
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)
-  const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize(), vm.common)
-  const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type), vm.common)
+  const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize())
+  const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type))
   replaceRootTries(builder, {
     transactionsTrie: () => transactionsTrie.rootOf(sealed.transactions.length),
     receiptTrie: () => receiptTrie.rootOf(sealed.results.length),

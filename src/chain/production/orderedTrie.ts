@@ -1,10 +1,10 @@
-import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 
-import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
+import { insert, nibblesOf } from '../state/mpt.ts'
+import { hashInTurns, trieWorkDone } from '../state/trie.ts'
 
-import type { Common } from '@ethereumjs/common'
+import type { TrieNode } from '../state/mpt.ts'
 
 /**
  * The root of the trie that maps RLP(i) to `encode(i)` for every i below `count`: how a block commits to its
@@ -12,8 +12,8 @@ import type { Common } from '@ethereumjs/common'
  * tries of a block of 400 transfers took 50–100 ms in one piece, during which no receipt poll for the flashblock the
  * seal had just published was answered.
  */
-export function orderedTrieRoot(count: number, encode: (index: number) => Uint8Array, common?: Common): Promise<Uint8Array> {
-  return createOrderedTrie(encode, common).rootOf(count)
+export function orderedTrieRoot(count: number, encode: (index: number) => Uint8Array): Promise<Uint8Array> {
+  return createOrderedTrie(encode).rootOf(count)
 }
 
 /**
@@ -26,8 +26,9 @@ export type OrderedTrie = {
   rootOf(count: number): Promise<Uint8Array>
 }
 
-export function createOrderedTrie(encode: (index: number) => Uint8Array, common?: Common): OrderedTrie {
-  const trie = new MerklePatriciaTrie({ common })
+export function createOrderedTrie(encode: (index: number) => Uint8Array): OrderedTrie {
+  // Keys are RLP(i), which no other key begins with: the trie of mpt.ts, made for keys of one length, holds them too.
+  let trie: TrieNode | undefined
   let written = 0
   // Roots asked for at once are written one after the other, so no entry is written twice.
   let writing: Promise<unknown> = Promise.resolve()
@@ -37,10 +38,10 @@ export function createOrderedTrie(encode: (index: number) => Uint8Array, common?
         if (count < written) throw new Error(`an ordered trie of ${written} entries cannot give the root of ${count}`)
         if (count === 0) return KECCAK256_RLP
         for (; written < count; written++) {
-          await trie.put(RLP.encode(written), encode(written))
-          if ((written + 1) % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+          trie = insert(trie, nibblesOf(RLP.encode(written)), encode(written))
+          await trieWorkDone()
         }
-        return trie.root()
+        return hashInTurns(trie)
       })
       writing = root.catch(() => {})
       return root

@@ -50,12 +50,27 @@ export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoo
 /** Where an address or slot is in its trie: the nibbles of its keccak (the state tries are "secure"). */
 const pathOf = (key: Hex): Uint8Array => nibblesOf(keccak256(hexToBytes(key)))
 
+/** Trie work (a key written, a node hashed) since the last turn of the event loop this module gave. */
+let workSinceTurn = 0
+/** Every piece of trie work this thread has done: what a test counts between turns of the event loop. */
+export const trieWork = { count: 0 }
+
 /**
- * Hashes a trie's new nodes, children first, TRIE_WRITES_PER_TURN to a turn of the event loop: the root of a block
- * of thousands of transfers is tens of thousands of nodes, which in one piece would hold every request meanwhile.
+ * Counts one piece of trie work, and gives the event loop a turn after TRIE_WRITES_PER_TURN of them: one budget for
+ * every trie a seal writes, so that many small tries one after the other never add up to a long stretch.
  */
-async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Array> {
-  let hashed = 0
+export function trieWorkDone(): Promise<void> | undefined {
+  trieWork.count++
+  if (++workSinceTurn < TRIE_WRITES_PER_TURN) return undefined
+  workSinceTurn = 0
+  return yieldToEventLoop()
+}
+
+/**
+ * A trie's root: its new nodes hashed, children first, TRIE_WRITES_PER_TURN to a turn of the event loop. The root of
+ * a block of thousands of transfers is tens of thousands of nodes, which in one piece would hold every request meanwhile.
+ */
+export async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Array> {
   const pending: TrieNode[] = []
   const walk = (from: TrieNode) => {
     if (from.hash !== undefined) return
@@ -66,7 +81,7 @@ async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Array> {
   if (node !== undefined) walk(node)
   for (const next of pending) {
     rootHash(next)
-    if (++hashed % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+    await trieWorkDone()
   }
   return rootHash(node)
 }
@@ -91,7 +106,7 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
         storageRoot = await hashInTurns(trie)
       }
       leaves.push({ key: pathOf(address), value: encodeAccount(account, storageRoot) })
-      if (leaves.length % TRIE_WRITES_PER_TURN === 0) await yieldToEventLoop()
+      await trieWorkDone()
     }
     const root = buildTrie(leaves)
     await hashInTurns(root)
@@ -106,14 +121,12 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     // were (mpt.ts shares nodes), so a preview is taken back by not keeping these.
     const changed = new Map<Hex, TrieNode | undefined>()
     const storageOf = (address: Hex) => (changed.has(address) ? changed.get(address) : storageTries.get(address))
-    let writes = 0
-    const wrote = () => (++writes % TRIE_WRITES_PER_TURN === 0 ? yieldToEventLoop() : undefined)
 
     for (const [address, written] of diff.storage) {
       let trie = written.cleared ? undefined : storageOf(address)
       for (const [slot, value] of written.slots) {
         trie = value.length === 0 ? remove(trie, pathOf(slot)) : insert(trie, pathOf(slot), RLP.encode(value))
-        await wrote()
+        await trieWorkDone()
       }
       changed.set(address, trie)
       storageRoots.set(address, await hashInTurns(trie))
@@ -130,7 +143,7 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
         const storageRoot = storageRoots.get(address) ?? rootHash(storageOf(address))
         root = insert(root, pathOf(address), encodeAccount(account, storageRoot))
       }
-      await wrote()
+      await trieWorkDone()
     }
     const rootOfState = await hashInTurns(root)
 
