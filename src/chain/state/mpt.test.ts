@@ -70,6 +70,16 @@ describe('the trie of decoded nodes', () => {
     expect(remove(before, nibblesOf(keyOf(12_345)))).toBe(before)
   })
 
+  test('error: built from two leaves with one key, it says so', () => {
+    const key = nibblesOf(keyOf(1))
+    expect(() =>
+      buildTrie([
+        { key, value: bytes(1, 3) },
+        { key, value: bytes(2, 3) },
+      ]),
+    ).toThrow('a trie was built from two leaves with the same key')
+  })
+
   test('built at once from its leaves, it is the trie their inserts make', () => {
     for (const count of [0, 1, 2, 17, 500]) {
       const leaves = Array.from({ length: count }, (_, i) => ({

@@ -186,6 +186,7 @@ export function buildTrie(leaves: { key: Uint8Array; value: Uint8Array }[]): Tri
     const last = sorted[hi - 1]!.key
     let common = depth
     while (common < first.length && first[common] === last[common]) common++
+    if (common === first.length) throw new Error('a trie was built from two leaves with the same key')
     if (common > depth) return { kind: 'extension', path: first.subarray(depth, common), child: build(lo, hi, common) }
     const children: (TrieNode | undefined)[] = new Array(16).fill(undefined)
     let at = lo

@@ -28,6 +28,27 @@ async function rootFromScratch(accounts: [Hex, AccountRecord, Map<Hex, Uint8Arra
 }
 
 describe('state trie', () => {
+  test('error: a block applied while another is applied is refused, not merged over the other', async () => {
+    const history = createStateHistory()
+    const genesis = createStateDiff()
+    genesis.accounts.set(a, record(1n))
+    history.commit(0n, genesis)
+    const trie = await createStateTrie(history.entries())
+    const diff = (address: Hex, balance: bigint) => {
+      const written = createStateDiff()
+      written.accounts.set(address, record(balance))
+      history.commit(balance, written)
+      return written
+    }
+    const first = trie.apply(diff(a, 2n), history.at(2n))
+    const second = trie.apply(diff(b, 3n), history.at(3n))
+    const [one, two] = await Promise.allSettled([first, second])
+    // The one that keeps its root first wins; the other finds the head moved.
+    expect([one.status, two.status].sort()).toEqual(['fulfilled', 'rejected'])
+    const refused = [one, two].find((result) => result.status === 'rejected') as PromiseRejectedResult
+    expect(String(refused.reason)).toMatch(/the state trie changed while a block was applied to it/)
+  })
+
   test('applying diffs gives the root of the whole state', async () => {
     const history = createStateHistory()
     const genesis = createStateDiff()

@@ -3,7 +3,7 @@ import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/ut
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
-import { buildTrie, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
+import { buildTrie, encode, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
 
 import type { TrieNode } from './mpt.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
@@ -80,7 +80,8 @@ export async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Arra
   }
   if (node !== undefined) walk(node)
   for (const next of pending) {
-    rootHash(next)
+    // A node under 32 bytes is embedded in its parent: its encoding is all the parent needs, and it gets no hash.
+    if (next === node || encode(next).length >= 32) rootHash(next)
     await trieWorkDone()
   }
   return rootHash(node)
@@ -116,6 +117,8 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
   await fill(accounts)
 
   async function update(diff: StateDiff, state: StateReader, keep: boolean): Promise<StateRoots> {
+    // The head this update starts from: one kept over another that ran meanwhile would lose the other's writes.
+    const from = accountTrie
     const storageRoots = new Map<Hex, Uint8Array>()
     // The tries this diff changed; undefined for a storage emptied or an account gone. The old ones stay as they
     // were (mpt.ts shares nodes), so a preview is taken back by not keeping these.
@@ -132,7 +135,7 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
       storageRoots.set(address, await hashInTurns(trie))
     }
 
-    let root = accountTrie
+    let root = from
     const touched = new Set<Hex>([...diff.accounts.keys(), ...diff.storage.keys()])
     for (const address of touched) {
       const account = state.account(address)
@@ -148,6 +151,7 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     const rootOfState = await hashInTurns(root)
 
     if (keep) {
+      if (accountTrie !== from) throw new Error('the state trie changed while a block was applied to it: updates run one at a time')
       accountTrie = root
       for (const [address, trie] of changed) {
         if (trie === undefined) storageTries.delete(address)
