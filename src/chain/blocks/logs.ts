@@ -29,21 +29,7 @@ export function findLogs(filter: LogFilter, chain: { blocks: SealedBlocks; pendi
         tooManyBefore()
         block = { number: row.number, hash: bytesToHex(blocks.hash(row.number)!) as Hex, timestamp: blocks.timestamp(row.number) }
       }
-      let logIndex = row.firstLog
-      for (const entry of row.receipt.logs) {
-        if (matchesLog(entry, filter)) {
-          found.push({
-            ...entry,
-            blockNumber: block.number,
-            blockHash: block.hash,
-            blockTimestamp: block.timestamp,
-            transactionHash: row.hash,
-            transactionIndex: row.index,
-            logIndex,
-          })
-        }
-        logIndex++
-      }
+      collectTransactionLogs(row.receipt, filter, found, { block, transactionHash: row.hash, index: row.index, firstLog: row.firstLog })
     }
     tooManyBefore()
   }
@@ -109,25 +95,31 @@ export function logsOf(block: BlockLogs, first = 0): FoundLog[] {
 }
 
 function collectLogs(block: BlockLogs, filter: Pick<LogFilter, 'addresses' | 'topics'>, found: FoundLog[], first = 0) {
-  let logIndex = 0
-  for (const [i, receipt] of block.receipts.entries()) {
-    if (i < first) {
-      logIndex += receipt.logs.length
-      continue
-    }
-    for (const entry of receipt.logs) {
-      if (matchesLog(entry, filter)) {
-        found.push({
-          ...entry,
-          blockNumber: block.number,
-          blockHash: block.hash,
-          blockTimestamp: block.timestamp,
-          transactionHash: block.transactionHash(i),
-          transactionIndex: i,
-          logIndex,
-        })
-      }
-      logIndex++
-    }
+  let firstLog = 0
+  for (const [index, receipt] of block.receipts.entries()) {
+    if (index >= first) collectTransactionLogs(receipt, filter, found, { block, transactionHash: block.transactionHash(index), index, firstLog })
+    firstLog += receipt.logs.length
+  }
+}
+
+/** The logs of one transaction that pass a filter, where `firstLog` is the index in its block of its first log. */
+function collectTransactionLogs(
+  receipt: Receipt,
+  filter: Pick<LogFilter, 'addresses' | 'topics'>,
+  found: FoundLog[],
+  at: { block: { number: bigint; hash: Hex; timestamp: bigint }; transactionHash: Hex; index: number; firstLog: number },
+) {
+  for (const [offset, entry] of receipt.logs.entries()) {
+    if (!matchesLog(entry, filter)) continue
+    const { block } = at
+    found.push({
+      ...entry,
+      blockNumber: block.number,
+      blockHash: block.hash,
+      blockTimestamp: block.timestamp,
+      transactionHash: at.transactionHash,
+      transactionIndex: at.index,
+      logIndex: at.firstLog + offset,
+    })
   }
 }

@@ -5,8 +5,6 @@ import { describe, expect, test } from 'vitest'
 
 import { createChain } from '../chain.ts'
 import { deriveAccounts } from '../spec/accounts.ts'
-import { devGenesis } from '../spec/devGenesis.ts'
-import { systemContracts } from '../spec/systemContracts.ts'
 import { createSealedBlocks } from './sealedBlocks.ts'
 import { sealedBlockOf } from './views.ts'
 
@@ -262,16 +260,7 @@ describe('a chain whose old blocks are read back from its store', () => {
 
 describe('a transaction read back alone from the store', () => {
   test("is decoded with its block's hardfork, not the genesis': a 7702 transaction after a scheduled Prague", async () => {
-    const scheduled = devGenesis({
-      chainId: 31337n,
-      hardfork: 'cancun',
-      gasLimit: 30_000_000n,
-      timestamp: 1_700_000_000,
-      alloc: {
-        ...Object.fromEntries(Object.values(systemContracts).map((contract) => [contract.address, { balance: 0n, code: contract.code }])),
-        ...Object.fromEntries(accounts.map((account) => [account.address, { balance: 10n ** 22n }])),
-      },
-    }) as { config: Record<string, unknown> }
+    const scheduled = fundedGenesis(accounts, 'cancun') as { config: Record<string, unknown> }
     // Prague is scheduled after the genesis: every block sealed now, stamped by the clock, is Prague's.
     scheduled.config.pragueTime = 1_700_000_100
     ;(scheduled.config.blobSchedule as Record<string, unknown>).prague = { target: 6, max: 9, baseFeeUpdateFraction: 5007716 }

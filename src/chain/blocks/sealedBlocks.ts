@@ -41,8 +41,8 @@ export type SealedBlocksSource = {
   view(number: bigint, hash: Hex, whole: () => SealedBlock): Block
   numberOf(hash: Hex): bigint | undefined
   locate(hash: Hex): { number: bigint; index: number } | undefined
-  /** One sealed transaction, read without the rest of its block. */
-  transaction(hash: Hex): SealedTransaction | undefined
+  /** One sealed transaction, read without the rest of its block; `blockHash` names its block's hash, which the chain holds. */
+  transaction(hash: Hex, blockHash: (number: bigint) => Hex): SealedTransaction | undefined
   /** Block `number`'s timestamp, read without its transactions. */
   timestamp(number: bigint): bigint
   /** See ChainStore.logRows. */
@@ -214,7 +214,7 @@ export function createSealedBlocks(options: SealedBlocksOptions): SealedBlocks {
       const at = source.locate(key)
       if (at === undefined) return undefined
       const sealed = held(indexOf(at.number))
-      if (sealed === undefined) return source.transaction(key)
+      if (sealed === undefined) return source.transaction(key, (number) => bytesToHex(hashes.at(indexOf(number))) as Hex)
       const { index } = at
       let firstLog = 0
       for (let i = 0; i < index; i++) firstLog += sealed.receipts[i]!.logs.length

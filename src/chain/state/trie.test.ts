@@ -27,13 +27,18 @@ async function rootFromScratch(accounts: [Hex, AccountRecord, Map<Hex, Uint8Arra
   return trie.root()
 }
 
+/** A history whose block 0 holds account `a` with balance 1, and the trie of that state. */
+async function startedWithA() {
+  const history = createStateHistory()
+  const genesis = createStateDiff()
+  genesis.accounts.set(a, record(1n))
+  history.commit(0n, genesis)
+  return { history, trie: await createStateTrie(history.entries()) }
+}
+
 describe('state trie', () => {
   test('error: a block applied while another is applied is refused, not merged over the other', async () => {
-    const history = createStateHistory()
-    const genesis = createStateDiff()
-    genesis.accounts.set(a, record(1n))
-    history.commit(0n, genesis)
-    const trie = await createStateTrie(history.entries())
+    const { history, trie } = await startedWithA()
     const diff = (address: Hex, balance: bigint) => {
       const written = createStateDiff()
       written.accounts.set(address, record(balance))
@@ -50,11 +55,7 @@ describe('state trie', () => {
   })
 
   test('applying diffs gives the root of the whole state', async () => {
-    const history = createStateHistory()
-    const genesis = createStateDiff()
-    genesis.accounts.set(a, record(1n))
-    history.commit(0n, genesis)
-    const trie = await createStateTrie(history.entries())
+    const { history, trie } = await startedWithA()
     expect(trie.root()).toEqual(await rootFromScratch([[a, record(1n), new Map()]]))
 
     const block1 = createStateDiff()

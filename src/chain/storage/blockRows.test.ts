@@ -5,7 +5,17 @@ import { Bloom } from '@ethereumjs/vm'
 import { describe, expect, test } from 'vitest'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
-import { blockOfTransaction, decodeReceipt, encodeReceipt, joinBlock, logsBloomOf, splitBlock, transactionId } from './blockRows.ts'
+import {
+  addressKey,
+  blockOfTransaction,
+  decodeReceipt,
+  encodeReceipt,
+  joinBlock,
+  logsBloomOf,
+  splitBlock,
+  topicKey,
+  transactionId,
+} from './blockRows.ts'
 
 import type { Hex } from '../../hex.ts'
 import type { Log, Receipt } from '../types.ts'
@@ -58,6 +68,13 @@ describe('a block as rows', () => {
     expect(transactions).toEqual([RLP.encode(legacy), typed])
     expect(body).toEqual(RLP.encode([[Uint8Array.of(1)], [], [], []]))
     expect(joinBlock(body, transactions)).toEqual(rlp)
+  })
+
+  test('a log key is its position and its bytes, whatever the case of the hex', () => {
+    const address = `0x${'aB'.repeat(20)}` as Hex
+    expect(addressKey(address)).toEqual(Uint8Array.of(4, ...new Uint8Array(20).fill(0xab)))
+    expect(addressKey(address)).toEqual(addressKey(address.toLowerCase() as Hex))
+    expect(topicKey(2, word(0xff))).toEqual(Uint8Array.of(2, ...new Uint8Array(31), 0xff))
   })
 
   test("a transaction's id orders it by block, then index", () => {

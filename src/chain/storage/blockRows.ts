@@ -3,7 +3,7 @@
 // are, where a block kept whole had to be decoded whole (a block of 8,000 transfers took 340–560 ms) to answer one
 // receipt of it.
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
 import { keccak256 } from '../crypto/keccak.ts'
@@ -48,12 +48,7 @@ export function headerFields(body: Uint8Array): Uint8Array[] {
   return (RLP.decode(body) as Uint8Array[][])[0]!
 }
 
-export function timestampOf(header: Uint8Array[]): bigint {
-  const bytes = header[HEADER_TIMESTAMP]!
-  let value = 0n
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
-  return value
-}
+export const timestampOf = (header: Uint8Array[]): bigint => bytesToBigInt(header[HEADER_TIMESTAMP]!)
 
 // A receipt's bloom is left out: it is its logs' (514 characters of every receipt that logged), and read back lazily.
 // `failure` is the log's, not the chain's.
@@ -116,17 +111,17 @@ export function logsBloomOf(logs: readonly Log[]): Hex {
 /** A log's address is key position 4; its topics are 0 to 3. */
 const ADDRESS_POSITION = 4
 
-/** The key a log index row has for a topic at `position` (0–3) or, at ADDRESS_POSITION, an address. */
-export function logKey(position: number, value: Hex): Uint8Array {
-  const hex = value.slice(2)
-  const key = new Uint8Array(1 + hex.length / 2)
+/** The key a log index row has for a topic at `position` (0–3) or, at ADDRESS_POSITION, an address (any case). */
+function logKey(position: number, value: Hex): Uint8Array {
+  const bytes = hexToBytes(value)
+  const key = new Uint8Array(1 + bytes.length)
   key[0] = position
-  for (let i = 0; i < hex.length / 2; i++) key[i + 1] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16)
+  key.set(bytes, 1)
   return key
 }
 
-export const addressKey = (address: Hex): Uint8Array => logKey(ADDRESS_POSITION, address.toLowerCase() as Hex)
-export const topicKey = (position: number, topic: Hex): Uint8Array => logKey(position, topic.toLowerCase() as Hex)
+export const addressKey = (address: Hex): Uint8Array => logKey(ADDRESS_POSITION, address)
+export const topicKey = (position: number, topic: Hex): Uint8Array => logKey(position, topic)
 
 /** The distinct keys of a receipt's logs: each log's address and each of its topics at its position. */
 export function logKeysOf(receipt: Receipt): Uint8Array[] {

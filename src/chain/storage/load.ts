@@ -22,7 +22,7 @@ import type { CodeSizeLimit } from '../spec/forks.ts'
 import type { GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
-import type { BlockPosition, Transaction } from '../types.ts'
+import type { Transaction } from '../types.ts'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from './chainStore.ts'
 
@@ -115,11 +115,6 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
 
 /** The store's answers about sealed blocks, decoded with the chain's rules. */
 function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { load(number: bigint): SealedBlock } {
-  /** A block's position, and its hardfork's rules, which decode its transactions. */
-  const positionOf = (number: bigint): BlockPosition & { common: Common } => {
-    const header = createBlockHeaderFromBytesArray(store.header(number)!, { common, setHardfork: true })
-    return { hash: bytesToHex(header.hash()) as Hex, number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas, common: header.common }
-  }
   return {
     load(number) {
       const block = store.block(number)!
@@ -139,11 +134,14 @@ function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { 
     },
     numberOf: (hash) => store.numberOf(hash),
     locate: (hash) => store.locate(hash),
-    transaction(hash) {
+    transaction(hash, blockHash) {
       const stored = store.transaction(hash)
       if (stored === undefined) return undefined
-      const { common: rules, ...block } = positionOf(stored.number)
-      const tx = createTxFromRLP(stored.raw, { common: rules })
+      const { number } = stored
+      // The header's hardfork has the rules that decode the transaction (a 7702 one needs Prague's).
+      const header = createBlockHeaderFromBytesArray(store.header(number)!, { common, setHardfork: true })
+      const block = { hash: blockHash(number), number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
+      const tx = createTxFromRLP(stored.raw, { common: header.common })
       return { tx, sender: stored.sender, receipt: stored.receipt, index: stored.index, firstLog: stored.firstLog, block }
     },
     timestamp: (number) => timestampOf(store.header(number)!),

@@ -8,6 +8,7 @@ import { systemContracts } from '../spec/systemContracts.ts'
 
 import type { BlockEnv } from '../types.ts'
 import type { DevAccount } from '../spec/accounts.ts'
+import type { HardforkName } from '../spec/config.ts'
 import type { StateDiff, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -43,11 +44,11 @@ export function putAccount(
   diff.accounts.set(address, { nonce, balance, codeHash, storageRoot: KECCAK256_NULL })
 }
 
-/** An Osaka dev chain (id 31337, 30M gas) with the system contracts and 10,000 ETH for each of `accounts`. */
-export function fundedGenesis(accounts: readonly DevAccount[]) {
+/** A dev chain (id 31337, 30M gas; Osaka unless told) with the system contracts and 10,000 ETH for each of `accounts`. */
+export function fundedGenesis(accounts: readonly DevAccount[], hardfork: HardforkName = 'osaka') {
   return devGenesis({
     chainId: 31337n,
-    hardfork: 'osaka',
+    hardfork,
     gasLimit: 30_000_000n,
     timestamp: 1_700_000_000,
     alloc: {
