@@ -301,9 +301,10 @@ describe('src/', () => {
     expect(offenders).toEqual([])
   })
 
-  test(`no module is longer than ${MAX_MODULE_LINES} lines, tests aside: each reads whole, and a longer one is two concerns`, () => {
+  test(`no module is longer than ${MAX_MODULE_LINES} lines, tests and generated data aside: each reads whole, and a longer one is two concerns`, () => {
     const offenders = sourceFiles(src)
-      .filter((file) => !file.endsWith('.test.ts'))
+      // A `.data.ts` module holds data a script in scripts/ generated (the OP Stack's predeploys), no logic.
+      .filter((file) => !file.endsWith('.test.ts') && !file.endsWith('.data.ts'))
       .map((file) => ({ file: relative(src, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
       .filter(({ lines }) => lines > MAX_MODULE_LINES)
       .map(({ file, lines }) => `${file}: ${lines} lines`)
