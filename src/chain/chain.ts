@@ -1,6 +1,9 @@
 import { createVM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
+import { createOpStackBlocks } from './opstack/deposits.ts'
+import { opStackOf, withOpStackPredeploys } from './opstack/mode.ts'
+import { SEQUENCER_FEE_VAULT } from './opstack/addresses.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { activityLog } from './activity/activityLog.ts'
 import { createActivityDecoder } from './activity/decoder.ts'
@@ -110,8 +113,10 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const flashblockInterval = options.flashblockInterval ?? defaults.flashblockInterval
   const interval = startMode === 'interval' ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval } : undefined
 
+  const opStack = opStackOf(store, options)
+  const genesisOptions = opStack && fork === undefined ? await withOpStackPredeploys(store, options) : options
   const loaded = await loadChain(store, {
-    genesis: () => (fork === undefined ? (options.genesis ?? devChainGenesis(options, accounts)) : forkGenesis(fork, options, accounts)),
+    genesis: () => (fork === undefined ? (options.genesis ?? devChainGenesis(genesisOptions, accounts)) : forkGenesis(fork, options, accounts)),
     wholeTransactions: options.wholeTransactions,
     codeSizeLimit,
     fork,
@@ -147,7 +152,17 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
+  // A deposit's hash is returned once it is in the store's pool table, as a pool transaction's is.
+  const opStackBlocks = opStack
+    ? createOpStackBlocks({
+        common,
+        persist: (deposit) => store.addPoolTransaction(bytesToHex(deposit.hash()) as Hex, deposit.serialize(), undefined, undefined),
+      })
+    : undefined
+  // The OP Stack's tips go to the SequencerFeeVault, its blocks' coinbase.
+  if (opStack) plan.coinbase = SEQUENCER_FEE_VAULT
   const producer = createProducer({
+    opStack: opStackBlocks,
     clock,
     plan,
     common: producerCommon,
@@ -199,7 +214,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     log,
   })
   const pending = () => producer.pending()
-  const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined })
+  const admission = createAdmission({ chainId, forks, common, pool, store, pending, isSealed: (hash) => blocks.locate(hash) !== undefined, opStack })
   const resolver = createBlockResolver({
     blocks,
     pending,
@@ -213,6 +228,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       revertCode,
       accounts,
       flashblockInterval,
+      opStack,
       common,
       forks,
       depositContractAddress: spec.depositContractAddress,
@@ -222,7 +238,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     blocks: createBlocksService({ blocks, resolver, pending, pool }),
     state: createStateService({ resolver, history, blocks, trie, producer }),
     calls: createCallsService({ calls, resolver, blocks, history, pending }),
-    pool: createPoolService({ pool, admission, store, events, automine, producer, blocks, pending, forks }),
+    pool: createPoolService({ pool, admission, store, events, automine, producer, blocks, pending, forks, common, opStack: opStackBlocks }),
     producer: createProducerService({
       producer,
       decode: (raw, impersonated) => admission.decode(raw, impersonated),
@@ -304,7 +320,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     store.setMeta('finalizedAtHead', 'true')
     log(`imported ${imported} blocks; head is block ${blocks.head().number} ${blocks.head().hash}`)
   }
-  restorePool(admission, store, log)
+  restorePool(admission, store, log, opStackBlocks === undefined ? undefined : { common, blocks: opStackBlocks })
   calls.startWorkers(
     options.workers ?? defaults.workers,
     () => ({

@@ -37,6 +37,28 @@ export type Receipt = {
    * included; collected only while the node logs, and kept as `failure` is.
    */
   consoleCalls?: Hex[]
+  /** An OP Stack deposit's: its sender's nonce before it ran, and the receipt's version (1, as from Canyon). */
+  depositNonce?: bigint
+  depositReceiptVersion?: number
+  /** On an OP Stack chain, what any other transaction paid for L1 data and to the operator, and from which values. */
+  l1Fee?: L1Fee
+}
+
+/**
+ * The L1 data fee a transaction paid on an OP Stack chain (Fjord's formula on its signed envelope), the values in
+ * L1Block it was computed from, and the operator fee's parameters (op-geth's receipt fields).
+ */
+export type L1Fee = {
+  fee: bigint
+  /** Fjord's estimated size × 16 (the receipt's l1GasUsed). */
+  gasUsed: bigint
+  l1BaseFee: bigint
+  l1BlobBaseFee: bigint
+  baseFeeScalar: bigint
+  blobBaseFeeScalar: bigint
+  operatorFeeScalar: bigint
+  operatorFeeConstant: bigint
+  daFootprintGasScalar: bigint
 }
 
 /** How a transaction failed: the EVM's halt (`revert`, `out of gas`, `invalid opcode`…) and what it returned. */
@@ -95,6 +117,8 @@ export type Transaction = {
   v: bigint
   r: bigint
   s: bigint
+  /** An OP Stack deposit's (type 0x7e): where it came from, the wei it minted, and whether it is a system transaction. */
+  deposit?: { sourceHash: Hex; mint: bigint; isSystemTx: boolean }
 }
 
 /** A sealed block's header, with the fields of its fork. */

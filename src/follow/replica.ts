@@ -124,6 +124,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
         }
       }
       if (snapshotMeta(file, 'fork') !== undefined) throw new Error('the sequencer is a fork (--fork-url): a replica of a fork is not supported yet')
+      if (snapshotMeta(file, 'opStack') === 'true')
+        throw new Error('the sequencer is an OP Stack chain (--op-stack): a replica of one is not supported yet')
       const given = snapshotMeta(file, SEQUENCER_OPTIONS)
       const { rpcGasCap, ...carried } = given === undefined ? ({} as SequencerOptions) : (JSON.parse(given) as SequencerOptions)
       const at = snapshotMeta(file, STREAM_POSITION)

@@ -1,9 +1,12 @@
-import { createBlock } from '@ethereumjs/block'
+import { Block as EthereumjsBlockClass } from '@ethereumjs/block'
 import { Capability } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 
+import { asDeposit } from '../opstack/deposit.ts'
+
 import type { Block as EthereumjsBlock, BlockHeader as EthereumjsHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import type { DepositTransaction } from '../opstack/deposit.ts'
 import type { Hex } from '../../hex.ts'
 import type { Block, BlockHeader, BlockPosition, PendingBlock, Receipt, Transaction } from '../types.ts'
 import type { PendingSnapshot, SealedBlock } from './types.ts'
@@ -25,6 +28,8 @@ export function transactionOf(tx: TypedTransaction, sender: Hex): Transaction {
 }
 
 function toTransaction(tx: TypedTransaction, sender: Hex): Transaction {
+  const deposit = asDeposit(tx)
+  if (deposit !== undefined) return depositView(deposit)
   const fields = tx as unknown as Partial<{
     gasPrice: bigint
     maxFeePerGas: bigint
@@ -66,6 +71,32 @@ function toTransaction(tx: TypedTransaction, sender: Hex): Transaction {
     v: tx.v ?? 0n,
     r: tx.r ?? 0n,
     s: tx.s ?? 0n,
+  }
+}
+
+/** A deposit as op-geth shows one: no fee fields but a gas price of 0, a zero signature, its nonce as it ran. */
+function depositView(tx: DepositTransaction): Transaction {
+  return {
+    hash: hex(tx.hash()),
+    type: tx.type,
+    chainId: undefined,
+    nonce: tx.nonce,
+    from: tx.from.toString() as Hex,
+    to: tx.to === undefined ? null : (tx.to.toString() as Hex),
+    value: tx.value,
+    input: hex(tx.data),
+    gas: tx.gasLimit,
+    gasPrice: 0n,
+    maxFeePerGas: undefined,
+    maxPriorityFeePerGas: undefined,
+    maxFeePerBlobGas: undefined,
+    blobVersionedHashes: undefined,
+    accessList: undefined,
+    authorizationList: undefined,
+    v: 0n,
+    r: 0n,
+    s: 0n,
+    deposit: { sourceHash: hex(tx.sourceHash), mint: tx.mint, isSystemTx: tx.isSystemTx },
   }
 }
 
@@ -174,7 +205,11 @@ export function pendingBlockOf(pending: PendingSnapshot): PendingBlock {
       header: headerOf(header),
       // The length of the block it would seal with, encoded only when asked: most readers never look at it.
       get size() {
-        size ??= BigInt(createBlock({ header, transactions: pending.transactions, withdrawals }, { common: header.common }).serialize().length)
+        size ??= BigInt(
+          new EthereumjsBlockClass(header, pending.transactions, [], withdrawals === undefined ? undefined : [], {
+            common: header.common,
+          }).serialize().length,
+        )
         return size
       },
       transactions: pending.transactions.map((tx, i) => transactionOf(tx, pending.senders[i]!)),

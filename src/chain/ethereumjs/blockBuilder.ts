@@ -1,3 +1,5 @@
+import { Block } from '@ethereumjs/block'
+
 import type { HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -95,3 +97,25 @@ function fieldsOf(builder: BlockBuilder): BuilderFields {
   }
   return fields
 }
+
+/**
+ * Builds the block. ethereumjs's `build` creates each transaction again from its fields (`createBlock`), which
+ * knows no OP Stack deposit (type 0x7E): when the block holds one, `build` is handed no transactions (its roots come
+ * from the tries replaceRootTries gave it, its bloom and gas from the results) and the block is assembled with them
+ * after, as `createBlock` would (buildBlock.js:356, block/constructors.js:44).
+ */
+export async function buildWithAnyTransactions(builder: BlockBuilder): Promise<Block> {
+  const fields = fieldsOf(builder)
+  const { transactions } = fields
+  if (!transactions.some((tx) => (tx.type as number) === FOREIGN_TYPE)) return (await builder.build()).block
+  fields.transactions = []
+  try {
+    const { block } = await builder.build()
+    return new Block(block.header, transactions, block.uncleHeaders, block.withdrawals, { common: block.common })
+  } finally {
+    fields.transactions = transactions
+  }
+}
+
+/** The OP Stack deposit's type, which ethereumjs's transaction factory refuses. */
+const FOREIGN_TYPE = 0x7e

@@ -6,11 +6,16 @@ import { TransactionRejectedError } from '../errors.ts'
 import { decodeError } from '../gethErrors.ts'
 import { isDelegation } from '../spec/eip7702.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
+import { DEPOSIT_TX_TYPE, decodeDeposit } from '../opstack/deposit.ts'
+import { l1Cost, operatorFee } from '../opstack/l1Cost.ts'
+import { l1FeeParamsOf } from '../opstack/l1Values.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
+import type { OpStackBlocks } from '../opstack/deposits.ts'
+import type { StateReader } from '../state/types.ts'
 import type { Forks } from '../spec/forks.ts'
 import type { BlockEnv } from '../types.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
@@ -28,6 +33,8 @@ export type AdmissionOptions = {
   pending: () => PendingSnapshot
   /** Whether a transaction with this hash is sealed already. */
   isSealed: (hash: Hex) => boolean
+  /** An OP Stack chain: a transaction must also afford its L1 data fee and operator fee, as op-geth's pool checks. */
+  opStack?: boolean
 }
 
 /**
@@ -124,7 +131,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     if (tx.nonce < stateNonce) throw new TransactionRejectedError({ kind: 'nonceTooLow', address: sender, txNonce: tx.nonce, stateNonce })
     const balance = account?.balance ?? 0n
     const cost = tx.getUpfrontCost()
-    const maxCost = 'maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost
+    const maxCost =
+      ('maxFeePerGas' in tx ? tx.gasLimit * tx.maxFeePerGas + tx.value : cost) + (options.opStack === true ? rollupCost(tx, pending.state) : 0n)
     if (balance < maxCost) throw new TransactionRejectedError({ kind: 'insufficientFunds', address: sender, have: balance, want: maxCost })
     // An impersonated account may have code: anvil lets a test send as a contract.
     if (impersonating === undefined && account !== undefined && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
@@ -153,10 +161,26 @@ export function createAdmission(options: AdmissionOptions): Admission {
   return admission
 }
 
+/** What a transaction pays an OP Stack chain besides its gas: its L1 data fee, and the operator fee of its gas limit. */
+function rollupCost(tx: TypedTransaction, state: StateReader): bigint {
+  const params = l1FeeParamsOf(state)
+  return l1Cost(tx.serialize(), params).fee + operatorFee(tx.gasLimit, params)
+}
+
 /** Transactions whose hash was returned before a restart are back in the pool, in arrival order. */
-export function restorePool(admission: Admission, store: ChainStore, log: (line: string) => void): void {
+export function restorePool(
+  admission: Admission,
+  store: ChainStore,
+  log: (line: string) => void,
+  deposits?: { common: Common; blocks: OpStackBlocks },
+): void {
   for (const { hash, raw, sender, publicKey } of store.poolTransactions()) {
     try {
+      // An OP Stack deposit waits for the next block's start, not in the pool.
+      if (raw[0] === DEPOSIT_TX_TYPE && deposits !== undefined) {
+        deposits.blocks.requeue([decodeDeposit(raw, deposits.common)])
+        continue
+      }
       const tx = admission.decode(raw, sender !== undefined)
       // The key recovered when it was first admitted: no signature is recovered again (a frozen transaction reads it).
       if (publicKey !== undefined && sender === undefined) tx.cache.senderPubKey = publicKey

@@ -1,9 +1,11 @@
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper } from '@ethereumjs/tx'
-import { encodeReceipt, runTx } from '@ethereumjs/vm'
+import { runTx } from '@ethereumjs/vm'
+
+import { bytesToHex } from '@ethereumjs/util'
 
 import { createEnvBlock } from '../execution/executor.ts'
 import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
-import { builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
+import { buildWithAnyTransactions, builderRecord, replaceRootTries } from '../ethereumjs/blockBuilder.ts'
 import { UpstreamError } from '../errors.ts'
 import { SYSTEM_ADDRESS, startBuilder } from './startBuilder.ts'
 import type { SystemWorkLookahead } from './startBuilder.ts'
@@ -11,12 +13,16 @@ import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createStateDiff } from '../state/types.ts'
 import { AccessRecorder, FlashblockAccesses } from '../state/accesses.ts'
+import { asTyped } from '../opstack/deposit.ts'
+import { encodeRunReceipt, runDeposit, runRollupTransaction } from '../opstack/run.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { BlockBuilder, RunTxResult, VM } from '@ethereumjs/vm'
 import type { BuilderRecord } from '../ethereumjs/blockBuilder.ts'
 import type { ConsoleCalls } from './consoleCalls.ts'
+import type { DepositTransaction } from '../opstack/deposit.ts'
+import type { OpStackBlocks } from '../opstack/deposits.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
 import type { Pool, PoolTransaction } from './txpool.ts'
 import type { FlatStateManager } from '../state/stateManager.ts'
@@ -69,6 +75,8 @@ export type BlockExecution = {
   dropTransaction: (entry: PoolTransaction, reason: string) => void
   /** Collects each transaction's console.log calls for its receipt, while the node logs. */
   consoleCalls?: ConsoleCalls
+  /** On an OP Stack chain: the deposits that open each block, and the L1 fee every other transaction pays. */
+  opStack?: OpStackBlocks
 }
 
 /** Failures that say "not in this block", not "never": the transaction stays in the pool. */
@@ -76,7 +84,7 @@ const retryLater = [/higher gas limit than the remaining gas in the block/, /is 
 
 /** Starts a block on `parent` with the environment given, its builder's root tries replaced by growing ones. */
 export async function openBlock(
-  parts: Pick<BlockExecution, 'vm' | 'stateManager'> & { record: boolean },
+  parts: Pick<BlockExecution, 'vm' | 'stateManager' | 'opStack'> & { record: boolean },
   parent: Block,
   env: BlockEnv,
   lookahead?: SystemWorkLookahead,
@@ -92,13 +100,14 @@ export async function openBlock(
   // seal's write only what was added since the last one.
   const sealed = builderRecord(builder)
   const transactionsTrie = createOrderedTrie((i) => sealed.transactions[i]!.serialize())
-  const receiptTrie = createOrderedTrie((i) => encodeReceipt(sealed.results[i]!.receipt, sealed.transactions[i]!.type))
+  const receiptTrie = createOrderedTrie((i) => encodeRunReceipt(sealed.results[i]!, sealed.transactions[i]!.type))
   replaceRootTries(builder, {
     transactionsTrie: () => transactionsTrie.rootOf(sealed.transactions.length),
     receiptTrie: () => receiptTrie.rootOf(sealed.results.length),
   })
-  // Flashblock 0 holds only the system calls (EIP-4788, EIP-2935) that buildBlock ran.
-  return {
+  // Flashblock 0 holds the system calls (EIP-4788, EIP-2935) that buildBlock ran, and on an OP Stack chain the
+  // deposits that open the block.
+  const block: Building = {
     builder,
     sealed,
     envBlock: createEnvBlock(env, vm.common, env.baseFeePerGas),
@@ -117,6 +126,25 @@ export async function openBlock(
     byHash: new Map(),
     held: false,
   }
+  if (parts.opStack !== undefined) {
+    for (const deposit of await parts.opStack.openingDeposits(vm, env.timestamp)) await includeDeposit(parts, block, deposit)
+  }
+  return block
+}
+
+/** Runs a deposit that opens the block and adds it, receipt and all; the block's start has no room to refuse one. */
+async function includeDeposit(parts: Pick<BlockExecution, 'vm' | 'stateManager'>, block: Building, deposit: DepositTransaction): Promise<void> {
+  const { vm, stateManager } = parts
+  const result = await recording({ stateManager, recorder: block.recorder }, () => runDeposit(vm, deposit, block.envBlock, block.builder.gasUsed))
+  block.recorder?.end(block.transactions.length + 1, stateManager.current(), block.accesses)
+  const tx = asTyped(deposit)
+  block.sealed.add(tx, result, 0n)
+  const hash = bytesToHex(deposit.hash()) as Hex
+  const sender = deposit.from.toString() as Hex
+  block.transactions.push(tx)
+  block.senders.push(sender)
+  block.receipts.push(toReceipt(result, deposit, block.env))
+  block.entries.push({ tx, hash, sender, raw: deposit.serialize(), nonceAfter: deposit.nonce + 1n, taken: true })
 }
 
 /** Runs one pool transaction on the block being built, with the checks BlockBuilder.addTransaction makes. */
@@ -134,7 +162,8 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   let result: RunTxResult
   parts.consoleCalls?.start()
   try {
-    const run = () => runTx(vm, { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true })
+    const options = { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true }
+    const run = () => (parts.opStack === undefined ? runTx(vm, options) : runRollupTransaction(vm, options))
     result = await recording({ stateManager, recorder: block.recorder }, run)
   } catch (error) {
     // Nothing of a run that threw stays: not its nonce, nor the writes of the calls it was in (StateManager.revertTo).
@@ -178,9 +207,9 @@ export async function includeTransaction(parts: BlockExecution, block: Building,
  */
 export async function buildBlockOf(parts: Pick<BlockExecution, 'stateManager'>, block: Building, accesses: FlashblockAccesses): Promise<Block> {
   const { stateManager } = parts
-  const built = await recording({ stateManager, recorder: block.recorder }, () => block.builder.build())
+  const built = await recording({ stateManager, recorder: block.recorder }, () => buildWithAnyTransactions(block.builder))
   block.recorder?.end(block.transactions.length + 1, stateManager.current(), accesses, SYSTEM_ADDRESS)
-  return built.block
+  return built
 }
 
 /** Runs `run` with `recorder` (if any) seeing the state manager's reads and writes. */

@@ -390,8 +390,10 @@ export function createProducer(host: ProducerHost): Producer {
       published = undefined
       stateManager.reset(history.at(host.head().number))
       if (resume === undefined) return
+      // The block opens again with its deposits (opstack/deposits.ts), then the rest runs as before.
+      const rest = host.opStack?.resume(resume.transactions) ?? resume.transactions
       const block = await startBlock(resume.timestamp)
-      for (const entry of resume.transactions) await includeTransaction(host, block, entry)
+      for (const entry of rest) await includeTransaction(host, block, entry)
       await publish(block)
     },
   }

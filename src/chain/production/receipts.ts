@@ -1,18 +1,23 @@
 import { bytesToHex } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
+import { isDeposit } from '../opstack/deposit.ts'
 
-import type { TypedTransaction } from '@ethereumjs/tx'
 import type { RunTxResult } from '@ethereumjs/vm'
+import type { ChainTransaction } from '../opstack/deposit.ts'
+import type { RollupRunResult } from '../opstack/run.ts'
 import type { Hex } from '../../hex.ts'
 import type { BlockEnv, Receipt } from '../types.ts'
 
 /** A transaction's receipt, from what runTx reports of it (and the console.log calls it made, when collected). */
-export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockEnv, consoleCalls?: Hex[]): Receipt {
+export function toReceipt(result: RunTxResult | RollupRunResult, tx: ChainTransaction, env: BlockEnv, consoleCalls?: Hex[]): Receipt {
   const receipt = result.receipt as RunTxResult['receipt'] & { status?: 0 | 1; stateRoot?: Uint8Array; blobGasPrice?: bigint }
   const baseFee = env.baseFeePerGas ?? 0n
+  const { depositNonce, l1Fee } = result as RollupRunResult
   let effectiveGasPrice: bigint
-  if ('maxFeePerGas' in tx) {
+  if (isDeposit(tx)) {
+    effectiveGasPrice = 0n
+  } else if ('maxFeePerGas' in tx) {
     const withTip = baseFee + tx.maxPriorityFeePerGas
     effectiveGasPrice = withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas
   } else {
@@ -36,5 +41,7 @@ export function toReceipt(result: RunTxResult, tx: TypedTransaction, env: BlockE
     ...(result.blobGasUsed === undefined ? {} : { blobGasUsed: result.blobGasUsed, blobGasPrice: receipt.blobGasPrice }),
     ...(failure === undefined ? {} : { failure }),
     ...(consoleCalls === undefined ? {} : { consoleCalls }),
+    ...(depositNonce === undefined ? {} : { depositNonce, depositReceiptVersion: 1 }),
+    ...(l1Fee === undefined ? {} : { l1Fee }),
   }
 }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
+import { isDeposit } from '../opstack/deposit.ts'
+import { L1_ATTRIBUTES_DEPOSITOR } from '../opstack/addresses.ts'
 import { erc20Word, findERC20Slot } from '../execution/erc20Slot.ts'
 import { loadDump } from '../state/dump.ts'
 import { readBack, setStorage } from '../state/edits.ts'
@@ -312,11 +314,13 @@ export function createControlService(parts: ControlParts): ControlService {
         const snapshot = snapshots.get(id)
         if (snapshot === undefined) return false
         for (const later of snapshots.keys()) if (later >= id) snapshots.delete(later)
-        const waiting = snapshot.pool.concat(snapshot.building?.transactions ?? []).map(({ hash, raw, sender, impersonated, tx }) => ({
+        // A block's L1 attributes deposit is made anew when the block is built again; a user deposit waits in the store.
+        const building = (snapshot.building?.transactions ?? []).filter((entry) => !(isDeposit(entry.tx) && entry.sender === L1_ATTRIBUTES_DEPOSITOR))
+        const waiting = snapshot.pool.concat(building).map(({ hash, raw, sender, impersonated, tx }) => ({
           hash,
           raw,
           sender: impersonated === true ? sender : undefined,
-          publicKey: impersonated === true ? undefined : tx.cache.senderPubKey,
+          publicKey: impersonated === true || isDeposit(tx) ? undefined : tx.cache.senderPubKey,
         }))
         store.rewind(snapshot.head, { mark: snapshot.mark }, waiting, () => {
           for (const restore of snapshot.participants) restore()

@@ -1,8 +1,15 @@
-import { InvalidInputError } from '../errors.ts'
+import { bytesToHex } from '@ethereumjs/util'
+
+import { InvalidInputError, RefusedError, TransactionRejectedError } from '../errors.ts'
+import { pendingIndexOf } from '../blocks/types.ts'
+import { DepositTransaction, decodeDeposit } from '../opstack/deposit.ts'
 import { transactionOf } from '../blocks/views.ts'
 import { suggestedFees } from '../production/fees.ts'
 
+import type { Common } from '@ethereumjs/common'
 import type { SealedBlocks } from '../blocks/sealedBlocks.ts'
+import type { DepositFields } from '../opstack/deposit.ts'
+import type { OpStackBlocks } from '../opstack/deposits.ts'
 import type { PendingSnapshot } from '../blocks/types.ts'
 import type { ChainEvents } from '../events.ts'
 import type { Admission } from '../production/admission.ts'
@@ -22,10 +29,13 @@ export type PoolParts = {
   store: ChainStore
   events: ChainEvents
   automine: Automine
-  producer: Pick<Producer, 'waitForPreconfirmation'>
+  producer: Pick<Producer, 'waitForPreconfirmation' | 'seal'>
   blocks: SealedBlocks
   pending: () => PendingSnapshot
   forks: Forks
+  common: Common
+  /** On an OP Stack chain, where deposits wait for the next block's start. */
+  opStack?: OpStackBlocks
 }
 
 /** Transactions on their way in: admission, what waits in the pool, the fees to offer, and the wait for a flashblock. */
@@ -35,6 +45,11 @@ export type PoolService = {
    * says (anvil_impersonateAccount: the wallet decides who may).
    */
   sendRawTransaction(raw: Uint8Array, impersonating?: Hex): Promise<Hex>
+  /**
+   * Queues an OP Stack deposit for the next block's start, as the portal's deposit would arrive from L1 (the owner
+   * stands in for L1). Its hash once it is durable; under automine, once its block is sealed.
+   */
+  sendDeposit(deposit: DepositFields | Uint8Array): Promise<Hex>
   /** What the pool holds, against the pending state's nonces. */
   content(): PoolContent
   /**
@@ -64,6 +79,17 @@ export function createPoolService(parts: PoolParts): PoolService {
       if (automine.enabled) await automine.sealWith(hash)
       return hash
     },
+    async sendDeposit(fields) {
+      const { opStack } = parts
+      if (opStack === undefined) throw new RefusedError('deposit transactions need an OP Stack chain (--op-stack)')
+      const deposit = fields instanceof Uint8Array ? decodeRawDeposit(fields, parts.common) : new DepositTransaction(fields, parts.common)
+      const hash = bytesToHex(deposit.hash()) as Hex
+      if (blocks.locate(hash) !== undefined || pendingIndexOf(pending(), hash) !== undefined || opStack.holds(hash))
+        throw new TransactionRejectedError({ kind: 'alreadyKnown' })
+      opStack.queue(deposit)
+      if (automine.enabled) await producer.seal()
+      return hash
+    },
     content() {
       const { state } = pending()
       const content = pool.content((sender) => state.account(sender)?.nonce ?? 0n)
@@ -91,5 +117,14 @@ export function createPoolService(parts: PoolParts): PoolService {
       if (forks.at(pendingEnv()).isActivatedEIP(1559)) throw new InvalidInputError('anvil_setMinGasPrice is not supported when EIP-1559 is active')
       admission.minGasPrice = price
     },
+  }
+}
+
+/** A deposit's envelope, or an invalid input that says what is wrong with it. */
+function decodeRawDeposit(raw: Uint8Array, common: Common): DepositTransaction {
+  try {
+    return decodeDeposit(raw, common)
+  } catch (error) {
+    throw new InvalidInputError(error instanceof Error ? error.message : String(error), { input: 'transaction' })
   }
 }

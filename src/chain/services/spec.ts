@@ -14,6 +14,7 @@ export type SpecParts = {
   revertCode: number
   accounts: readonly DevAccount[]
   flashblockInterval: number
+  opStack: boolean
   common: Common
   forks: Forks
   /** The contract whose logs are EIP-6110 deposits. */
@@ -29,6 +30,8 @@ export type SpecService = {
   readonly accounts: readonly DevAccount[]
   /** ms between flashblocks while blocks are produced on a clock. */
   readonly flashblockInterval: number
+  /** An OP Stack chain (--op-stack): predeploys, L1 attributes deposits, the L1 data fee, deposits. */
+  readonly opStack: boolean
   /** The hardfork of the pending block, by its ethereumjs name. */
   hardfork(): string
   /** Whether an EIP is active in the pending block. */
@@ -52,6 +55,7 @@ export function createSpecService(parts: SpecParts): SpecService {
     revertCode: parts.revertCode,
     accounts: parts.accounts,
     flashblockInterval: parts.flashblockInterval,
+    opStack: parts.opStack,
     hardfork: () => forks.at(pendingEnv()).hardfork(),
     isActive: (eip) => forks.at(pendingEnv()).isActivatedEIP(eip),
     txGasCap: () => forks.txGasCap(pendingEnv()),

@@ -73,6 +73,12 @@ export type ChainOptions = {
   wholeTransactions?: number
   /** Fork another chain's state at one of its blocks (docs/fork.md); --fork-url and the --fork-* options. */
   fork?: ForkOptions
+  /**
+   * An OP Stack chain, as Base is (docs/opstack.md): the OP Stack's predeploys in its genesis, an L1 attributes
+   * deposit opening each block, the L1 data fee on every other transaction, deposits from the owner, and receipts
+   * with the L1 fee fields.
+   */
+  opStack?: boolean
   /** Extra genesis accounts, e.g. predeployed contracts. */
   predeploys?: Record<Hex, { code: Hex; balance?: bigint; nonce?: bigint; storage?: Record<Hex, Hex> }>
   log?: (line: string) => void

@@ -55,7 +55,7 @@ export const timestampOf = (header: Uint8Array[]): bigint => bytesToBigInt(heade
 const toJSON = (key: string, value: unknown) =>
   typeof value === 'bigint' ? `0x${value.toString(16)}` : key === 'logsBloom' || key === 'failure' ? undefined : value
 
-const bigintFields = ['cumulativeGasUsed', 'gasUsed', 'effectiveGasPrice', 'blobGasUsed', 'blobGasPrice'] as const
+const bigintFields = ['cumulativeGasUsed', 'gasUsed', 'effectiveGasPrice', 'blobGasUsed', 'blobGasPrice', 'depositNonce'] as const
 
 /** A receipt as the store keeps it: JSON, quantities in hex, without its bloom, which its logs give back. */
 export function encodeReceipt(receipt: Receipt): string {
@@ -75,6 +75,9 @@ function reviveReceipt(receipt: Record<string, unknown>): Receipt {
   for (const field of bigintFields) {
     if (typeof receipt[field] === 'string') receipt[field] = BigInt(receipt[field])
   }
+  // An OP Stack chain's L1 fee: every field a quantity.
+  const l1Fee = receipt.l1Fee as Record<string, unknown> | undefined
+  if (l1Fee !== undefined) for (const [key, value] of Object.entries(l1Fee)) l1Fee[key] = BigInt(value as string)
   // Stores written before the bloom was left out hold it; an empty one is the shared string.
   if (receipt.logsBloom === EMPTY_BLOOM || (receipt.logsBloom === undefined && (receipt.logs as unknown[]).length === 0)) {
     receipt.logsBloom = EMPTY_BLOOM

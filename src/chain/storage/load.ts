@@ -1,7 +1,8 @@
-import { createBlockFromRLP, createBlockHeaderFromBytesArray } from '@ethereumjs/block'
-import { createTxFromRLP } from '@ethereumjs/tx'
+import { createBlockHeaderFromBytesArray } from '@ethereumjs/block'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 
+import { decodeBlock, decodeTransaction, withDepositNonces } from '../opstack/decode.ts'
+import { asDeposit } from '../opstack/deposit.ts'
 import { createSealedBlocks } from '../blocks/sealedBlocks.ts'
 import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
@@ -118,14 +119,14 @@ function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { 
   return {
     load(number) {
       const block = store.block(number)!
-      const decoded = createBlockFromRLP(block.rlp, { common, setHardfork: true })
+      const decoded = withDepositNonces(decodeBlock(block.rlp, { common, setHardfork: true }), block.receipts)
       return { block: decoded, hash: bytesToHex(decoded.hash()) as Hex, number, senders: block.senders, receipts: block.receipts }
     },
     view(number, hash, whole) {
       const { body, hashes, size } = store.summary(number)!
       return blockView({
         hash,
-        block: createBlockFromRLP(body, { common, setHardfork: true }),
+        block: decodeBlock(body, { common, setHardfork: true }),
         size: () => BigInt(size),
         transactionHashes: () => hashes,
         transactions: () => sealedBlockOf(whole()).transactions as Transaction[],
@@ -141,7 +142,9 @@ function blockSource(store: ChainStore, common: Common): SealedBlocksSource & { 
       // The header's hardfork has the rules that decode the transaction (a 7702 one needs Prague's).
       const header = createBlockHeaderFromBytesArray(store.header(number)!, { common, setHardfork: true })
       const block = { hash: blockHash(number), number, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas }
-      const tx = createTxFromRLP(stored.raw, { common: header.common })
+      const tx = decodeTransaction(stored.raw, header.common)
+      const deposit = asDeposit(tx)
+      if (deposit !== undefined && stored.receipt.depositNonce !== undefined) deposit.nonce = stored.receipt.depositNonce
       return { tx, sender: stored.sender, receipt: stored.receipt, index: stored.index, firstLog: stored.firstLog, block }
     },
     timestamp: (number) => timestampOf(store.header(number)!),

@@ -1,6 +1,8 @@
 import { Address, bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 
+import { isDeposit } from '../../opstack/deposit.ts'
+import { runRollupTransaction } from '../../opstack/run.ts'
 import { systemContracts } from '../../spec/systemContracts.ts'
 import { FlatStateManager } from '../../state/stateManager.ts'
 import { createBlockchain, setHardforkFor } from '../executor.ts'
@@ -76,6 +78,8 @@ export async function replayBlock(
   setHardforkFor(vm.common, block.env)
   await systemCalls(vm, block.env)
   const events = vm.evm.events!
+  // An OP Stack block opens with its L1 attributes deposit: its transactions run by the rollup's rules.
+  const rollup = block.transactions[0] !== undefined && isDeposit(block.transactions[0])
   let blockGasUsed = 0n
   for (let index = 0; index <= options.last && index < block.transactions.length; index++) {
     stateManager.publish()
@@ -85,7 +89,8 @@ export async function replayBlock(
     if (hooks?.beforeMessage !== undefined) events.on('beforeMessage', hooks.beforeMessage)
     if (hooks?.afterMessage !== undefined) events.on('afterMessage', hooks.afterMessage)
     try {
-      const result = await runTx(vm, { tx: block.transactions[index]!, block: block.header, blockGasUsed, skipHardForkValidation: true })
+      const run = { tx: block.transactions[index]!, block: block.header, blockGasUsed, skipHardForkValidation: true }
+      const result = await (rollup ? runRollupTransaction(vm, run) : runTx(vm, run))
       blockGasUsed += result.blockGasSpent
       const writes = stateManager.publish()
       options.onResult(index, {

@@ -2,6 +2,8 @@ import { getActivePrecompiles } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex, createAddressFromString, createContractAddress, eoaCode7702RecoverAuthority } from '@ethereumjs/util'
 
+import { decodeTransaction } from '../../opstack/decode.ts'
+import { DEPOSIT_TX_TYPE } from '../../opstack/deposit.ts'
 import { ExecutionTimeoutError, LimitExceededError, NotFoundError, RefusedError } from '../../errors.ts'
 import { headerEnv } from '../../blocks/env.ts'
 import { invalidCallError } from '../../gethErrors.ts'
@@ -188,7 +190,7 @@ export function createTraceRunner(host: { common: Common; blockHashes: BlockHash
     const rules = rulesAt(view.env)
     const header = source.header === undefined ? createEnvBlock(view.env, rules, view.env.baseFeePerGas) : createHeaderBlock(source.header, common)
     const transactions = source.transactions.map((raw, i) => {
-      const tx = createTxFromRLP(raw, { common: rules, freeze: false })
+      const tx = raw[0] === DEPOSIT_TX_TYPE ? decodeTransaction(raw, rules) : createTxFromRLP(raw, { common: rules, freeze: false })
       const sender = createAddressFromString(source.senders[i]!)
       tx.getSenderAddress = () => sender
       return tx

@@ -1,0 +1,103 @@
+import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+
+import { keccak256 } from '../crypto/keccak.ts'
+import { DepositTransaction, SourceDomain, asDeposit, sourceHashOf } from './deposit.ts'
+import { encodeL1AttributesJovian, l1FeeParamsFromSlots } from './l1Cost.ts'
+import { L1_ATTRIBUTES_DEPOSITOR, L1_BLOCK } from './addresses.ts'
+
+import type { Common } from '@ethereumjs/common'
+import type { VM } from '@ethereumjs/vm'
+import type { Hex } from '../../hex.ts'
+import type { L1Attributes } from './l1Cost.ts'
+
+/** Seconds between L1 blocks: the L1 origin a block names moves on with the L2 clock, one L1 block per 12 s. */
+export const L1_BLOCK_TIME = 12n
+
+/** The L1 attributes deposit's gas (specs, deposits.md: 1,000,000 from Regolith). */
+const L1_INFO_GAS = 1_000_000n
+
+const l1Block = createAddressFromString(L1_BLOCK)
+const depositor = createAddressFromString(L1_ATTRIBUTES_DEPOSITOR)
+const slotKey = (slot: number) => setLengthLeft(bigIntToBytes(BigInt(slot)), 32)
+
+/**
+ * What opens each block of an OP Stack chain (specs, deposits.md "L1 Attributes Deposited Transaction"): the L1
+ * attributes deposit at index 0, then the user deposits waiting. A dev chain has no L1: the L1 origin is what
+ * L1Block holds after the block before, moved on by one L1 block per 12 s of L2 time (a new origin's hash is
+ * derived from the one before, its sequence number starts at 0; within one origin the sequence number counts the
+ * L2 blocks). The fee values (L1 base fee, blob base fee, scalars, operator fee) carry over from block to block,
+ * so that what the owner sets (flashchain_setL1Values, an edit of L1Block's storage) holds until it is set again.
+ */
+export type OpStackBlocks = {
+  /** The deposits that open the block at `timestamp`, run on the state before it (`vm`'s). */
+  openingDeposits(vm: VM, timestamp: bigint): Promise<DepositTransaction[]>
+  /** Queues a user deposit for the next block's start; its hash is returned once the queue is durable. */
+  queue(deposit: DepositTransaction): Hex
+  /** Puts back deposits of a block that was dropped, ahead of any queued since; a restart's from the store too. */
+  requeue(deposits: DepositTransaction[]): void
+  /**
+   * A block built again (after a revert) from what it held: its user deposits wait for its start again, where its L1
+   * attributes deposit is made anew; returns the rest, which runs after them as before.
+   */
+  resume<T extends { tx: { type: number } }>(entries: readonly T[]): T[]
+  /** Whether a deposit with this hash waits. */
+  holds(hash: Hex): boolean
+}
+
+export function createOpStackBlocks(options: { common: Common; persist: (deposit: DepositTransaction) => void }): OpStackBlocks {
+  let waiting: DepositTransaction[] = []
+  return {
+    async openingDeposits(vm, timestamp) {
+      const attributes = await nextAttributes(vm, timestamp)
+      const l1Info = new DepositTransaction(
+        {
+          sourceHash: sourceHashOf(SourceDomain.l1Info, attributes.hash, attributes.sequenceNumber),
+          from: depositor,
+          to: l1Block,
+          mint: 0n,
+          value: 0n,
+          gasLimit: L1_INFO_GAS,
+          isSystemTx: false,
+          data: encodeL1AttributesJovian(attributes),
+        },
+        options.common,
+      )
+      const users = waiting
+      waiting = []
+      return [l1Info, ...users]
+    },
+    queue(deposit) {
+      options.persist(deposit)
+      waiting.push(deposit)
+      return bytesToHex(deposit.hash()) as Hex
+    },
+    requeue(deposits) {
+      waiting = [...deposits, ...waiting]
+    },
+    resume(entries) {
+      const deposits = entries.flatMap((entry) => asDeposit(entry.tx) ?? [])
+      waiting = [...deposits.filter((deposit) => deposit.from.toString() !== L1_ATTRIBUTES_DEPOSITOR), ...waiting]
+      return entries.filter((entry) => asDeposit(entry.tx) === undefined)
+    },
+    holds: (hash) => waiting.some((deposit) => bytesToHex(deposit.hash()) === hash),
+  }
+}
+
+/** The L1 attributes of the block at `timestamp`, from what L1Block holds before it. */
+async function nextAttributes(vm: VM, timestamp: bigint): Promise<L1Attributes> {
+  const read = async (slot: number) => bytesToBigInt(await vm.stateManager.getStorage(l1Block, slotKey(slot)))
+  const [slot0, slot1, slot2, slot3, slot4, slot7, slot8] = await Promise.all([0, 1, 2, 3, 4, 7, 8].map(read))
+  const fees = l1FeeParamsFromSlots(slot1!, slot3!, slot7!, slot8!)
+  let number = slot0! & 0xffff_ffff_ffff_ffffn
+  let l1Timestamp = slot0! >> 64n
+  let hash = setLengthLeft(bigIntToBytes(slot2!), 32)
+  let sequenceNumber = (slot3! & 0xffff_ffff_ffff_ffffn) + 1n
+  if (timestamp >= l1Timestamp + L1_BLOCK_TIME) {
+    const behind = (timestamp - l1Timestamp) / L1_BLOCK_TIME
+    number += behind
+    l1Timestamp += behind * L1_BLOCK_TIME
+    hash = keccak256(concatBytes(hash, setLengthLeft(bigIntToBytes(number), 32)))
+    sequenceNumber = 0n
+  }
+  return { ...fees, number, timestamp: l1Timestamp, hash, sequenceNumber, batcherHash: setLengthLeft(bigIntToBytes(slot4!), 32) }
+}
