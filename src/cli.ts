@@ -50,6 +50,9 @@ const usage = `Usage: flashchain [options]
   --code-size-limit <bytes>     most bytes of code a contract creation may deploy (default 24576, EIP-170); initcode
                                 may be twice it (EIP-3860), as in anvil
   --disable-code-size-limit     no limit on deployed code or initcode size, as anvil's
+  --op-stack                    an OP Stack chain, as Base is: its predeploys, an L1 attributes deposit opening each
+                                block, the L1 data fee on every other transaction and in its receipt, and deposits
+                                from the owner (flashchain_sendDeposit)
   --workers <count>             threads answering eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 and
                                 debug_trace* beside the main one (default: cores - 1, at most 3; 0 runs them all on
                                 the main thread, where only a trace's own timeout stops a long run)
@@ -122,6 +125,7 @@ const parseOptions = {
   'trace-max-bytes': { type: 'string' },
   'code-size-limit': { type: 'string' },
   'disable-code-size-limit': { type: 'boolean' },
+  'op-stack': { type: 'boolean' },
   workers: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'max-batch-length': { type: 'string' },
@@ -254,6 +258,7 @@ export function parseCommandLine(argv: string[]): Omit<FlashchainOptions, 'debug
     traceMaxBytes: integer('trace-max-bytes', parsed['trace-max-bytes'], { min: 1 }),
     codeSizeLimit,
     disableCodeSizeLimit,
+    opStack: parsed['op-stack'],
     workers: integer('workers', parsed.workers),
     maxBodyBytes: integer('max-body-bytes', parsed['max-body-bytes'], { min: 1 }),
     maxBatchLength: integer('max-batch-length', parsed['max-batch-length'], { min: 1 }),

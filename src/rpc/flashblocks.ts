@@ -59,8 +59,17 @@ export type FlashblockJSON = {
      */
     flashchain_impersonated?: Record<Hex, Hex>
     new_account_balances: Record<Hex, Hex>
-    receipts: Record<Hex, Record<string, { status: Hex; cumulativeGasUsed: Hex; logs: { address: Hex; topics: Hex[]; data: Hex }[] }>>
+    receipts: Record<Hex, Record<string, ReceiptEnvelopeJSON>>
   }
+}
+
+/** A receipt in Base's metadata: op-alloy's receipt envelope, a deposit's with its nonce and receipt version. */
+export type ReceiptEnvelopeJSON = {
+  status: Hex
+  cumulativeGasUsed: Hex
+  logs: { address: Hex; topics: Hex[]; data: Hex }[]
+  depositNonce?: Hex
+  depositReceiptVersion?: Hex
 }
 
 /** Base's flashblock access list: EIP-7928's account changes, in alloy's JSON names, with the keccak of their RLP. */
@@ -92,7 +101,7 @@ export type ChainEditJSON =
   | { kind: 'reset'; block_number: number; block_hash: Hex }
 
 /** The receipt envelope's variant names by transaction type, as Base's metadata keys them. */
-const receiptVariants: Record<number, string> = { 0: 'Legacy', 1: 'Eip2930', 2: 'Eip1559', 3: 'Eip4844', 4: 'Eip7702' }
+const receiptVariants: Record<number, string> = { 0: 'Legacy', 1: 'Eip2930', 2: 'Eip1559', 3: 'Eip4844', 4: 'Eip7702', 126: 'Deposit' }
 
 const ZERO_HASH = `0x${'00'.repeat(32)}` as Hex
 
@@ -133,6 +142,9 @@ export function formatFlashblock(flashblock: Flashblock): FlashblockJSON {
               status: toQuantity(receipt.status ?? 0),
               cumulativeGasUsed: toQuantity(receipt.cumulativeGasUsed),
               logs: receipt.logs.map(({ address, topics, data }) => ({ address, topics, data })),
+              ...(receipt.depositNonce === undefined
+                ? {}
+                : { depositNonce: toQuantity(receipt.depositNonce), depositReceiptVersion: toQuantity(BigInt(receipt.depositReceiptVersion ?? 1)) }),
             },
           },
         ]),

@@ -3,7 +3,7 @@
  */
 import { bytesToHex, toQuantity } from '../hex.ts'
 
-import type { Block, BlockPosition, FeeHistory, FoundLog, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
+import type { Block, BlockPosition, FeeHistory, FoundLog, L1Fee, PendingBlock, Transaction, TransactionLocation } from '../chain/types.ts'
 import type { Hex } from '../hex.ts'
 import type { BatchStatus, BatchStatusCode } from '../wallet/batches.ts'
 
@@ -77,6 +77,12 @@ export function formatTransaction(tx: Transaction, at?: { block: BlockPosition; 
   json.r = toQuantity(tx.r)
   json.s = toQuantity(tx.s)
   if (tx.type !== 0) json.yParity = toQuantity(tx.v)
+  if (tx.deposit !== undefined) {
+    // op-geth's fields of a deposit; isSystemTx only when true, as op-geth leaves it out otherwise.
+    json.sourceHash = tx.deposit.sourceHash
+    json.mint = toQuantity(tx.deposit.mint)
+    if (tx.deposit.isSystemTx) json.isSystemTx = true
+  }
   return json
 }
 
@@ -135,7 +141,32 @@ export function formatReceipt(location: Exclude<TransactionLocation, { kind: 'po
     json.blobGasUsed = toQuantity(receipt.blobGasUsed)
     json.blobGasPrice = toQuantity(receipt.blobGasPrice ?? 0n)
   }
+  if (receipt.depositNonce !== undefined) {
+    json.depositNonce = toQuantity(receipt.depositNonce)
+    json.depositReceiptVersion = toQuantity(BigInt(receipt.depositReceiptVersion ?? 1))
+  }
+  if (receipt.l1Fee !== undefined) Object.assign(json, l1FeeFields(receipt.l1Fee))
   return json
+}
+
+/**
+ * An OP Stack receipt's L1 fields, as op-geth names them: the fee, Fjord's l1GasUsed, the L1 base fee as
+ * l1GasPrice, the blob base fee and both scalars; the operator fee's parameters only when one is set; Jovian's DA
+ * footprint scalar.
+ */
+function l1FeeFields(l1: L1Fee): ReceiptJSON {
+  return {
+    l1GasPrice: toQuantity(l1.l1BaseFee),
+    l1GasUsed: toQuantity(l1.gasUsed),
+    l1Fee: toQuantity(l1.fee),
+    l1BaseFeeScalar: toQuantity(l1.baseFeeScalar),
+    l1BlobBaseFee: toQuantity(l1.l1BlobBaseFee),
+    l1BlobBaseFeeScalar: toQuantity(l1.blobBaseFeeScalar),
+    ...(l1.operatorFeeScalar === 0n && l1.operatorFeeConstant === 0n
+      ? {}
+      : { operatorFeeScalar: toQuantity(l1.operatorFeeScalar), operatorFeeConstant: toQuantity(l1.operatorFeeConstant) }),
+    daFootprintGasScalar: toQuantity(l1.daFootprintGasScalar),
+  }
 }
 
 /** Where a sealed or pending block puts its transactions; the pending block's hash is its flashblock's. */
@@ -249,6 +280,8 @@ export type CallsStatus = {
     blockTimestamp: Hex
     gasUsed: Hex
     transactionHash: Hex
+    /** On an OP Stack chain, what the transaction paid for L1 data besides its gas, as its receipt says. */
+    l1Fee?: Hex
   }[]
 }
 
@@ -267,6 +300,7 @@ export function formatCallsStatus(batch: BatchStatus): CallsStatus {
       blockTimestamp: toQuantity(location.block.timestamp),
       gasUsed: toQuantity(location.receipt.gasUsed),
       transactionHash: location.transaction.hash,
+      ...(location.receipt.l1Fee === undefined ? {} : { l1Fee: toQuantity(location.receipt.l1Fee.fee) }),
     })),
   }
 }

@@ -67,6 +67,8 @@ import { getGrants } from './flashchain/getGrants.ts'
 import { getPendingApprovals } from './flashchain/getPendingApprovals.ts'
 import { getWatchedAssets } from './flashchain/getWatchedAssets.ts'
 import { preconfirm } from './flashchain/preconfirm.ts'
+import { sendDeposit } from './flashchain/sendDeposit.ts'
+import { setL1Values } from './flashchain/setL1Values.ts'
 import { resolveApproval } from './flashchain/resolveApproval.ts'
 import { revokeGrant } from './flashchain/revokeGrant.ts'
 import { setAtomicStatus } from './flashchain/setAtomicStatus.ts'
@@ -244,6 +246,8 @@ export const methods = [
   getPendingApprovals,
   getWatchedAssets,
   preconfirm,
+  sendDeposit,
+  setL1Values,
   resolveApproval,
   revokeGrant,
   setAtomicStatus,

@@ -226,6 +226,8 @@ const ownerParams: Record<string, unknown> = {
   eth_sendUnsignedTransaction: [{ from: account, to: account }],
   testing_buildBlockV1: [slot, { timestamp: '0x1', prevRandao: slot, suggestedFeeRecipient: account, withdrawals: [] }, []],
   flashchain_preconfirm: [],
+  flashchain_sendDeposit: [{ from: account, to: account, gas: '0x5208' }],
+  flashchain_setL1Values: [{ l1BaseFee: '0x1' }],
   flashchain_getApprovalPolicy: [],
   flashchain_setApprovalPolicy: [{ default: 'reject' }],
   flashchain_getPendingApprovals: [],

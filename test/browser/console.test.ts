@@ -366,6 +366,33 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
     await page.context().close()
   })
 
+  it("on an OP Stack chain, a transaction's fee shows its L2 gas and its L1 data fee, the receipt's", async () => {
+    const op = await createFlashchain({ host: '127.0.0.1', port: 0, mining: 'auto', opStack: true, workers: 0 })
+    try {
+      const [from] = (await op.request({ method: 'eth_accounts', params: [] })) as Hex[]
+      const hash = (await op.request({ method: 'eth_sendTransaction', params: [{ from: from!, to: t.accounts[1]!.address, value: '0x1' }] })) as Hex
+      const receipt = (await op.request({ method: 'eth_getTransactionReceipt', params: [hash] })) as unknown as {
+        l1Fee: Hex
+        gasUsed: Hex
+        effectiveGasPrice: Hex
+      }
+      const page = await openPage(op.url, '#/blocks')
+      await page.getByTestId('block-row').first().waitFor()
+      await page.getByTestId('search').fill(hash)
+      await page.getByTestId('search').press('Enter')
+      const fee = page.getByTestId('tx-fee')
+      await fee.waitFor()
+      const l2 = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)
+      // The figures in wei, exact, as each amount carries them.
+      const amounts = await fee.getByTestId('amount').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-value')))
+      expect(amounts).toEqual([String(l2 + BigInt(receipt.l1Fee)), String(l2), String(BigInt(receipt.l1Fee))])
+      expect(BigInt(receipt.l1Fee)).toBeGreaterThan(0n)
+      await page.context().close()
+    } finally {
+      await op.close()
+    }
+  })
+
   describe('who may use it', () => {
     it('on a loopback bind the page is the owner without a token', async () => {
       const page = await openPage(t.url, '#/wallet')

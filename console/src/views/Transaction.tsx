@@ -85,6 +85,7 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
               </>
             )}
           </dd>
+          {receipt && <Fee receipt={receipt as RollupReceipt} />}
         </dl>
       )}
       {receipt && receipt.logs.length > 0 && (
@@ -125,5 +126,48 @@ export function TransactionDetail({ hash }: { hash: Hex }) {
         </ul>
       )}
     </Section>
+  )
+}
+
+/** A receipt as an OP Stack chain answers it: with the L1 data fee, and the operator fee's parameters when set. */
+type RollupReceipt = RpcTransactionReceipt & { l1Fee?: Hex; operatorFeeScalar?: Hex; operatorFeeConstant?: Hex }
+
+/**
+ * What the transaction paid: gas used times its price, and on an OP Stack chain the L1 data fee beside it (and the
+ * operator fee, Jovian's gas × scalar × 100 + constant), as a wallet on Base shows the two parts.
+ */
+function Fee({ receipt }: { receipt: RollupReceipt }) {
+  const l2 = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)
+  if (receipt.l1Fee === undefined) {
+    return (
+      <>
+        <dt>fee</dt>
+        <dd data-testid="tx-fee">
+          <Ether wei={l2} />
+        </dd>
+      </>
+    )
+  }
+  const operator = BigInt(receipt.gasUsed) * BigInt(receipt.operatorFeeScalar ?? '0x0') * 100n + BigInt(receipt.operatorFeeConstant ?? '0x0')
+  return (
+    <>
+      <dt>fee</dt>
+      <dd data-testid="tx-fee">
+        <Ether wei={l2 + BigInt(receipt.l1Fee) + operator} />
+        <span class="muted">
+          {' '}
+          = L2 gas <Ether wei={l2} /> + L1 data{' '}
+          <span data-testid="tx-l1-fee">
+            <Ether wei={receipt.l1Fee} />
+          </span>
+          {operator > 0n && (
+            <>
+              {' '}
+              + operator <Ether wei={operator} />
+            </>
+          )}
+        </span>
+      </dd>
+    </>
   )
 }
