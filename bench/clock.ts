@@ -5,7 +5,8 @@
 // the flashblock and block intervals (p50, p99, max), the transactions pre-confirmed per second, their latency from
 // send to the frame that carries them, and what was still waiting when the load ended; writes
 // results/clock-latest.json (BENCH_LABEL=before writes clock-before.json). BENCH_FLASHCHAIN=<checkout>/bin/flashchain.js
-// runs another checkout, for a comparison on the same machine.
+// runs another checkout, for a comparison on the same machine. BENCH_ARGS adds command-line options (`--op-stack`: the
+// same load on an OP Stack chain, each transaction paying its L1 data fee).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 
@@ -38,7 +39,8 @@ const spread = (values: number[]) => {
 
 async function main() {
   // Room for the offered load: at the default 30M gas a block holds 1,428 transfers, 714 a second.
-  const server = await startServer('flashchain', { mining: 'interval', args: ['--block-gas-limit', String(GAS_LIMIT)] })
+  const extra = env.BENCH_ARGS === undefined ? [] : env.BENCH_ARGS.split(' ').filter((arg) => arg !== '')
+  const server = await startServer('flashchain', { mining: 'interval', args: ['--block-gas-limit', String(GAS_LIMIT), ...extra] })
   const control = openConnection(server.port)
   const senders = benchAccounts(0, SENDERS)
   const perSender = Math.ceil((RATE * SECONDS) / SENDERS)
