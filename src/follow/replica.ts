@@ -124,13 +124,20 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
         }
       }
       if (snapshotMeta(file, 'fork') !== undefined) throw new Error('the sequencer is a fork (--fork-url): a replica of a fork is not supported yet')
-      if (snapshotMeta(file, 'opStack') === 'true')
-        throw new Error('the sequencer is an OP Stack chain (--op-stack): a replica of one is not supported yet')
       const given = snapshotMeta(file, SEQUENCER_OPTIONS)
       const { rpcGasCap, ...carried } = given === undefined ? ({} as SequencerOptions) : (JSON.parse(given) as SequencerOptions)
       const at = snapshotMeta(file, STREAM_POSITION)
       const node = await createNode(
-        { ...options, ...carried, rpcGasCap: rpcGasCap === undefined ? undefined : BigInt(rpcGasCap), dataDir: dir, mining: 'manual', log },
+        {
+          ...options,
+          ...carried,
+          rpcGasCap: rpcGasCap === undefined ? undefined : BigInt(rpcGasCap),
+          // An OP Stack sequencer's data dir says so, and the replica's copy of it is one too.
+          opStack: snapshotMeta(file, 'opStack') === 'true',
+          dataDir: dir,
+          mining: 'manual',
+          log,
+        },
         { forward, status },
       )
       const head = node.chain.blocks.head()

@@ -13,7 +13,7 @@ import { createOrderedTrie } from './orderedTrie.ts'
 import { toReceipt } from './receipts.ts'
 import { createStateDiff } from '../state/types.ts'
 import { AccessRecorder, FlashblockAccesses } from '../state/accesses.ts'
-import { asTyped } from '../opstack/deposit.ts'
+import { asDeposit, asTyped } from '../opstack/deposit.ts'
 import { encodeRunReceipt, runDeposit, runRollupTransaction } from '../opstack/run.ts'
 
 import type { Block } from '@ethereumjs/block'
@@ -163,7 +163,9 @@ async function execute(parts: BlockExecution, block: Building, tx: TypedTransact
   parts.consoleCalls?.start()
   try {
     const options = { tx, block: block.envBlock, blockGasUsed: builder.gasUsed, skipHardForkValidation: true }
-    const run = () => (parts.opStack === undefined ? runTx(vm, options) : runRollupTransaction(vm, options))
+    // A deposit here is a followed block's (a replica runs its sequencer's); runRollupTransaction runs it as one.
+    const rollup = parts.opStack !== undefined || asDeposit(tx) !== undefined
+    const run = () => (rollup ? runRollupTransaction(vm, options) : runTx(vm, options))
     result = await recording({ stateManager, recorder: block.recorder }, run)
   } catch (error) {
     // Nothing of a run that threw stays: not its nonce, nor the writes of the calls it was in (StateManager.revertTo).

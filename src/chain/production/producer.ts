@@ -169,9 +169,9 @@ export function createProducer(host: ProducerHost): Producer {
     host.plan.used()
     setHardforkFor(vm.common, env)
     stateManager.reset(history.at(head.number))
-    building = await openBlock({ ...host, record: host.streaming() }, head.block, env, lookahead)
-    if (!announce) return building
-    await publish(building)
+    // A followed block's deposits come in its first flashblock, as the sequencer made them.
+    building = await openBlock({ ...host, record: host.streaming(), opStack: followed ? undefined : host.opStack }, head.block, env, lookahead)
+    if (announce) await publish(building)
     return building
   }
 

@@ -1,5 +1,6 @@
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 
+import { DEPOSIT_TX_TYPE, asTyped, decodeDeposit } from '../opstack/deposit.ts'
 import { InvalidInputError } from '../errors.ts'
 import { pendingBlockOf, sealedBlockOf } from '../blocks/views.ts'
 import { MAX_TIMESTAMP } from '../production/clock.ts'
@@ -157,7 +158,8 @@ export function createProducerService(parts: ProducerParts): ProducerService {
         let tx: TypedTransaction
         let sender: Hex
         try {
-          tx = parts.decode(raw, impersonated !== undefined)
+          // A deposit of an OP Stack sequencer's block comes as its envelope, which no pool admits (opstack/deposit.ts).
+          tx = raw[0] === DEPOSIT_TX_TYPE ? asTyped(decodeDeposit(raw, parts.common)) : parts.decode(raw, impersonated !== undefined)
           if (impersonated !== undefined) tx.getSenderAddress = () => createAddressFromString(impersonated)
           sender = tx.getSenderAddress().toString() as Hex
         } catch (error) {
