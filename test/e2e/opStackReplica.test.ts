@@ -19,6 +19,8 @@ let sequencer: TestChain
 let replica: Replica
 let store: Hex
 
+/** The GasPriceOracle predeploy: its code, and a call to it, are among the reads compared. */
+const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000f'
 /** An L1 account, as a deposit from L1 names its sender. */
 const L1_SENDER = '0x00000000000000000000000000000000000a11ce'
 
@@ -44,9 +46,19 @@ describe('a replica of an OP Stack sequencer', () => {
       await result<Hex>(sequencer.url, 'flashchain_sendDeposit', [{ from: L1_SENDER, to: L1_SENDER, value: '0x1', gas: '0x5208' }])
       newest = await sequencer.wallet(2).sendTransaction({ to: sequencer.accounts[9]!.address, value: parseEther('0.01') })
       await sequencer.preconfirm()
-      await expectSameAnswers(sequencer.url, [replica], { accounts: [L1_SENDER, sequencer.accounts[2]!.address], store, newest })
+      await expectSameAnswers(sequencer.url, [replica], {
+        accounts: [L1_SENDER, sequencer.accounts[2]!.address],
+        token: GAS_PRICE_ORACLE,
+        store,
+        newest,
+      })
       await sequencer.mine()
-      await expectSameAnswers(sequencer.url, [replica], { accounts: [L1_SENDER, sequencer.accounts[2]!.address], store, newest })
+      await expectSameAnswers(sequencer.url, [replica], {
+        accounts: [L1_SENDER, sequencer.accounts[2]!.address],
+        token: GAS_PRICE_ORACLE,
+        store,
+        newest,
+      })
       const block = await result<{ hash: Hex; transactions: { hash: Hex; type: Hex; from: Hex }[] }>(replica.url, 'eth_getBlockByNumber', [
         'latest',
         true,
