@@ -152,14 +152,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const blockGasLimit = () =>
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
-  // A deposit's hash is returned once it is in the store's pool table, as a pool transaction's is.
-  const opStackBlocks = opStack
-    ? createOpStackBlocks({
-        common,
-        persist: (deposit) => store.addPoolTransaction(bytesToHex(deposit.hash()) as Hex, deposit.serialize(), undefined, undefined),
-      })
-    : undefined
-  // The OP Stack's tips go to the SequencerFeeVault, its blocks' coinbase.
+  // An OP Stack chain's blocks open with deposits, and its tips go to the SequencerFeeVault, its coinbase.
+  const opStackBlocks = opStack ? createOpStackBlocks({ common, store }) : undefined
   if (opStack) plan.coinbase = SEQUENCER_FEE_VAULT
   const producer = createProducer({
     opStack: opStackBlocks,
@@ -350,6 +344,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
       }
     },
   )
+  if (opStackBlocks !== undefined) services.control.participate(opStackBlocks.participant)
   if (interval !== undefined) producer.start(interval)
 
   return {

@@ -7,6 +7,8 @@ import { L1_ATTRIBUTES_DEPOSITOR, L1_BLOCK } from './addresses.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
+import type { Participant } from '../services/control.ts'
+import type { ChainStore } from '../storage/chainStore.ts'
 import type { Hex } from '../../hex.ts'
 import type { L1Attributes } from './l1Cost.ts'
 
@@ -42,10 +44,15 @@ export type OpStackBlocks = {
   resume<T extends { tx: { type: number } }>(entries: readonly T[]): T[]
   /** Whether a deposit with this hash waits. */
   holds(hash: Hex): boolean
+  /** The deposits waiting go back with a snapshot's revert, and none wait after a reset (test control). */
+  readonly participant: Participant<DepositTransaction[]>
 }
 
-export function createOpStackBlocks(options: { common: Common; persist: (deposit: DepositTransaction) => void }): OpStackBlocks {
+export function createOpStackBlocks(options: { common: Common; store: ChainStore }): OpStackBlocks {
   let waiting: DepositTransaction[] = []
+  // A deposit's hash is returned once it is in the store's pool table, as a pool transaction's is.
+  const persist = (deposit: DepositTransaction) =>
+    options.store.addPoolTransaction(bytesToHex(deposit.hash()) as Hex, deposit.serialize(), undefined, undefined)
   return {
     async openingDeposits(vm, timestamp) {
       const attributes = await nextAttributes(vm, timestamp)
@@ -67,7 +74,7 @@ export function createOpStackBlocks(options: { common: Common; persist: (deposit
       return [l1Info, ...users]
     },
     queue(deposit) {
-      options.persist(deposit)
+      persist(deposit)
       waiting.push(deposit)
       return bytesToHex(deposit.hash()) as Hex
     },
@@ -78,6 +85,15 @@ export function createOpStackBlocks(options: { common: Common; persist: (deposit
       const deposits = entries.flatMap((entry) => asDeposit(entry.tx) ?? [])
       waiting = [...deposits.filter((deposit) => deposit.from.toString() !== L1_ATTRIBUTES_DEPOSITOR), ...waiting]
       return entries.filter((entry) => asDeposit(entry.tx) === undefined)
+    },
+    participant: {
+      capture: () => waiting.slice(),
+      restore(saved) {
+        waiting = saved.slice()
+        // The revert put the pool table back as it was; these wait in it too.
+        for (const deposit of waiting) persist(deposit)
+      },
+      reset: () => void (waiting = []),
     },
     holds: (hash) => waiting.some((deposit) => bytesToHex(deposit.hash()) === hash),
   }
