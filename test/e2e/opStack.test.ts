@@ -971,3 +971,66 @@ describe('a chain without --op-stack', () => {
     expect(values.message).toContain('--op-stack')
   })
 })
+
+describe('wallet_sendCalls', () => {
+  it('wallet_getCallsStatus gives each receipt’s L1 fee, the one its transaction paid', async () => {
+    const from = t.accounts[6]!.address
+    const { id } = await t.rpc<{ id: string }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        from,
+        chainId: toHex(31337n),
+        atomicRequired: true,
+        calls: [
+          { to: t.accounts[7]!.address, value: '0x5' },
+          { to: t.accounts[8]!.address, value: '0x6' },
+        ],
+      },
+    ])
+    await t.mine()
+    const status = await t.rpc<{ status: number; receipts: { transactionHash: Hex; l1Fee?: Hex }[] }>('wallet_getCallsStatus', [id])
+    expect(status.status).toBe(200)
+    expect(status.receipts).toHaveLength(1)
+    const paid = await receipt(t, status.receipts[0]!.transactionHash)
+    expect(BigInt(status.receipts[0]!.l1Fee!)).toBeGreaterThan(0n)
+    expect(status.receipts[0]!.l1Fee).toBe(paid.l1Fee)
+  })
+})
+
+describe('a fork of an OP Stack chain', () => {
+  let upstream: TestChain
+  let fork: TestChain
+  const l1Sender = freshAccount().address
+
+  beforeAll(async () => {
+    upstream = await startChain({ opStack: true, mining: 'auto' })
+    await upstream.rpc('flashchain_setL1Values', [{ l1BaseFee: toHex(3_000_000_000n), operatorFeeConstant: toHex(7n) }])
+    await upstream.rpc('flashchain_sendDeposit', [depositRequest({ from: l1Sender, to: l1Sender, mint: 500n, gas: 30_000n })])
+    fork = await startChain({ opStack: true, fork: { url: upstream.url, cacheDir: false } })
+  })
+
+  afterAll(async () => {
+    await fork?.close()
+    await upstream?.close()
+  })
+
+  it('keeps the upstream’s predeploys and L1 values; its own blocks open with an L1 attributes deposit and charge by them', async () => {
+    for (const address of [GAS_PRICE_ORACLE, L1_BLOCK]) {
+      expect(await fork.rpc('eth_getCode', [address, 'latest'])).toBe(await upstream.rpc('eth_getCode', [address, 'latest']))
+    }
+    expect(await fork.rpc('eth_getStorageAt', [L1_BLOCK, '0x1', 'latest'])).toBe(word(3_000_000_000n))
+    expect(await balance(fork, l1Sender)).toBe(500n)
+
+    const sent = await sendSigned(fork, 2, { to: t.accounts[3]!.address, value: 1n, gas: 21_000n })
+    const deposit = await fork.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from: l1Sender, to: l1Sender, mint: 1n, gas: 30_000n })])
+    const number = await fork.mine()
+    const sealed = await block(fork, number)
+    expect(sealed.transactions.map((tx) => tx.from)).toEqual([DEPOSITOR, l1Sender.toLowerCase(), t.accounts[2]!.address.toLowerCase()])
+    expect(sealed.transactions[1]!.hash).toBe(deposit)
+    expect(await receipt(fork, deposit)).toMatchObject({ status: '0x1', depositNonce: '0x1' })
+    const paid = await receipt(fork, sent.hash)
+    expect(paid).toMatchObject({ l1GasPrice: toHex(3_000_000_000n), operatorFeeConstant: '0x7' })
+    expect(BigInt(paid.l1Fee!)).toBeGreaterThan(TRANSFER_L1_FEE)
+    expect(await balance(fork, l1Sender)).toBe(501n)
+  })
+})
