@@ -7,7 +7,6 @@ import { L1_ATTRIBUTES_DEPOSITOR, L1_BLOCK } from './addresses.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
-import type { Participant } from '../services/control.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import type { Hex } from '../../hex.ts'
 import type { L1Attributes } from './l1Cost.ts'
@@ -44,8 +43,11 @@ export type OpStackBlocks = {
   resume<T extends { tx: { type: number } }>(entries: readonly T[]): T[]
   /** Whether a deposit with this hash waits. */
   holds(hash: Hex): boolean
-  /** The deposits waiting go back with a snapshot's revert, and none wait after a reset (test control). */
-  readonly participant: Participant<DepositTransaction[]>
+  /**
+   * The deposits waiting go back with a snapshot's revert, and none wait after a reset: a participant of test
+   * control (services/control.ts).
+   */
+  readonly participant: { capture(): DepositTransaction[]; restore(saved: DepositTransaction[]): void; reset(): void }
 }
 
 export function createOpStackBlocks(options: { common: Common; store: ChainStore }): OpStackBlocks {
