@@ -910,13 +910,15 @@ describe('persistence', () => {
   const dir = mkdtempSync(join(tmpdir(), 'flashchain-opstack-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('a queued deposit survives a restart and is sealed once; the data dir refuses to start without --op-stack', async () => {
+  it('queued deposits survive a restart, in their order, and are sealed once; the data dir refuses to start without --op-stack', async () => {
     const dataDir = join(dir, 'node')
     const from = freshAccount().address
     const first = await startChain({ opStack: true, dataDir })
-    let hash: Hex
+    const hashes: Hex[] = []
     try {
-      hash = await first.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 123n, gas: 30_000n })])
+      // Three, to see them come back in the order they were sent.
+      for (const mint of [100n, 20n, 3n])
+        hashes.push(await first.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint, gas: 30_000n })]))
     } finally {
       await first.close()
     }
@@ -924,8 +926,9 @@ describe('persistence', () => {
     try {
       const number = await second.mine()
       const sealed = await block(second, number)
-      expect(sealed.transactions.map((tx) => tx.hash).slice(1)).toEqual([hash])
-      expect(await receipt(second, hash)).toMatchObject({ status: '0x1', transactionIndex: '0x1' })
+      expect(sealed.transactions.map((tx) => tx.hash).slice(1)).toEqual(hashes)
+      expect(await receipt(second, hashes[0]!)).toMatchObject({ status: '0x1', transactionIndex: '0x1', depositNonce: '0x0' })
+      expect(await receipt(second, hashes[2]!)).toMatchObject({ status: '0x1', transactionIndex: '0x3', depositNonce: '0x2' })
       expect(await balance(second, from)).toBe(123n)
     } finally {
       await second.close()
@@ -1032,5 +1035,90 @@ describe('a fork of an OP Stack chain', () => {
     expect(paid).toMatchObject({ l1GasPrice: toHex(3_000_000_000n), operatorFeeConstant: '0x7' })
     expect(BigInt(paid.l1Fee!)).toBeGreaterThan(TRANSFER_L1_FEE)
     expect(await balance(fork, l1Sender)).toBe(501n)
+  })
+})
+
+describe('the deposit rules at their edges', () => {
+  let e: TestChain
+
+  beforeAll(async () => {
+    e = await startChain({ opStack: true })
+  })
+
+  afterAll(async () => {
+    await e?.close()
+  })
+
+  it('a deposit whose gas is under EIP-7623’s floor fails whole: all its gas used, its mint kept, its nonce moved', async () => {
+    const from = freshAccount().address
+    // 1,000 non-zero bytes: intrinsic 37,000, floor 21,000 + 4,000 tokens × 10 = 61,000.
+    const hash = await e.rpc<Hex>('flashchain_sendDeposit', [
+      depositRequest({ from, to: freshAccount().address, mint: 9n, gas: 40_000n, data: `0x${'ab'.repeat(1000)}` }),
+    ])
+    await e.mine()
+    expect(await receipt(e, hash)).toMatchObject({ status: '0x0', gasUsed: toHex(40_000n) })
+    expect(await balance(e, from)).toBe(9n)
+    expect(await nonce(e, from)).toBe(1n)
+  })
+
+  it('a system deposit fails, as none may be sent since Regolith', async () => {
+    const from = freshAccount().address
+    const hash = await e.rpc<Hex>('flashchain_sendDeposit', [{ ...depositRequest({ from, to: from, mint: 5n, gas: 30_000n }), isSystemTx: true }])
+    await e.mine()
+    expect(await receipt(e, hash)).toMatchObject({ status: '0x0', gasUsed: toHex(30_000n) })
+    expect((await e.rpc<{ isSystemTx?: boolean }>('eth_getTransactionByHash', [hash])).isSystemTx).toBe(true)
+    expect(await balance(e, from)).toBe(5n)
+  })
+
+  it('a contract a deposit creates and self-destructs in its creation is gone (EIP-6780), as after any transaction', async () => {
+    const from = freshAccount().address
+    // Init code: SELFDESTRUCT to the caller (CALLER, SELFDESTRUCT).
+    const hash = await e.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, isCreation: true, gas: 100_000n, data: '0x33ff' })])
+    await e.mine()
+    const mined = await receipt(e, hash)
+    expect(mined.status).toBe('0x1')
+    const created = getContractAddress({ from, nonce: 0n })
+    expect(await nonce(e, created)).toBe(0n)
+    expect(await e.rpc('eth_getCode', [created, 'latest'])).toBe('0x')
+  })
+
+  it('deposits take no more gas than a block holds: one too large is refused, the rest wait for the next block', async () => {
+    const from = freshAccount().address
+    // The block gas limit is 30M; the L1 attributes deposit takes 1M of it.
+    const tooLarge = await e.rpcError('flashchain_sendDeposit', [depositRequest({ from, to: from, gas: 29_000_001n })])
+    expect(tooLarge.code).toBe(-32602)
+    expect(tooLarge.message).toContain('29000001')
+    const hashes: Hex[] = []
+    for (let i = 0; i < 3; i++)
+      hashes.push(await e.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 1n, gas: 12_000_000n })]))
+    const first = await block(e, await e.mine())
+    expect(first.transactions.map((tx) => tx.hash).slice(1)).toEqual(hashes.slice(0, 2))
+    const second = await block(e, await e.mine())
+    expect(second.transactions.map((tx) => tx.hash).slice(1)).toEqual(hashes.slice(2))
+    expect(await balance(e, from)).toBe(3n)
+  })
+
+  it('eth_feeHistory counts a deposit’s tip as 0, never below', async () => {
+    const from = freshAccount().address
+    await e.rpc('flashchain_sendDeposit', [depositRequest({ from, to: from, gas: 30_000n })])
+    const number = await e.mine()
+    const history = await e.rpc<{ reward: Hex[][] }>('eth_feeHistory', ['0x1', toHex(number), [0, 50, 100]])
+    expect(history.reward).toEqual([['0x0', '0x0', '0x0']])
+  })
+})
+
+describe('deposits sent again at once', () => {
+  it('under auto mining, forty sends of one deposit are one deposit: the rest are already known', async () => {
+    const auto = await startChain({ opStack: true, mining: 'auto' })
+    try {
+      const from = freshAccount().address
+      const envelope = serializeTransaction({ type: 'deposit', sourceHash: keccak256('0x5e4d'), from, to: from, mint: 1n, gas: 30_000n })
+      const answers = await Promise.all(Array.from({ length: 40 }, () => auto.send('flashchain_sendDeposit', [envelope])))
+      expect(answers.filter((answer) => answer.result !== undefined)).toHaveLength(1)
+      expect(answers.filter((answer) => answer.error?.message === 'already known')).toHaveLength(39)
+      expect(await balance(auto, from)).toBe(1n)
+    } finally {
+      await auto.close()
+    }
   })
 })

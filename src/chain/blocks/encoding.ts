@@ -12,18 +12,20 @@ import type { Receipt } from '../types.ts'
  */
 export function encodeReceipt(receipt: Receipt, type: number): Uint8Array {
   const outcome = receipt.root !== undefined ? hexToBytes(receipt.root) : receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)
-  const body = RLP.encode([
-    outcome,
-    bigIntToUnpaddedBytes(receipt.cumulativeGasUsed),
-    hexToBytes(receipt.logsBloom),
-    receipt.logs.map((entry) => [hexToBytes(entry.address), entry.topics.map(hexToBytes), hexToBytes(entry.data)]),
-    ...(receipt.depositNonce === undefined
-      ? []
-      : [bigIntToUnpaddedBytes(receipt.depositNonce), bigIntToUnpaddedBytes(BigInt(receipt.depositReceiptVersion ?? 1))]),
-  ])
+  const logs = receipt.logs.map((entry) => [hexToBytes(entry.address), entry.topics.map(hexToBytes), hexToBytes(entry.data)])
+  const deposit = receipt.depositNonce === undefined ? undefined : { nonce: receipt.depositNonce, version: receipt.depositReceiptVersion ?? 1 }
+  return encodeReceiptFields(type, [outcome, bigIntToUnpaddedBytes(receipt.cumulativeGasUsed), hexToBytes(receipt.logsBloom), logs], deposit)
+}
+
+/** The encoding of a receipt's fields [outcome, cumulative gas, bloom, logs], with a deposit's two more. */
+export function encodeReceiptFields(type: number, fields: NestedBytes[], deposit?: { nonce: bigint; version: number }): Uint8Array {
+  const extra = deposit === undefined ? [] : [bigIntToUnpaddedBytes(deposit.nonce), bigIntToUnpaddedBytes(BigInt(deposit.version))]
+  const body = RLP.encode([...fields, ...extra])
   if (type === 0) return body
   const typed = new Uint8Array(body.length + 1)
   typed[0] = type
   typed.set(body, 1)
   return typed
 }
+
+type NestedBytes = Uint8Array | NestedBytes[]

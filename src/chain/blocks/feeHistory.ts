@@ -9,7 +9,8 @@ export const MAX_FEE_HISTORY_BLOCKS = 1024n
 function rewards(sealed: SealedBlock, percentiles: number[]): bigint[] {
   const baseFee = sealed.block.header.baseFeePerGas ?? 0n
   const tips = sealed.receipts
-    .map((receipt) => ({ tip: receipt.effectiveGasPrice - baseFee, gas: receipt.gasUsed }))
+    // An OP Stack deposit pays no gas price: its tip is 0, as op-geth counts it.
+    .map((receipt) => ({ tip: receipt.depositNonce === undefined ? receipt.effectiveGasPrice - baseFee : 0n, gas: receipt.gasUsed }))
     .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
   if (tips.length === 0) return percentiles.map(() => 0n)
   const gasUsed = sealed.block.header.gasUsed

@@ -1,5 +1,7 @@
 import { Block } from '@ethereumjs/block'
 
+import { DEPOSIT_TX_TYPE } from '../opstack/deposit.ts'
+
 import type { HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -107,7 +109,7 @@ function fieldsOf(builder: BlockBuilder): BuilderFields {
 export async function buildWithAnyTransactions(builder: BlockBuilder): Promise<Block> {
   const fields = fieldsOf(builder)
   const { transactions } = fields
-  if (!transactions.some((tx) => (tx.type as number) === FOREIGN_TYPE)) return (await builder.build()).block
+  if (!transactions.some((tx) => (tx.type as number) === DEPOSIT_TX_TYPE)) return (await builder.build()).block
   fields.transactions = []
   try {
     const { block } = await builder.build()
@@ -116,6 +118,3 @@ export async function buildWithAnyTransactions(builder: BlockBuilder): Promise<B
     fields.transactions = transactions
   }
 }
-
-/** The OP Stack deposit's type, which ethereumjs's transaction factory refuses. */
-const FOREIGN_TYPE = 0x7e

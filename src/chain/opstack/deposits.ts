@@ -15,7 +15,7 @@ import type { L1Attributes } from './l1Cost.ts'
 export const L1_BLOCK_TIME = 12n
 
 /** The L1 attributes deposit's gas (specs, deposits.md: 1,000,000 from Regolith). */
-const L1_INFO_GAS = 1_000_000n
+export const L1_INFO_GAS = 1_000_000n
 
 const l1Block = createAddressFromString(L1_BLOCK)
 const depositor = createAddressFromString(L1_ATTRIBUTES_DEPOSITOR)
@@ -30,18 +30,25 @@ const slotKey = (slot: number) => setLengthLeft(bigIntToBytes(BigInt(slot)), 32)
  * so that what the owner sets (flashchain_setL1Values, an edit of L1Block's storage) holds until it is set again.
  */
 export type OpStackBlocks = {
-  /** The deposits that open the block at `timestamp`, run on the state before it (`vm`'s). */
-  openingDeposits(vm: VM, timestamp: bigint): Promise<DepositTransaction[]>
+  /**
+   * The deposits that open the block at `timestamp`, run on the state before it (`vm`'s): the L1 attributes deposit,
+   * then the user deposits waiting, in order, as many as the block's `gasLimit` holds beside it (each counted at its
+   * whole gas limit, as the block's gas pool takes it first); the rest wait for the next block.
+   */
+  openingDeposits(vm: VM, timestamp: bigint, gasLimit: bigint): Promise<DepositTransaction[]>
   /** Queues a user deposit for the next block's start; its hash is returned once the queue is durable. */
   queue(deposit: DepositTransaction): Hex
-  /** Puts back deposits of a block that was dropped, ahead of any queued since; a restart's from the store too. */
+  /**
+   * Puts user deposits back at the head of the line, in their order: a restart's from the store, or those of a block
+   * whose start failed (a fork's upstream that did not answer).
+   */
   requeue(deposits: DepositTransaction[]): void
   /**
    * A block built again (after a revert) from what it held: its user deposits wait for its start again, where its L1
-   * attributes deposit is made anew; returns the rest, which runs after them as before.
+   * attributes deposit (its first transaction) is made anew; returns the rest, which runs after them as before.
    */
   resume<T extends { tx: { type: number } }>(entries: readonly T[]): T[]
-  /** Whether a deposit with this hash waits. */
+  /** Whether a deposit with this hash waits, or was taken by the block being built. */
   holds(hash: Hex): boolean
   /**
    * The deposits waiting go back with a snapshot's revert, and none wait after a reset: a participant of test
@@ -52,11 +59,13 @@ export type OpStackBlocks = {
 
 export function createOpStackBlocks(options: { common: Common; store: ChainStore }): OpStackBlocks {
   let waiting: DepositTransaction[] = []
+  /** The user deposits the block being built took, which a second send of must still find. */
+  let taken: DepositTransaction[] = []
   // A deposit's hash is returned once it is in the store's pool table, as a pool transaction's is.
   const persist = (deposit: DepositTransaction) =>
     options.store.addPoolTransaction(bytesToHex(deposit.hash()) as Hex, deposit.serialize(), undefined, undefined)
   return {
-    async openingDeposits(vm, timestamp) {
+    async openingDeposits(vm, timestamp, gasLimit) {
       const attributes = await nextAttributes(vm, timestamp)
       const l1Info = new DepositTransaction(
         {
@@ -71,9 +80,12 @@ export function createOpStackBlocks(options: { common: Common; store: ChainStore
         },
         options.common,
       )
-      const users = waiting
-      waiting = []
-      return [l1Info, ...users]
+      let room = gasLimit - L1_INFO_GAS
+      let count = 0
+      while (count < waiting.length && waiting[count]!.gasLimit <= room) room -= waiting[count++]!.gasLimit
+      taken = waiting.slice(0, count)
+      waiting = waiting.slice(count)
+      return [l1Info, ...taken]
     },
     queue(deposit) {
       persist(deposit)
@@ -84,20 +96,24 @@ export function createOpStackBlocks(options: { common: Common; store: ChainStore
       waiting = [...deposits, ...waiting]
     },
     resume(entries) {
-      const deposits = entries.flatMap((entry) => asDeposit(entry.tx) ?? [])
-      waiting = [...deposits.filter((deposit) => deposit.from.toString() !== L1_ATTRIBUTES_DEPOSITOR), ...waiting]
+      const users = entries.slice(1).flatMap((entry) => asDeposit(entry.tx) ?? [])
+      waiting = [...users, ...waiting]
       return entries.filter((entry) => asDeposit(entry.tx) === undefined)
     },
     participant: {
       capture: () => waiting.slice(),
       restore(saved) {
         waiting = saved.slice()
+        taken = []
         // The revert put the pool table back as it was; these wait in it too.
         for (const deposit of waiting) persist(deposit)
       },
-      reset: () => void (waiting = []),
+      reset() {
+        waiting = []
+        taken = []
+      },
     },
-    holds: (hash) => waiting.some((deposit) => bytesToHex(deposit.hash()) === hash),
+    holds: (hash) => [...taken, ...waiting].some((deposit) => bytesToHex(deposit.hash()) === hash),
   }
 }
 

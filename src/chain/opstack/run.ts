@@ -1,7 +1,7 @@
 import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
-import { RLP } from '@ethereumjs/rlp'
-import { Account, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, bytesToBigInt, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+import { Account, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 
+import { encodeReceiptFields } from '../blocks/encoding.ts'
 import { DEPOSIT_TX_TYPE, asDeposit } from './deposit.ts'
 import { l1Cost, l1FeeParamsFromSlots, operatorFee } from './l1Cost.ts'
 import { BASE_FEE_VAULT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT } from './addresses.ts'
@@ -131,8 +131,11 @@ export async function runDeposit(vm: VM, tx: DepositTransaction, block: Block, b
     await journal.putAccount(tx.from, sender)
     tx.nonce = depositNonce
     const intrinsic = intrinsicGas(vm, tx)
+    const floor = calldataFloor(vm, tx)
     let result: RollupRunResult
-    if (tx.gasLimit < intrinsic || sender.balance < tx.value) {
+    // What cannot start fails whole: a system transaction (none since Regolith), too little gas for the intrinsic
+    // cost or EIP-7623's floor, a value above the balance.
+    if (tx.isSystemTx || tx.gasLimit < intrinsic || tx.gasLimit < floor || sender.balance < tx.value) {
       result = outcome(vm, { gasUsed: tx.gasLimit, failed: true, logs: [] }, blockGasUsed)
     } else {
       warm(vm, tx, block)
@@ -150,8 +153,8 @@ export async function runDeposit(vm: VM, tx: DepositTransaction, block: Block, b
       const refund = run.execResult.gasRefund ?? 0n
       const cap = gasUsed / vm.common.param('maxRefundQuotient')
       gasUsed -= refund < cap ? refund : cap
-      const floor = calldataFloor(vm, tx)
       if (gasUsed < floor) gasUsed = floor
+      await destroySelfdestructed(vm, run.execResult)
       const failed = run.execResult.exceptionError !== undefined
       result = {
         ...outcome(vm, { gasUsed, failed, logs: run.execResult.logs ?? [] }, blockGasUsed),
@@ -160,6 +163,8 @@ export async function runDeposit(vm: VM, tx: DepositTransaction, block: Block, b
       }
     }
     result.depositNonce = depositNonce
+    // EIP-161: the accounts the run touched and left empty go, as at the end of runTx.
+    await journal.cleanup()
     await journal.commit()
     return result
   } catch (error) {
@@ -168,6 +173,17 @@ export async function runDeposit(vm: VM, tx: DepositTransaction, block: Block, b
   } finally {
     journal.cleanJournal()
     vm.evm.stateManager.originalStorageCache.clear()
+  }
+}
+
+/**
+ * The accounts the run self-destructed go, as runTx ends a transaction: since EIP-6780 only those it created. (The
+ * forks after Osaka that change this are not ones the chain runs.)
+ */
+async function destroySelfdestructed(vm: VM, run: Awaited<ReturnType<VM['evm']['runCall']>>['execResult']): Promise<void> {
+  for (const address of run.selfdestruct?.keys() ?? []) {
+    if (vm.common.isActivatedEIP(6780) && !run.createdAddresses?.has(address)) continue
+    await vm.evm.journal.deleteAccount(createAddressFromString(address))
   }
 }
 
@@ -240,13 +256,9 @@ export function encodeRunReceipt(result: RunTxResult | RollupRunResult, type: nu
   const { depositNonce } = result as RollupRunResult
   if (type !== DEPOSIT_TX_TYPE || depositNonce === undefined) return encodeReceipt(result.receipt, type as Parameters<typeof encodeReceipt>[1])
   const receipt = result.receipt as RunTxResult['receipt'] & { status: 0 | 1 }
-  const body = RLP.encode([
-    receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
-    bigIntToUnpaddedBytes(receipt.cumulativeBlockGasUsed),
-    receipt.bitvector,
-    receipt.logs,
-    bigIntToUnpaddedBytes(depositNonce),
-    Uint8Array.of(1),
-  ])
-  return concatBytes(Uint8Array.of(DEPOSIT_TX_TYPE), body)
+  const outcome = receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)
+  const fields = [outcome, bigIntToUnpaddedBytes(receipt.cumulativeBlockGasUsed), receipt.bitvector, receipt.logs as NestedLogs]
+  return encodeReceiptFields(DEPOSIT_TX_TYPE, fields, { nonce: depositNonce, version: 1 })
 }
+
+type NestedLogs = Parameters<typeof encodeReceiptFields>[1]

@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Hex } from '../../hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
+import type { DepositTransaction } from '../opstack/deposit.ts'
 import type { OpStackBlocks } from '../opstack/deposits.ts'
 import type { StateReader } from '../state/types.ts'
 import type { Forks } from '../spec/forks.ts'
@@ -118,6 +119,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
     if (admission.minGasPrice !== undefined && 'gasPrice' in tx && (tx.gasPrice as bigint) < admission.minGasPrice)
       throw new TransactionRejectedError({ kind: 'underpriced' })
+    // An OP Stack chain takes no blob transactions (Ecotone), as op-geth's pool refuses them.
+    if (options.opStack === true && tx.type === 3) throw new TransactionRejectedError({ kind: 'typeNotSupported' })
     if (tx.gasLimit > pending.env.gasLimit) throw new TransactionRejectedError({ kind: 'exceedsBlockGasLimit' })
     const cap = forks.txGasCap(pending.env)
     if (cap !== undefined && tx.gasLimit > cap) throw new TransactionRejectedError({ kind: 'gasLimitTooHigh', cap, gas: tx.gasLimit })
@@ -174,11 +177,12 @@ export function restorePool(
   log: (line: string) => void,
   deposits?: { common: Common; blocks: OpStackBlocks },
 ): void {
+  const restored: DepositTransaction[] = []
   for (const { hash, raw, sender, publicKey } of store.poolTransactions()) {
     try {
-      // An OP Stack deposit waits for the next block's start, not in the pool.
+      // An OP Stack deposit waits for the next block's start, not in the pool; all go back in their order, below.
       if (raw[0] === DEPOSIT_TX_TYPE && deposits !== undefined) {
-        deposits.blocks.requeue([decodeDeposit(raw, deposits.common)])
+        restored.push(decodeDeposit(raw, deposits.common))
         continue
       }
       const tx = admission.decode(raw, sender !== undefined)
@@ -190,4 +194,5 @@ export function restorePool(
       log(`dropped a stored pool transaction: ${error instanceof Error ? error.message : error}`)
     }
   }
+  deposits?.blocks.requeue(restored)
 }

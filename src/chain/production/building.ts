@@ -127,7 +127,14 @@ export async function openBlock(
     held: false,
   }
   if (parts.opStack !== undefined) {
-    for (const deposit of await parts.opStack.openingDeposits(vm, env.timestamp)) await includeDeposit(parts, block, deposit)
+    const deposits = await parts.opStack.openingDeposits(vm, env.timestamp, env.gasLimit)
+    try {
+      for (const deposit of deposits) await includeDeposit(parts, block, deposit)
+    } catch (error) {
+      // A fork's upstream that failed a read: the block is not started, and its user deposits wait for the next try.
+      parts.opStack.requeue(deposits.slice(1))
+      throw error
+    }
   }
   return block
 }

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto'
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { isDeposit } from '../opstack/deposit.ts'
-import { L1_ATTRIBUTES_DEPOSITOR } from '../opstack/addresses.ts'
 import { erc20Word, findERC20Slot } from '../execution/erc20Slot.ts'
 import { loadDump } from '../state/dump.ts'
 import { readBack, setStorage } from '../state/edits.ts'
@@ -314,8 +313,8 @@ export function createControlService(parts: ControlParts): ControlService {
         const snapshot = snapshots.get(id)
         if (snapshot === undefined) return false
         for (const later of snapshots.keys()) if (later >= id) snapshots.delete(later)
-        // A block's L1 attributes deposit is made anew when the block is built again; a user deposit waits in the store.
-        const building = (snapshot.building?.transactions ?? []).filter((entry) => !(isDeposit(entry.tx) && entry.sender === L1_ATTRIBUTES_DEPOSITOR))
+        // An OP Stack block's first transaction, its L1 attributes deposit, is made anew when the block is built again.
+        const building = (snapshot.building?.transactions ?? []).filter((entry, i) => !(i === 0 && isDeposit(entry.tx)))
         const waiting = snapshot.pool.concat(building).map(({ hash, raw, sender, impersonated, tx }) => ({
           hash,
           raw,

@@ -3,6 +3,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { InvalidInputError, RefusedError, TransactionRejectedError } from '../errors.ts'
 import { pendingIndexOf } from '../blocks/types.ts'
 import { DepositTransaction, decodeDeposit } from '../opstack/deposit.ts'
+import { L1_INFO_GAS } from '../opstack/deposits.ts'
 import { transactionOf } from '../blocks/views.ts'
 import { suggestedFees } from '../production/fees.ts'
 
@@ -83,6 +84,14 @@ export function createPoolService(parts: PoolParts): PoolService {
       const { opStack } = parts
       if (opStack === undefined) throw new RefusedError('deposit transactions need an OP Stack chain (--op-stack)')
       const deposit = fields instanceof Uint8Array ? decodeRawDeposit(fields, parts.common) : new DepositTransaction(fields, parts.common)
+      // The block's gas pool takes a deposit's whole gas limit, beside the L1 attributes deposit's (as op-geth's).
+      const room = pending().env.gasLimit - L1_INFO_GAS
+      if (deposit.gasLimit > room)
+        throw new InvalidInputError(`deposit gas ${deposit.gasLimit} exceeds what a block holds beside its L1 attributes deposit, ${room}`, {
+          input: 'transaction',
+        })
+      if (deposit.mint >= MAX_UINT256 || deposit.value >= MAX_UINT256)
+        throw new InvalidInputError('a deposit mints and sends less than 2^256 wei', { input: 'transaction' })
       const hash = bytesToHex(deposit.hash()) as Hex
       if (blocks.locate(hash) !== undefined || pendingIndexOf(pending(), hash) !== undefined || opStack.holds(hash))
         throw new TransactionRejectedError({ kind: 'alreadyKnown' })
@@ -128,3 +137,5 @@ function decodeRawDeposit(raw: Uint8Array, common: Common): DepositTransaction {
     throw new InvalidInputError(error instanceof Error ? error.message : String(error), { input: 'transaction' })
   }
 }
+
+const MAX_UINT256 = 2n ** 256n
