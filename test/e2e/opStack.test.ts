@@ -1122,3 +1122,22 @@ describe('deposits sent again at once', () => {
     }
   })
 })
+
+describe('blob transactions', () => {
+  it('are refused, as an OP Stack chain takes none', async () => {
+    const signer = privateKeyToAccount(generatePrivateKey())
+    const raw = await signer.signTransaction({
+      type: 'eip4844',
+      chainId: 31337,
+      nonce: 0,
+      to: signer.address,
+      gas: 21_000n,
+      maxFeePerGas: parseGwei('10'),
+      maxPriorityFeePerGas: parseGwei('1'),
+      maxFeePerBlobGas: parseGwei('1'),
+      blobVersionedHashes: [`0x01${'00'.repeat(31)}`],
+    })
+    const error = await t.rpcError('eth_sendRawTransaction', [raw])
+    expect(error.message).toBe('transaction type not supported')
+  })
+})
