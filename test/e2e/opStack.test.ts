@@ -36,6 +36,7 @@ import { flzCompressLen } from '../../src/chain/opstack/l1Cost.ts'
 import { Reverter, Store } from './fixtures/contracts.ts'
 import { VALUE_SET, ZERO_WORD, startChain, toHex, word } from './helpers.ts'
 import { connect, wsUrl } from './wsHelpers.ts'
+import { readFlashblocks } from './flashblocksReader.ts'
 
 import type { Hex, PrivateKeyAccount } from 'viem'
 import type { TestChain } from './helpers.ts'
@@ -1139,5 +1140,32 @@ describe('blob transactions', () => {
     })
     const error = await t.rpcError('eth_sendRawTransaction', [raw])
     expect(error.message).toBe('transaction type not supported')
+  })
+})
+
+describe('the flashblocks stream', () => {
+  it('carries a block’s deposits in its flashblock 0, each receipt under Deposit with its nonce, as Base’s does', async () => {
+    const reader = await readFlashblocks(t.url)
+    try {
+      const from = freshAccount().address
+      const hash = await t.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 3n, gas: 30_000n })])
+      const number = await t.mine()
+      await reader.until((got) => got.some((frame) => frame.metadata.block_number === Number(number) && frame.index === 0))
+      const first = reader.got.find((frame) => frame.metadata.block_number === Number(number) && frame.index === 0)!
+      const sealed = await block(t, number)
+      expect(first.diff.transactions.map((raw) => keccak256(raw as Hex))).toEqual(sealed.transactions.slice(0, 2).map((tx) => tx.hash))
+      expect(first.diff.transactions.every((raw) => raw.startsWith('0x7e'))).toBe(true)
+      expect(first.metadata.receipts[hash]).toEqual({
+        Deposit: {
+          status: '0x1',
+          cumulativeGasUsed: (await receipt(t, hash)).cumulativeGasUsed,
+          logs: [],
+          depositNonce: '0x0',
+          depositReceiptVersion: '0x1',
+        },
+      })
+    } finally {
+      await reader.close()
+    }
   })
 })
