@@ -2,7 +2,7 @@ import { createVM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { createOpStackBlocks } from './opstack/deposits.ts'
-import { opStackOf, withOpStackPredeploys } from './opstack/mode.ts'
+import { opStackAllocOf, opStackOf } from './opstack/mode.ts'
 import { SEQUENCER_FEE_VAULT } from './opstack/addresses.ts'
 import { createBlockResolver } from './blocks/tags.ts'
 import { activityLog } from './activity/activityLog.ts'
@@ -114,9 +114,9 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   const interval = startMode === 'interval' ? { blockTime: options.blockTime ?? defaults.blockTime, flashblockInterval } : undefined
 
   const opStack = opStackOf(store, options)
-  const genesisOptions = opStack && fork === undefined ? await withOpStackPredeploys(store, options) : options
   const loaded = await loadChain(store, {
-    genesis: () => (fork === undefined ? (options.genesis ?? devChainGenesis(genesisOptions, accounts)) : forkGenesis(fork, options, accounts)),
+    genesis: () => (fork === undefined ? (options.genesis ?? devChainGenesis(options, accounts)) : forkGenesis(fork, options, accounts)),
+    beneath: opStack && fork === undefined ? opStackAllocOf : undefined,
     wholeTransactions: options.wholeTransactions,
     codeSizeLimit,
     fork,

@@ -1169,3 +1169,25 @@ describe('the flashblocks stream', () => {
     }
   })
 })
+
+describe('a reset', () => {
+  it('brings the predeploys back with block 0, and drops the deposits waiting', async () => {
+    const r = await startChain({ opStack: true })
+    try {
+      const from = freshAccount().address
+      await r.rpc('flashchain_setL1Values', [{ l1BaseFee: '0x7' }])
+      await r.rpc('anvil_setCode', [GAS_PRICE_ORACLE, '0x'])
+      await r.mine()
+      await r.rpc('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 4n, gas: 30_000n })])
+      await r.rpc('anvil_reset', [])
+      expect(await r.blockNumber()).toBe(0n)
+      expect(await r.rpc('eth_getCode', [GAS_PRICE_ORACLE, 'latest'])).toBe(await t.rpc('eth_getCode', [GAS_PRICE_ORACLE, '0x0']))
+      expect(await r.rpc('eth_getStorageAt', [L1_BLOCK, '0x1', 'latest'])).toBe(word(BASE_L1.l1BaseFee))
+      const sealed = await block(r, await r.mine())
+      expect(sealed.transactions.map((tx) => tx.from)).toEqual([DEPOSITOR])
+      expect(await balance(r, from)).toBe(0n)
+    } finally {
+      await r.close()
+    }
+  })
+})

@@ -1,6 +1,8 @@
 import { RefusedError } from '../errors.ts'
 
 import type { ChainOptions } from '../spec/config.ts'
+import type { GenesisAccount } from '../spec/genesis.ts'
+import type { Hex } from '../../hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 
 /**
@@ -25,9 +27,11 @@ export function opStackOf(store: ChainStore, options: ChainOptions): boolean {
   return holds
 }
 
-/** The options of a new OP Stack chain's genesis: its predeploys (0.7 MB of code, read only then) before any given. */
-export async function withOpStackPredeploys(store: ChainStore, options: ChainOptions): Promise<ChainOptions> {
-  if (store.getMeta('genesis') !== undefined) return options
-  const { opStackPredeploys } = await import('./predeploys.ts')
-  return { ...options, predeploys: { ...opStackPredeploys(), ...options.predeploys } }
+/**
+ * The OP Stack's genesis accounts, loaded when block 0 is made (a new chain, a reset): 0.7 MB of code that the
+ * chain's stored genesis leaves out, since the data dir says it is an OP Stack chain. Accounts the genesis names
+ * itself take their place.
+ */
+export async function opStackAllocOf(): Promise<Map<Hex, GenesisAccount>> {
+  return (await import('./predeploys.ts')).opStackAlloc()
 }

@@ -7,11 +7,10 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { bytesToHex, hexToBytes } from '../../hex.ts'
 import { systemContracts } from '../spec/systemContracts.ts'
 import { accounts, codes, jovianImplementations } from './predeploys.data.ts'
-import { GAS_PRICE_ORACLE, L1_ATTRIBUTES_DEPOSITOR, L1_BLOCK, WETH, opStackPredeploys } from './predeploys.ts'
+import { GAS_PRICE_ORACLE, L1_ATTRIBUTES_DEPOSITOR, L1_BLOCK, WETH, opStackAlloc } from './predeploys.ts'
 
 import type { EVM } from '@ethereumjs/evm'
 import type { Hex } from '../../hex.ts'
-import type { ChainOptions } from '../spec/config.ts'
 
 const abi = parseAbi([
   'function version() view returns (string)',
@@ -42,11 +41,11 @@ let evm: EVM
 
 beforeAll(async () => {
   evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) })
-  for (const [address, account] of Object.entries(opStackPredeploys())) {
+  for (const [address, account] of opStackAlloc()) {
     const at = createAddressFromString(address)
-    await evm.stateManager.putAccount(at, createAccount({ nonce: account.nonce ?? 0n, balance: account.balance }))
-    await evm.stateManager.putCode(at, hexToBytes(account.code))
-    for (const [key, value] of Object.entries(account.storage ?? {})) await evm.stateManager.putStorage(at, hexToBytes(key as Hex), hexToBytes(value))
+    await evm.stateManager.putAccount(at, createAccount({ nonce: account.nonce, balance: account.balance }))
+    await evm.stateManager.putCode(at, account.code)
+    for (const [key, value] of account.storage) await evm.stateManager.putStorage(at, hexToBytes(key), value)
   }
   await evm.stateManager.putAccount(createAddressFromString(caller), createAccount({ nonce: 0n, balance: 10n ** 18n }))
 })
@@ -99,14 +98,14 @@ describe('the data', () => {
     expect(new Set(accounts.map((account) => account.code))).toEqual(new Set(codes.keys()))
   })
 
-  test('opStackPredeploys() gives each account its code and no balance, as ChainOptions takes predeploys', () => {
-    const predeploys: NonNullable<ChainOptions['predeploys']> = opStackPredeploys()
-    const entries = Object.entries(predeploys)
-    expect(entries).toHaveLength(2047 + 20 + 14)
-    expect(entries.every(([, account]) => account.balance === 0n && account.code.length > 2)).toBe(true)
+  test('opStackAlloc() gives each account its code and no balance, one array per distinct code', () => {
+    const alloc = opStackAlloc()
+    expect(alloc.size).toBe(2047 + 20 + 14)
+    expect([...alloc.values()].every((account) => account.balance === 0n && account.code.length > 0)).toBe(true)
+    expect(new Set([...alloc.values()].map((account) => account.code)).size).toBe(codes.length)
     // The chain puts its system contracts in genesis itself.
-    for (const contract of Object.values(systemContracts)) expect(predeploys[contract.address]).toBeUndefined()
-    expect(predeploys[MULTICALL3]!.nonce).toBe(1n)
+    for (const contract of Object.values(systemContracts)) expect(alloc.has(contract.address)).toBe(false)
+    expect(alloc.get(MULTICALL3)!.nonce).toBe(1n)
   })
 })
 

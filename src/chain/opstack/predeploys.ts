@@ -1,5 +1,8 @@
+import { hexToBytes, unpadBytes } from '@ethereumjs/util'
+
 import { accounts, codes } from './predeploys.data.ts'
 
+import type { GenesisAccount } from '../spec/genesis.ts'
 import type { Hex } from '../../hex.ts'
 
 export {
@@ -14,16 +17,20 @@ export {
   WETH,
 } from './addresses.ts'
 
-/** The OP Stack's genesis accounts (predeploys, their implementations and the preinstalls), as `predeploys` takes them. */
-export function opStackPredeploys(): Record<Hex, { balance: bigint; code: Hex; nonce?: bigint; storage?: Record<Hex, Hex> }> {
-  return Object.fromEntries(
+/**
+ * The OP Stack's genesis accounts (predeploys, their implementations and the preinstalls), as block 0's alloc holds
+ * them: each distinct code one array, shared by the accounts that run it (2,046 proxies run one).
+ */
+export function opStackAlloc(): Map<Hex, GenesisAccount> {
+  const code = codes.map((hex) => hexToBytes(hex))
+  return new Map(
     accounts.map((account) => [
       account.address,
       {
         balance: 0n,
-        code: codes[account.code]!,
-        ...(account.nonce === undefined ? {} : { nonce: BigInt(account.nonce) }),
-        ...(account.storage === undefined ? {} : { storage: Object.fromEntries(account.storage) }),
+        nonce: BigInt(account.nonce ?? 0),
+        code: code[account.code]!,
+        storage: new Map((account.storage ?? []).map(([slot, value]) => [slot, unpadBytes(hexToBytes(value))] as const)),
       },
     ]),
   )

@@ -7,14 +7,22 @@ import { createStateDiff } from './types.ts'
 
 import type { Block } from '@ethereumjs/block'
 import type { Hex } from '../../hex.ts'
-import type { GenesisSpec } from '../spec/genesis.ts'
+import type { GenesisAccount, GenesisSpec } from '../spec/genesis.ts'
 import type { StateTrie } from './trie.ts'
 import type { StateDiff } from './types.ts'
 
-/** Block 0: the alloc as block 0's state writes (with exact storage roots), the trie of that state, and the block. */
-export async function createGenesis(spec: GenesisSpec): Promise<{ block: Block; diff: StateDiff; trie: StateTrie }> {
+/**
+ * Block 0: the alloc as block 0's state writes (with exact storage roots), the trie of that state, and the block.
+ * `beneath`: accounts the chain adds to every genesis of its kind (the OP Stack's predeploys), which the alloc's own
+ * accounts take the place of.
+ */
+export async function createGenesis(
+  spec: GenesisSpec,
+  beneath?: ReadonlyMap<Hex, GenesisAccount>,
+): Promise<{ block: Block; diff: StateDiff; trie: StateTrie }> {
   const diff = createStateDiff()
-  for (const [address, account] of spec.alloc) {
+  const alloc = beneath === undefined ? spec.alloc : new Map([...beneath, ...spec.alloc])
+  for (const [address, account] of alloc) {
     let codeHash = KECCAK256_NULL
     if (account.code.length > 0) {
       codeHash = keccak256(account.code)

@@ -20,7 +20,7 @@ import type { OpenFork } from '../fork/fork.ts'
 import type { ForkBlock } from '../fork/upstream.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
-import type { GenesisSpec } from '../spec/genesis.ts'
+import type { GenesisAccount, GenesisSpec } from '../spec/genesis.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateTrie } from '../state/trie.ts'
 import type { Transaction } from '../types.ts'
@@ -50,6 +50,8 @@ export type LoadOptions = {
   fork?: OpenFork
   /** The dev accounts, which a fork's first block funds. */
   devAccounts?: ReadonlySet<Hex>
+  /** Accounts block 0 holds beneath the genesis's own (an OP Stack chain's predeploys), made when it is made. */
+  beneath?: () => Promise<ReadonlyMap<Hex, GenesisAccount>>
   log: (line: string) => void
 }
 
@@ -65,7 +67,8 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   const { fork } = options
   const history = createStateHistory(undefined, fork?.remote)
   const firstBlock = async () => {
-    const made = fork === undefined ? await createGenesis(spec) : await forkFirstBlock(fork, spec, options.devAccounts ?? new Set())
+    const made =
+      fork === undefined ? await createGenesis(spec, await options.beneath?.()) : await forkFirstBlock(fork, spec, options.devAccounts ?? new Set())
     return { number: made.block.header.number, ...made }
   }
   const first = async (): Promise<FirstBlock> => {
