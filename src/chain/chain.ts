@@ -153,7 +153,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     options.genesis === undefined ? (options.blockGasLimit ?? (spec.header.gasLimit as bigint)) : blocks.head().block.header.gasLimit
   const producerVM = await createVM({ common: producerCommon, stateManager, blockchain: createBlockchain(blockHashes) })
   // An OP Stack chain's blocks open with deposits, and its tips go to the SequencerFeeVault, its coinbase.
-  const opStackBlocks = opStack ? createOpStackBlocks({ common, store }) : undefined
+  const opStackBlocks = opStack ? createOpStackBlocks({ common, store, log }) : undefined
   if (opStack) plan.coinbase = SEQUENCER_FEE_VAULT
   const producer = createProducer({
     opStack: opStackBlocks,

@@ -945,6 +945,30 @@ describe('persistence', () => {
     }
     await expect(startChain({ dataDir })).rejects.toThrow(/--op-stack/)
   })
+
+  it('deposits waiting again after a revert keep their place before later ones across a restart', async () => {
+    const dataDir = join(dir, 'revert')
+    const from = freshAccount().address
+    const first = await startChain({ opStack: true, dataDir })
+    let d1: Hex
+    let d2: Hex
+    try {
+      d1 = await first.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 1n, gas: 30_000n })])
+      const snapshot = await first.rpc<Hex>('evm_snapshot')
+      await first.mine()
+      expect(await first.rpc('evm_revert', [snapshot])).toBe(true)
+      d2 = await first.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 2n, gas: 30_000n })])
+    } finally {
+      await first.close()
+    }
+    const second = await startChain({ opStack: true, dataDir })
+    try {
+      const sealed = await block(second, await second.mine())
+      expect(sealed.transactions.map((tx) => tx.hash).slice(1)).toEqual([d1, d2])
+    } finally {
+      await second.close()
+    }
+  })
 })
 
 describe('a chain without --op-stack', () => {
@@ -1097,6 +1121,24 @@ describe('the deposit rules at their edges', () => {
     const second = await block(e, await e.mine())
     expect(second.transactions.map((tx) => tx.hash).slice(1)).toEqual(hashes.slice(2))
     expect(await balance(e, from)).toBe(3n)
+  })
+
+  it('a deposit a lowered gas limit leaves too large is dropped, and the deposits behind it run', async () => {
+    const r = await startChain({ opStack: true })
+    try {
+      const from = freshAccount().address
+      const large = await r.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 1n, gas: 20_000_000n })])
+      const small = await r.rpc<Hex>('flashchain_sendDeposit', [depositRequest({ from, to: from, mint: 2n, gas: 30_000n })])
+      await r.rpc('evm_setBlockGasLimit', [toHex(15_000_000n)])
+      const sealed = await block(r, await r.mine())
+      expect(sealed.transactions.map((tx) => tx.hash).slice(1)).toEqual([small])
+      expect(await r.rpc('eth_getTransactionReceipt', [large])).toBeNull()
+      expect(await balance(r, from)).toBe(2n)
+      // A block must hold the L1 attributes deposit's million.
+      expect((await r.rpcError('evm_setBlockGasLimit', [toHex(1_000_000n)])).code).toBe(-32602)
+    } finally {
+      await r.close()
+    }
   })
 
   it('eth_feeHistory counts a deposit’s tip as 0, never below', async () => {

@@ -57,7 +57,7 @@ export type OpStackBlocks = {
   readonly participant: { capture(): DepositTransaction[]; restore(saved: DepositTransaction[]): void; reset(): void }
 }
 
-export function createOpStackBlocks(options: { common: Common; store: ChainStore }): OpStackBlocks {
+export function createOpStackBlocks(options: { common: Common; store: ChainStore; log: (line: string) => void }): OpStackBlocks {
   let waiting: DepositTransaction[] = []
   /** The user deposits the block being built took, which a second send of must still find. */
   let taken: DepositTransaction[] = []
@@ -81,6 +81,17 @@ export function createOpStackBlocks(options: { common: Common; store: ChainStore
         options.common,
       )
       let room = gasLimit - L1_INFO_GAS
+      // One that would not fit even an empty block of this gas limit (lowered since it was sent) would hold every
+      // deposit behind it for good: it is dropped, and said so, as the pool drops what can never run.
+      const fits = (deposit: DepositTransaction) => deposit.gasLimit <= room
+      for (const deposit of waiting.filter((deposit) => !fits(deposit))) {
+        const hash = bytesToHex(deposit.hash()) as Hex
+        options.store.removePoolTransactions([hash])
+        options.log(
+          `dropped deposit ${hash}: its gas ${deposit.gasLimit} exceeds what a block of gas limit ${gasLimit} holds beside its L1 attributes deposit`,
+        )
+      }
+      waiting = waiting.filter(fits)
       let count = 0
       while (count < waiting.length && waiting[count]!.gasLimit <= room) room -= waiting[count++]!.gasLimit
       taken = waiting.slice(0, count)

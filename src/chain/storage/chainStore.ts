@@ -278,9 +278,10 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
         statements.clearPool.run()
         for (const [seq, entry] of pool.entries())
           statements.addPool.run(hexToBytes(entry.hash), entry.raw, seq + 1, senderBytes(entry.sender), entry.publicKey ?? null)
+        // What `within` adds to the pool (a participant's, such as the deposits waiting) comes after these, in order.
+        poolSeq = pool.length
         within?.()
       })
-      poolSeq = pool.length
     },
 
     truncate(number) {
