@@ -3,6 +3,7 @@
  * as bigints and bytes as lowercase hex. Nothing here is an @ethereumjs class, so the RPC and the wallet never walk
  * an EVM library's objects.
  */
+import type { L1FeeParams } from './opstack/l1Cost.ts'
 import type { Hex } from '../hex.ts'
 import type { FlashblockAccessList } from './state/accesses.ts'
 import type { StateDiff } from './state/types.ts'
@@ -48,17 +49,10 @@ export type Receipt = {
  * The L1 data fee a transaction paid on an OP Stack chain (Fjord's formula on its signed envelope), the values in
  * L1Block it was computed from, and the operator fee's parameters (op-geth's receipt fields).
  */
-export type L1Fee = {
+export type L1Fee = L1FeeParams & {
   fee: bigint
   /** Fjord's estimated size × 16 (the receipt's l1GasUsed). */
   gasUsed: bigint
-  l1BaseFee: bigint
-  l1BlobBaseFee: bigint
-  baseFeeScalar: bigint
-  blobBaseFeeScalar: bigint
-  operatorFeeScalar: bigint
-  operatorFeeConstant: bigint
-  daFootprintGasScalar: bigint
 }
 
 /** How a transaction failed: the EVM's halt (`revert`, `out of gas`, `invalid opcode`…) and what it returned. */

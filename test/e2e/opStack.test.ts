@@ -1141,6 +1141,45 @@ describe('the deposit rules at their edges', () => {
     }
   })
 
+  it('a sender who can pay gas and value but not the L1 fee is refused at the door, and dropped if the fee rises after', async () => {
+    const lines: string[] = []
+    const r = await startChain({ opStack: true, log: (line) => lines.push(line) })
+    try {
+      const sender = freshAccount()
+      const signed = (nonce: number) =>
+        sender.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          nonce,
+          to: sender.address,
+          value: 1n,
+          gas: 21_000n,
+          maxFeePerGas: parseGwei('10'),
+          maxPriorityFeePerGas: parseGwei('1'),
+        })
+      const gasAndValue = 21_000n * parseGwei('10') + 1n
+      // Exactly gas and value: the L1 fee is missing, as the pool counts it.
+      await r.rpc('flashchain_sendDeposit', [depositRequest({ from: sender.address, to: sender.address, mint: gasAndValue, gas: 30_000n })])
+      await r.mine()
+      const refused = await r.rpcError('eth_sendRawTransaction', [await signed(1)])
+      expect(refused.message).toMatch(/^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have \d+ want \d+$/)
+      // Enough for the L1 fee as it is; then L1's base fee rises a thousandfold before the block runs it.
+      await r.rpc('flashchain_sendDeposit', [depositRequest({ from: sender.address, to: sender.address, mint: TRANSFER_L1_FEE * 2n, gas: 30_000n })])
+      await r.mine()
+      const hash = await r.rpc<Hex>('eth_sendRawTransaction', [await signed(2)])
+      await r.rpc('flashchain_setL1Values', [{ l1BaseFee: toHex(BASE_L1.l1BaseFee * 1000n) }])
+      const sealed = await block(r, await r.mine())
+      expect(sealed.transactions.map((tx) => tx.hash)).not.toContain(hash)
+      expect(await r.rpc('eth_getTransactionReceipt', [hash])).toBeNull()
+      // Dropped for what its run costs with the L1 fee, now about a thousand times the transfer's.
+      const dropped = lines.find((line) => line.includes(`dropped ${hash}`))!
+      const cost = BigInt(/upfront cost is: (\d+)/.exec(dropped)![1]!)
+      expect(cost).toBeGreaterThan(gasAndValue + 900n * TRANSFER_L1_FEE)
+    } finally {
+      await r.close()
+    }
+  })
+
   it('eth_feeHistory counts a deposit’s tip as 0, never below', async () => {
     const from = freshAccount().address
     await e.rpc('flashchain_sendDeposit', [depositRequest({ from, to: from, gas: 30_000n })])

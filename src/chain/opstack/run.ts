@@ -54,9 +54,10 @@ async function runWithL1Fee(vm: VM, opts: RunTxOpts & { block: Block }): Promise
   const sender = tx.getSenderAddress()
   const account = (await vm.stateManager.getAccount(sender)) ?? new Account()
   const upfront = l1.fee + upfrontOperatorFee
-  if (account.balance < upfront) {
-    // runTx's words, which gethErrors.ts reads as geth's "insufficient funds for gas * price + value".
-    const cost = upfront + tx.gasLimit * maxGasPrice(tx) + tx.value
+  // op-geth's balance check counts the L1 and operator fees beside gas and value; in runTx's words, which
+  // gethErrors.ts reads as geth's "insufficient funds for gas * price + value". Once it passes, runTx's own passes.
+  const cost = upfront + tx.gasLimit * maxGasPrice(tx) + tx.value
+  if (account.balance < cost) {
     throw new Error(
       `sender doesn't have enough funds to send tx. The upfront cost is: ${cost} and the sender's account (${sender}) only has: ${account.balance}`,
     )
@@ -65,17 +66,7 @@ async function runWithL1Fee(vm: VM, opts: RunTxOpts & { block: Block }): Promise
     account.balance -= upfront
     await vm.stateManager.putAccount(sender, account)
   }
-  let result: RunTxResult
-  try {
-    result = await runTx(vm, opts)
-  } catch (error) {
-    // Words that count the L1 fee, as op-geth's balance check does.
-    if (error instanceof Error && upfront > 0n)
-      error.message = error.message
-        .replace(/upfront cost is: (\d+)/, (_, cost) => `upfront cost is: ${BigInt(cost) + upfront}`)
-        .replace(/only has: (\d+)/, (_, have) => `only has: ${BigInt(have) + upfront}`)
-    throw error
-  }
+  const result = await runTx(vm, opts)
   const gasUsed = result.totalGasSpent
   const finalOperatorFee = operatorFee(gasUsed, params)
   await credit(vm, sender, upfrontOperatorFee - finalOperatorFee)
@@ -84,17 +75,7 @@ async function runWithL1Fee(vm: VM, opts: RunTxOpts & { block: Block }): Promise
   await credit(vm, OPERATOR_FEE_VAULT_ADDRESS, finalOperatorFee)
   return {
     ...result,
-    l1Fee: {
-      fee: l1.fee,
-      gasUsed: l1.gasUsed,
-      l1BaseFee: params.l1BaseFee,
-      l1BlobBaseFee: params.l1BlobBaseFee,
-      baseFeeScalar: params.baseFeeScalar,
-      blobBaseFeeScalar: params.blobBaseFeeScalar,
-      operatorFeeScalar: params.operatorFeeScalar,
-      operatorFeeConstant: params.operatorFeeConstant,
-      daFootprintGasScalar: params.daFootprintGasScalar,
-    },
+    l1Fee: { fee: l1.fee, gasUsed: l1.gasUsed, ...params },
   }
 }
 
