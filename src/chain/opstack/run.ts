@@ -40,9 +40,9 @@ export function runRollupTransaction(vm: VM, opts: RunTxOpts & { block: Block; b
 }
 
 /**
- * runTx, with the OP Stack's fees around it (specs, exec-engine.md "Fee Vaults"). The L1 data fee of the signed
- * envelope and the operator fee of the whole gas limit are taken first, so that runTx's balance check counts them
- * as op-geth's buyGas does; after the run, the operator fee of the gas not used is given back, and the base fee,
+ * runTx, with the OP Stack's fees around it (specs, exec-engine.md "Fee Vaults"). The sender must afford the L1 data
+ * fee of the signed envelope and the operator fee of the whole gas limit beside gas and value, as op-geth's buyGas
+ * checks; both are taken before the run. After it, the operator fee of the gas not used is given back, and the base fee,
  * which Ethereum burns, goes to the BaseFeeVault, the L1 fee to the L1FeeVault, the operator fee to its vault. The
  * tip goes to the block's coinbase, the SequencerFeeVault, as runTx pays it.
  */
