@@ -387,6 +387,7 @@ describe.skipIf(skip)(skip ? `the console page (skipped: ${CHROMIUM} is not inst
       const amounts = await fee.getByTestId('amount').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-value')))
       expect(amounts).toEqual([String(l2 + BigInt(receipt.l1Fee)), String(l2), String(BigInt(receipt.l1Fee))])
       expect(BigInt(receipt.l1Fee)).toBeGreaterThan(0n)
+      await screenshot(page, 'transaction-l1-fee')
       await page.context().close()
     } finally {
       await op.close()
