@@ -1,14 +1,14 @@
-import { RLP } from '@ethereumjs/rlp'
-import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { BLOCK_TABLES, openBlockTables } from './blockTables.ts'
 import { StoreDamagedError, inTransaction } from './database.ts'
 import { keepsWholeBlocks, splitWholeBlocks } from './migrate.ts'
+import { encodeRecord, loadStateRows } from './stateRows.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
 import type { StateHistory } from '../state/history.ts'
-import type { AccountRecord, StateDiff } from '../state/types.ts'
+import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
 /** The last row of each table of state writes. */
@@ -97,20 +97,6 @@ const schema = `
 
 const senderBytes = (sender: Hex | undefined) => (sender === undefined ? null : hexToBytes(sender))
 
-function encodeRecord(account: AccountRecord): Uint8Array {
-  return RLP.encode([bigIntToUnpaddedBytes(account.nonce), bigIntToUnpaddedBytes(account.balance), account.storageRoot, account.codeHash])
-}
-
-function decodeRecord(bytes: Uint8Array): AccountRecord {
-  const [nonce, balance, storageRoot, codeHash] = RLP.decode(bytes) as Uint8Array[]
-  return {
-    nonce: bytesToBigInt(nonce!),
-    balance: bytesToBigInt(balance!),
-    storageRoot: storageRoot!,
-    codeHash: codeHash!,
-  }
-}
-
 /**
  * How this flashchain keeps blocks, as the store's meta names it: split into rows (blockRows.ts), the block without
  * its transactions deflated (blockEncoding.ts). Stores before it named none (whole blocks as they were) or
@@ -152,10 +138,6 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     insertStorage: db.prepare("INSERT INTO storage (block, address, slot, value) VALUES (?, ?, ?, COALESCE(?, x''))"),
     insertClear: db.prepare('INSERT INTO storage_clears (block, address) VALUES (?, ?)'),
     insertCode: db.prepare("INSERT OR IGNORE INTO code (hash, code) VALUES (?, COALESCE(?, x''))"),
-    accounts: db.prepare('SELECT block, address, record FROM accounts ORDER BY block, rowid'),
-    storage: db.prepare('SELECT block, address, slot, value FROM storage ORDER BY block, rowid'),
-    clears: db.prepare('SELECT block, address FROM storage_clears ORDER BY block, rowid'),
-    code: db.prepare('SELECT hash, code FROM code'),
     addPool: db.prepare('INSERT OR IGNORE INTO pool (hash, raw, seq, sender, public_key) VALUES (?, ?, ?, ?, ?)'),
     lastPoolSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM pool'),
     removePool: db.prepare('DELETE FROM pool WHERE hash = ?'),
@@ -207,35 +189,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     transaction: (hash) => blocks.transaction(hash),
     logRows: (from, to, criteria) => blocks.logRows(from, to, criteria),
 
-    loadState(history) {
-      // Rows are grouped per block so the history sees each block's writes as one diff, in order.
-      const byBlock = new Map<number, StateDiff>()
-      const diffOf = (block: number) => {
-        let diff = byBlock.get(block)
-        if (diff === undefined) byBlock.set(block, (diff = { accounts: new Map(), storage: new Map(), code: new Map() }))
-        return diff
-      }
-      const storageOf = (diff: StateDiff, address: Hex) => {
-        let storage = diff.storage.get(address)
-        if (storage === undefined) diff.storage.set(address, (storage = { cleared: false, slots: new Map() }))
-        return storage
-      }
-      for (const row of statements.code.iterate() as Iterable<{ hash: Uint8Array; code: Uint8Array }>) {
-        diffOf(-1).code.set(bytesToHex(row.hash), row.code)
-      }
-      for (const row of statements.accounts.iterate() as Iterable<{ block: number; address: Uint8Array; record: Uint8Array | null }>) {
-        diffOf(row.block).accounts.set(bytesToHex(row.address), row.record === null ? null : decodeRecord(row.record))
-      }
-      for (const row of statements.clears.iterate() as Iterable<{ block: number; address: Uint8Array }>) {
-        storageOf(diffOf(row.block), bytesToHex(row.address)).cleared = true
-      }
-      for (const row of statements.storage.iterate() as Iterable<{ block: number; address: Uint8Array; slot: Uint8Array; value: Uint8Array }>) {
-        storageOf(diffOf(row.block), bytesToHex(row.address)).slots.set(bytesToHex(row.slot), row.value)
-      }
-      for (const block of [...byBlock.keys()].sort((a, b) => a - b)) {
-        history.commit(BigInt(Math.max(block, 0)), byBlock.get(block)!)
-      }
-    },
+    loadState: (history) => loadStateRows(db, history),
 
     writeBlock(block, diff) {
       inTransaction(db, () => {
