@@ -58,9 +58,10 @@ export function createStateService(parts: StateParts): StateService {
       const { number } = resolved.block
       const stateRoot = bytesToHex(resolved.block.block.header.stateRoot) as Hex
       // The head's trie changes only on the writer's queue: read it there, while it is still this block's.
-      const fromHead = await producer.exclusive(async () =>
-        blocks.head().number === number && provesRoot(trie, stateRoot) ? proveAccount(trie, state, address, slots) : undefined,
-      )
+      const fromHead = await producer.exclusive(async () => {
+        await trie.ready
+        return blocks.head().number === number && provesRoot(trie, stateRoot) ? proveAccount(trie, state, address, slots) : undefined
+      })
       if (fromHead !== undefined) return fromHead
       const built = await buildStateTrie(state, history)
       if (!provesRoot(built, stateRoot)) throw new Error(`the state of block ${number} does not rebuild to its state root`)

@@ -5,7 +5,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP, hexToBytes } from '@ethereumjs/util'
 
 import { createStateHistory, createTouchedKeys } from './history.ts'
-import { encodeAccount, createStateTrie } from './trie.ts'
+import { encodeAccount, createStateTrie, startStateTrie } from './trie.ts'
+import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { createStateDiff } from './types.ts'
 
 import type { AccountRecord } from './types.ts'
@@ -130,5 +131,51 @@ describe('state trie', () => {
     await trie.apply(history.restore(0n, touched), history.at(0n))
     expect(trie.root()).toEqual(atZero)
     expect(trie.root()).toEqual(await rootFromScratch([...history.entries()]))
+  })
+
+  test('a trie built in turns waits for its build, and takes the changes made to the state while it built', async () => {
+    const history = createStateHistory()
+    const genesis = createStateDiff()
+    const addresses = Array.from({ length: 300 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}` as Hex)
+    for (const address of addresses) genesis.accounts.set(address, record(1n))
+    genesis.storage.set(addresses[0]!, { cleared: false, slots: new Map([[slot, Uint8Array.of(7)]]) })
+    history.commit(0n, genesis)
+
+    const trie = startStateTrie(history.entries())
+    expect(() => trie.root()).toThrow(/still being built/)
+    let built = false
+    void trie.ready.then(() => (built = true))
+    const proved = trie.prove(addresses[5]!, [])
+    // One turn: the build has read the first accounts and not the last (300 of them are several turns' work).
+    await yieldToEventLoop()
+    expect(built).toBe(false)
+
+    // Block 1 changes an account the build has read, one it has not, and adds one.
+    const block1 = createStateDiff()
+    block1.accounts.set(addresses[0]!, record(5n))
+    block1.accounts.set(addresses[299]!, record(6n))
+    block1.accounts.set(a, record(7n))
+    block1.storage.set(addresses[0]!, { cleared: false, slots: new Map([[slot, Uint8Array.of(8)]]) })
+    history.commit(1n, block1)
+    const { root } = await trie.apply(block1, history.at(1n))
+    expect(built).toBe(true)
+    expect(root).toEqual(await rootFromScratch([...history.entries()]))
+    expect((await proved).account.length).toBeGreaterThan(0)
+  })
+
+  test('a trie built in turns builds an account the state yields twice once, as first read (its change follows)', async () => {
+    const first = record(1n)
+    const trie = startStateTrie([
+      [a, first, new Map()],
+      [b, record(2n), new Map()],
+      [a, record(9n), new Map()],
+    ])
+    await trie.ready
+    expect(trie.root()).toEqual(
+      await rootFromScratch([
+        [a, first, new Map()],
+        [b, record(2n), new Map()],
+      ]),
+    )
   })
 })

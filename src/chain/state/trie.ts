@@ -1,9 +1,9 @@
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_RLP, bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, bigIntToUnpaddedBytes } from '@ethereumjs/util'
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
-import { buildTrie, encode, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
+import { buildTrie, encode, encodeString, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
 
 import type { TrieNode } from './mpt.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
@@ -20,6 +20,8 @@ export type StateRoots = {
  * Roots are computed when a block seals, and mid-block only where a pre-Byzantium receipt needs one.
  */
 export type StateTrie = {
+  /** Settles once the trie holds the state it was made from (see startStateTrie); it fails if the build failed. */
+  readonly ready: Promise<void>
   /** Applies a sealed block's writes. `state` is the state after them. */
   apply(diff: StateDiff, state: StateReader): Promise<StateRoots>
   /** The roots the state would have after `diff`, leaving the trie at the head. */
@@ -48,7 +50,7 @@ export function withStorageRoots(diff: StateDiff, after: StateReader, storageRoo
 }
 
 /** Where an address or slot is in its trie: the nibbles of its keccak (the state tries are "secure"). */
-const pathOf = (key: Hex): Uint8Array => nibblesOf(keccak256(hexToBytes(key)))
+const pathOf = (key: Hex): Uint8Array => nibblesOf(keccak256(Buffer.from(key.slice(2), 'hex')))
 
 /** Trie work (a key written, a node hashed) since the last turn of the event loop this module gave. */
 let workSinceTurn = 0
@@ -91,18 +93,38 @@ export function encodeAccount(account: AccountRecord, storageRoot: Uint8Array): 
   return RLP.encode([bigIntToUnpaddedBytes(account.nonce), bigIntToUnpaddedBytes(account.balance), storageRoot, account.codeHash])
 }
 
+/** A trie built from a whole state, and ready when returned. */
 export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]> = []): Promise<StateTrie> {
+  const trie = startStateTrie(accounts)
+  await trie.ready
+  return trie
+}
+
+/**
+ * A trie returned at once, and built from `accounts` in turns of the event loop: a restart answers requests while it
+ * builds (it was most of a restart). Every update and proof waits for the build, and `root()` throws before it.
+ *
+ * `accounts` is read as the build goes, so the state may change under it (a block sealed, a test-control edit):
+ * each change is also applied to the trie, after the build, so a key the build read before a change is updated by the
+ * change, and one it read after gets the same value twice. An account removed and written again during the build
+ * would come twice; it is built once, with what it held when first read, and its change brings it up to date.
+ */
+export function startStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>): StateTrie {
   let accountTrie: TrieNode | undefined
   /** Every account's storage trie that holds a slot. */
   let storageTries = new Map<Hex, TrieNode>()
+  let built = false
 
   async function fill(from: Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>) {
     const tries = new Map<Hex, TrieNode>()
     const leaves: { key: Uint8Array; value: Uint8Array }[] = []
+    const read = new Set<Hex>()
     for (const [address, account, slots] of from) {
+      if (read.has(address)) continue
+      read.add(address)
       let storageRoot = KECCAK256_RLP
       if (slots.size > 0) {
-        const trie = buildTrie(Array.from(slots, ([slot, value]) => ({ key: pathOf(slot), value: RLP.encode(value) })))!
+        const trie = buildTrie(Array.from(slots, ([slot, value]) => ({ key: pathOf(slot), value: encodeString(value) })))!
         tries.set(address, trie)
         storageRoot = await hashInTurns(trie)
       }
@@ -113,8 +135,13 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     await hashInTurns(root)
     accountTrie = root
     storageTries = tries
+    built = true
   }
-  await fill(accounts)
+  const ready = fill(accounts)
+  /** The trie once built; what reads it synchronously before then has not waited for `ready`. */
+  const whenBuilt = () => {
+    if (!built) throw new Error('the state trie is still being built: wait for its `ready`')
+  }
 
   async function update(diff: StateDiff, state: StateReader, keep: boolean): Promise<StateRoots> {
     // The head this update starts from: one kept over another that ran meanwhile would lose the other's writes.
@@ -128,7 +155,7 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
     for (const [address, written] of diff.storage) {
       let trie = written.cleared ? undefined : storageOf(address)
       for (const [slot, value] of written.slots) {
-        trie = value.length === 0 ? remove(trie, pathOf(slot)) : insert(trie, pathOf(slot), RLP.encode(value))
+        trie = value.length === 0 ? remove(trie, pathOf(slot)) : insert(trie, pathOf(slot), encodeString(value))
         await trieWorkDone()
       }
       changed.set(address, trie)
@@ -162,12 +189,29 @@ export async function createStateTrie(accounts: Iterable<[Hex, AccountRecord, Ma
   }
 
   return {
-    apply: (diff, state) => update(diff, state, true),
-    preview: (diff, state) => update(diff, state, false),
-    root: () => rootHash(accountTrie),
-    storageRoot: (address) => rootHash(storageTries.get(address)),
-    rebuild: fill,
+    ready,
+    async apply(diff, state) {
+      await ready
+      return update(diff, state, true)
+    },
+    async preview(diff, state) {
+      await ready
+      return update(diff, state, false)
+    },
+    root() {
+      whenBuilt()
+      return rootHash(accountTrie)
+    },
+    storageRoot(address) {
+      whenBuilt()
+      return rootHash(storageTries.get(address))
+    },
+    async rebuild(accounts) {
+      await ready
+      await fill(accounts)
+    },
     async prove(address, slots) {
+      await ready
       const account = proof(accountTrie, pathOf(address))
       const trie = storageTries.get(address)
       if (trie === undefined) return { account, storage: undefined }

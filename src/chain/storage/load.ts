@@ -8,7 +8,7 @@ import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
-import { createStateTrie } from '../state/trie.ts'
+import { startStateTrie } from '../state/trie.ts'
 import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
 import { timestampOf } from './blockRows.ts'
 import { blockView, sealedBlockOf } from '../blocks/views.ts'
@@ -106,14 +106,19 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
 
   store.loadState(history)
   if (fork !== undefined) await fetchUpstreamCode(history, fork.remote)
-  const trie = await createStateTrie(history.entries())
+  // The trie is built while the chain starts and answers (trie.ts): it is needed only to seal and to prove.
+  const trie = startStateTrie(history.entries())
   const head = blocks.head()
-  // A fork block's root is the upstream's whole state's, which a fork never holds.
-  if (head.number !== blocks.first || fork === undefined) {
-    if (!equalsBytes(trie.root(), head.block.header.stateRoot)) {
-      options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
-    }
-  }
+  trie.ready.then(
+    () => {
+      // A fork block's root is the upstream's whole state's, which a fork never holds.
+      if ((head.number !== blocks.first || fork === undefined) && !equalsBytes(trie.root(), head.block.header.stateRoot)) {
+        options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
+      }
+    },
+    // Each seal waits for the trie, and fails with this.
+    (error: unknown) => options.log(`error: the state trie could not be rebuilt: ${error instanceof Error ? error.message : String(error)}`),
+  )
   return { spec, genesisText: stored, history, blocks, trie, first }
 }
 
