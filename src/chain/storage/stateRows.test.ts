@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest'
 import { keccak256 } from '../crypto/keccak.ts'
 import { createStateHistory } from '../state/history.ts'
 import { openChainStore } from './chainStore.ts'
-import { openDatabase } from './database.ts'
+import { StoreDamagedError, openDatabase } from './database.ts'
 import { decodeRecordHex, encodeRecord } from './stateRows.ts'
 
 import type { AccountRecord, StateDiff } from '../state/types.ts'
@@ -90,5 +90,27 @@ describe('state rows', () => {
     expect(at2.storage(address(2), slot(2))).toEqual(new Uint8Array(0))
     expect(at2.account(address(3))).toEqual(eoa(4n))
     expect(at1.account(address(3))).toBeUndefined()
+  })
+
+  test('error: state rows out of block order are refused as a damaged store, never replayed out of order', () => {
+    const db = openDatabase({})
+    const store = openChainStore(db)
+    const written = diff()
+    written.accounts.set(address(1), eoa(1n))
+    for (const number of [0n, 1n]) {
+      store.writeBlock(
+        {
+          number,
+          hash: slot(1000 + Number(number)),
+          rlp: RLP.encode([[Uint8Array.of(Number(number))], [], []]),
+          receipts: [],
+          senders: [],
+          transactionHashes: [],
+        },
+        written,
+      )
+    }
+    db.exec('UPDATE accounts SET block = 5 WHERE rowid = (SELECT MIN(rowid) FROM accounts)')
+    expect(() => store.loadState(createStateHistory())).toThrow(StoreDamagedError)
   })
 })

@@ -4,6 +4,8 @@
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes } from '@ethereumjs/util'
 
+import { StoreDamagedError } from './database.ts'
+
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { StateHistory } from '../state/history.ts'
 import type { AccountRecord, StateDiff, StorageDiff } from '../state/types.ts'
@@ -109,9 +111,11 @@ export function loadStateRows(db: DatabaseSync, history: StateHistory): void {
   const accounts = byBlock(rowsOf(db.prepare(QUERIES.accounts)))
   const clears = byBlock(rowsOf(db.prepare(QUERIES.clears)))
   const storage = byBlock(rowsOf(db.prepare(QUERIES.storage)))
-  for (;;) {
+  for (let last = Number.NEGATIVE_INFINITY; ; ) {
     const block = Math.min(accounts.peek(), clears.peek(), storage.peek())
     if (block === Number.POSITIVE_INFINITY) return
+    if (block < last) throw new StoreDamagedError(`the store's state writes of block ${block} come after those of block ${last}`)
+    last = block
     const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() }
     const storageOf = (address: Hex): StorageDiff => {
       let written = diff.storage.get(address)
