@@ -320,11 +320,6 @@ export async function main(): Promise<void> {
     process.stdout.write(`Chain id ${flashchain.chain.spec.chainId}, dev accounts:\n${lines.join('\n')}\n${banner(flashchain, options)}`)
   }
   const stopMemoryTrim = startMemoryTrim({ log: options.debug ? log : undefined, collectAtFirstRest: true })
-  process.stdout.write(`Listening on ${flashchain.url}\n`)
-  // The first transaction should not pay for V8 compiling what it runs (src/warmUp.ts). A warm-up that fails costs
-  // only its time, and says so.
-  warmUp({ hardfork: options.hardfork }).catch((error: unknown) => log(`warm-up failed: ${error instanceof Error ? error.stack : error}`))
-
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
@@ -339,8 +334,14 @@ export async function main(): Promise<void> {
       },
     )
   }
+  // Before the listening line: a signal sent as soon as it is read closes the store, as any other does.
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
+
+  process.stdout.write(`Listening on ${flashchain.url}\n`)
+  // The first transaction should not pay for V8 compiling what it runs (src/warmUp.ts). A warm-up that fails costs
+  // only its time, and says so.
+  warmUp({ hardfork: options.hardfork }).catch((error: unknown) => log(`warm-up failed: ${error instanceof Error ? error.stack : error}`))
 }
 
 if (import.meta.main) await main()

@@ -1,5 +1,5 @@
 // One data dir, one process; a damaged store is refused at start, never used in silence.
-import { mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -104,13 +104,15 @@ describe('a damaged store', () => {
     expect(second.output).toMatch(/chain\.sqlite-wal ends part way through a frame .*move it aside/s)
   })
 
-  it("a database that fails SQLite's quick_check is refused at start", async () => {
+  it("after a crash, a database that fails SQLite's quick_check is refused at start", async () => {
     const dir = dataDir()
     const node = await start(dir)
     const client = createPublicClient({ chain: flashchainChain(node.url), transport: http(node.url, { retryCount: 0 }) })
     await client.request({ method: 'anvil_mine' as never, params: ['0x40'] as never })
+    // A clean close writes every page into the file itself; its pid file is then put back as a crash leaves it.
     node.child.kill('SIGTERM')
     await new Promise((resolve) => node.child.once('exit', resolve))
+    writeFileSync(join(dir, 'flashchain.pid'), '4194303\n')
     // Garbage over the middle of the file, past its header: pages of the blocks table.
     const path = join(dir, 'chain.sqlite')
     const fd = openSync(path, 'r+')
@@ -120,5 +122,24 @@ describe('a damaged store', () => {
     const second = await refused(dir)
     expect(second.code).toBe(1)
     expect(second.output).toMatch(/is (damaged|not a database|malformed)/)
+  })
+
+  it('the whole database is checked after a process that did not close it, and not after a clean close', async () => {
+    const dir = dataDir()
+    const checked = /the store was not closed by the last process: checked it whole \(\d+ ms\)/
+    const first = await startCli(dir, [])
+    running.push(first.child)
+    expect(first.output()).not.toMatch(checked)
+    first.child.kill('SIGTERM')
+    await new Promise((resolve) => first.child.once('exit', resolve))
+
+    const afterClose = await startCli(dir, [])
+    running.push(afterClose.child)
+    expect(afterClose.output()).not.toMatch(checked)
+    await killHard(afterClose.child)
+
+    const afterCrash = await startCli(dir, [])
+    running.push(afterCrash.child)
+    expect(afterCrash.output()).toMatch(checked)
   })
 })
