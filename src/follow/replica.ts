@@ -13,6 +13,7 @@ import { join } from 'node:path'
 
 import { hexToBytes } from '@ethereumjs/util'
 
+import { checkStoreFile } from '../chain/storage/database.ts'
 import { snapshotMeta } from '../chain/storage/snapshot.ts'
 import { SEQUENCER_OPTIONS, STREAM_POSITION, createNode } from '../node.ts'
 import { createFlashblocksStream } from '../server/flashblocksStream.ts'
@@ -116,6 +117,8 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
         if (closed) throw new Error('the replica closed')
         try {
           await sequencer.snapshot(file)
+          // A fresh download has no pid file, so its first open would not check it (storage/database.ts).
+          checkStoreFile(file)
           break
         } catch (error) {
           if (error instanceof SnapshotRefusedError) throw error

@@ -130,6 +130,11 @@ export function rootHash(node: TrieNode | undefined): Uint8Array {
   return node === undefined ? KECCAK256_RLP : arrayOf(hashOf(node))
 }
 
+/** Hashes a node (and what it refers to), keeping the hash for its parent. */
+export function hashNode(node: TrieNode): void {
+  hashOf(node)
+}
+
 function hashOf(node: TrieNode): Bytes {
   if (node.hash === undefined) {
     node.hash = bytesOf(keccak256(encode(node)))

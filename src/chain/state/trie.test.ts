@@ -178,4 +178,17 @@ describe('state trie', () => {
       ]),
     )
   })
+
+  test('a trie whose build failed is built again by a rebuild (a reset), which is how a node gets it back', async () => {
+    const trie = startStateTrie(
+      (function* (): Generator<[Hex, AccountRecord, Map<Hex, Uint8Array>]> {
+        yield [a, record(1n), new Map()]
+        throw new Error('the state could not be read')
+      })(),
+    )
+    await expect(trie.ready).rejects.toThrow('the state could not be read')
+    await trie.rebuild([[b, record(2n), new Map()]])
+    await trie.ready
+    expect(trie.root()).toEqual(await rootFromScratch([[b, record(2n), new Map()]]))
+  })
 })

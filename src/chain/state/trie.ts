@@ -3,7 +3,7 @@ import { KECCAK256_RLP, bigIntToUnpaddedBytes } from '@ethereumjs/util'
 
 import { TRIE_WRITES_PER_TURN, yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { keccak256 } from '../crypto/keccak.ts'
-import { buildTrie, encode, encodeString, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
+import { buildTrie, encode, encodeString, hashNode, insert, nibblesOf, proof, remove, rootHash } from './mpt.ts'
 
 import type { TrieNode } from './mpt.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
@@ -83,7 +83,7 @@ export async function hashInTurns(node: TrieNode | undefined): Promise<Uint8Arra
   if (node !== undefined) walk(node)
   for (const next of pending) {
     // A node under 32 bytes is embedded in its parent: its encoding is all the parent needs, and it gets no hash.
-    if (next === node || encode(next).length >= 32) rootHash(next)
+    if (next === node || encode(next).length >= 32) hashNode(next)
     await trieWorkDone()
   }
   return rootHash(node)
@@ -137,7 +137,7 @@ export function startStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, 
     storageTries = tries
     built = true
   }
-  const ready = fill(accounts)
+  let ready = fill(accounts)
   /** The trie once built; what reads it synchronously before then has not waited for `ready`. */
   const whenBuilt = () => {
     if (!built) throw new Error('the state trie is still being built: wait for its `ready`')
@@ -189,7 +189,9 @@ export function startStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, 
   }
 
   return {
-    ready,
+    get ready() {
+      return ready
+    },
     async apply(diff, state) {
       await ready
       return update(diff, state, true)
@@ -207,8 +209,10 @@ export function startStateTrie(accounts: Iterable<[Hex, AccountRecord, Map<Hex, 
       return rootHash(storageTries.get(address))
     },
     async rebuild(accounts) {
-      await ready
+      // A build that failed is started over: a reset is how a node gets its trie back.
+      await ready.catch(() => {})
       await fill(accounts)
+      ready = Promise.resolve()
     },
     async prove(address, slots) {
       await ready

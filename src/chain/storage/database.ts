@@ -39,15 +39,39 @@ export function openDatabase(options: { dataDir?: string; fresh?: boolean; log?:
   const db = exclusive(new sqlite.DatabaseSync(path), dataDir)
   if (unclosed) {
     const started = performance.now()
-    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
-    if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
+    try {
+      quickCheck(db, path)
+    } catch (error) {
       db.close()
-      throw new StoreDamagedError(`${path} is damaged (SQLite's quick_check: ${check.map((row) => row.quick_check).join('; ')})`)
+      throw error
     }
     options.log?.(`the store was not closed by the last process: checked it whole (${Math.round(performance.now() - started)} ms)`)
   }
   writeFileSync(join(dataDir, PID_FILE), `${process.pid}\n`)
   return db
+}
+
+/** SQLite's quick_check of every page: a damaged store is refused, whether the check reports it or fails on it. */
+function quickCheck(db: DatabaseSync, path: string): void {
+  let check: { quick_check: string }[]
+  try {
+    check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
+  } catch (error) {
+    throw new StoreDamagedError(`${path} is damaged (SQLite: ${error instanceof Error ? error.message : String(error)})`)
+  }
+  if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
+    throw new StoreDamagedError(`${path} is damaged (SQLite's quick_check: ${check.map((row) => row.quick_check).join('; ')})`)
+  }
+}
+
+/** Checks a database file no process has opened yet (a replica's download of its sequencer's store) whole. */
+export function checkStoreFile(path: string): void {
+  const db = new sqlite.DatabaseSync(path, { readOnly: true })
+  try {
+    quickCheck(db, path)
+  } finally {
+    db.close()
+  }
 }
 
 /**

@@ -109,10 +109,14 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   // The trie is built while the chain starts and answers (trie.ts): it is needed only to seal and to prove.
   const trie = startStateTrie(history.entries())
   const head = blocks.head()
-  trie.ready.then(
+  // A change during the build (a reset, a replica's rewind) leaves the trie between two states until the trie is
+  // moved with it: only a build the history held still for is compared with the head's root.
+  let changed = false
+  const unfollow = history.follow(() => (changed = true))
+  trie.ready.finally(unfollow).then(
     () => {
       // A fork block's root is the upstream's whole state's, which a fork never holds.
-      if ((head.number !== blocks.first || fork === undefined) && !equalsBytes(trie.root(), head.block.header.stateRoot)) {
+      if (!changed && (head.number !== blocks.first || fork === undefined) && !equalsBytes(trie.root(), head.block.header.stateRoot)) {
         options.log(`warning: rebuilt state root ${bytesToHex(trie.root())} differs from block ${head.number}'s`)
       }
     },
