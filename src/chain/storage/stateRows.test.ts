@@ -9,6 +9,7 @@ import { StoreDamagedError, openDatabase } from './database.ts'
 import { decodeRecordHex, encodeRecord } from './stateRows.ts'
 
 import type { AccountRecord, StateDiff } from '../state/types.ts'
+import type { ChainStore } from './chainStore.ts'
 import type { Hex } from '../../hex.ts'
 
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as Hex
@@ -22,6 +23,12 @@ const contract: AccountRecord = {
   storageRoot: keccak256(Uint8Array.of(2)),
 }
 const diff = (): StateDiff => ({ accounts: new Map(), storage: new Map(), code: new Map() })
+
+/** Block `number` (a stand-in body with no transactions) with these state writes. */
+function writeBlock(store: ChainStore, number: bigint, written: StateDiff) {
+  const rlp = RLP.encode([[Uint8Array.of(Number(number))], [], []])
+  store.writeBlock({ number, hash: slot(1000 + Number(number)), rlp, receipts: [], senders: [], transactionHashes: [] }, written)
+}
 
 describe('state rows', () => {
   test('a record read back from its hex is the record written, with the two common hashes shared', () => {
@@ -38,18 +45,7 @@ describe('state rows', () => {
 
   test('a restart reads every block of state back as it was written: accounts, deletions, clears, slots and code', () => {
     const store = openChainStore(openDatabase({}))
-    const block = (number: bigint, written: StateDiff) =>
-      store.writeBlock(
-        {
-          number,
-          hash: slot(1000 + Number(number)),
-          rlp: RLP.encode([[Uint8Array.of(Number(number))], [], []]),
-          receipts: [],
-          senders: [],
-          transactionHashes: [],
-        },
-        written,
-      )
+    const block = (number: bigint, written: StateDiff) => writeBlock(store, number, written)
 
     const zero = diff()
     zero.accounts.set(address(1), eoa(10n))
@@ -97,19 +93,7 @@ describe('state rows', () => {
     const store = openChainStore(db)
     const written = diff()
     written.accounts.set(address(1), eoa(1n))
-    for (const number of [0n, 1n]) {
-      store.writeBlock(
-        {
-          number,
-          hash: slot(1000 + Number(number)),
-          rlp: RLP.encode([[Uint8Array.of(Number(number))], [], []]),
-          receipts: [],
-          senders: [],
-          transactionHashes: [],
-        },
-        written,
-      )
-    }
+    for (const number of [0n, 1n]) writeBlock(store, number, written)
     db.exec('UPDATE accounts SET block = 5 WHERE rowid = (SELECT MIN(rowid) FROM accounts)')
     expect(() => store.loadState(createStateHistory())).toThrow(StoreDamagedError)
   })

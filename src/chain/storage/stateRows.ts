@@ -4,6 +4,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes } from '@ethereumjs/util'
 
+import { hexToBytes } from '../../hex.ts'
 import { StoreDamagedError } from './database.ts'
 
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
@@ -40,7 +41,7 @@ export function decodeRecordHex(hex: string): AccountRecord {
 const EMPTY_ROOT_HEX = Buffer.from(KECCAK256_RLP).toString('hex').toUpperCase()
 const NO_CODE_HEX = Buffer.from(KECCAK256_NULL).toString('hex').toUpperCase()
 
-const byteAt = (hex: string, at: number): number => (nibble(hex.charCodeAt(at)) << 4) | nibble(hex.charCodeAt(at + 1))
+const byteAt = (hex: string, at: number): number => Number.parseInt(hex.slice(at, at + 2), 16)
 
 /**
  * Keys come as lowercase hex from SQLite itself, and values as hex decoded here: node:sqlite gives each blob an array
@@ -87,15 +88,8 @@ function byBlock(rows: Iterator<Row>) {
   }
 }
 
-/** Bytes from SQLite's hex(), which is uppercase. */
-function decodeValue(hex: string): Uint8Array {
-  const bytes = new Uint8Array(hex.length >> 1)
-  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1))
-  return bytes
-}
-
-/** '0'–'9' and 'A'–'F'. */
-const nibble = (code: number): number => (code < 58 ? code - 48 : code - 55)
+/** Bytes from SQLite's hex() (uppercase), in an array of their own. */
+const decodeValue = (hex: string): Uint8Array => hexToBytes(`0x${hex}`)
 
 /**
  * Replays every stored state write into `history`, a block at a time, oldest first. A table's rows are in block
