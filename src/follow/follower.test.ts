@@ -56,6 +56,8 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     resyncs: [] as string[],
     /** While set, apply waits for it. */
     gate: undefined as Promise<void> | undefined,
+    /** While set, fetch waits for it. */
+    fetchGate: undefined as Promise<void> | undefined,
     /** The sequencer's head when it is not the chain's (reverted, reset, sealed on); by default it is. */
     sequencerHead: undefined as { number: bigint; hash: string } | undefined,
     /** Polls that found no frame and asked for the changes made since the last one. */
@@ -82,6 +84,7 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     expected: () => state.position,
     async fetch(number, index) {
       state.fetches.push([number, index])
+      await state.fetchGate
       if (!state.kept) return undefined
       return state.sequencer.filter((f) => !before({ number: f.number, index: f.index }, { number, index }))
     },
@@ -506,6 +509,39 @@ describe('createFollower', () => {
     ])
     expect(state.applied).toEqual([0, 1, 2, 3])
     expect(state.quiet).toBe(2)
+  })
+
+  test('a poll is not catching up while it asks, only once the sequencer has frames for it', async () => {
+    const all = framesOf(4)
+    const { state, follower, receive } = fakeChain({ sequencer: all.slice(0, 2) })
+    follower.start()
+    await receive(all[0]!, all[1]!)
+    let open!: () => void
+    state.fetchGate = new Promise((resolve) => {
+      open = resolve
+    })
+    const polled = follower.poll()
+    await flush()
+    // Asking, with nothing behind it known: following.
+    expect(state.fetches).toEqual([[1n, 2]])
+    expect(follower.catchingUp).toBe(false)
+    open()
+    expect(await polled).toBe(false)
+
+    // The sequencer has two frames more: catching up while they are applied.
+    state.sequencer = all
+    state.fetchGate = undefined
+    let release!: () => void
+    state.gate = new Promise((resolve) => {
+      release = resolve
+    })
+    const found = follower.poll()
+    await flush()
+    expect(follower.catchingUp).toBe(true)
+    release()
+    expect(await found).toBe(true)
+    expect(follower.catchingUp).toBe(false)
+    expect(state.applied).toEqual([0, 1, 2, 3])
   })
 
   // Fails: fill() goes on offering the fetched frames after one of them was refused and the chain resynced.

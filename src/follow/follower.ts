@@ -173,11 +173,14 @@ export function createFollower(parts: FollowerParts): Follower {
     return (await parts.sequencerHash(ours.number)) === ours.hash ? 'ahead' : 'elsewhere'
   }
 
-  /** Fetches what is missing before the frames that wait; true when the sequencer had frames to give. */
-  async function fill(): Promise<boolean> {
+  /**
+   * Fetches what is missing before the frames that wait; true when the sequencer had frames to give. `routine`: a
+   * poll of a quiet stream, which is catching up only once the sequencer has frames for it.
+   */
+  async function fill(routine = false): Promise<boolean> {
     gapTimer = undefined
     if (stopped) return false
-    filling = true
+    filling = !routine
     try {
       const { number, index } = parts.expected()
       const frames = await parts.fetch(number, index)
@@ -213,6 +216,7 @@ export function createFollower(parts: FollowerParts): Follower {
       // Only frames after those applied are news; the rest came by the stream already.
       const fresh = frames.filter((frame) => next === undefined || frame.sequence >= next)
       if (fresh.length === 0) return false
+      filling = true
       if (early.size > 0) counts.gaps++
       for (const frame of fresh) {
         if (next !== undefined && frame.sequence < next) continue
@@ -269,7 +273,7 @@ export function createFollower(parts: FollowerParts): Follower {
         // the frames the sequencer has are found.
         const refused = await parts.quiet(next)
         if (refused !== undefined) return resync(refused)
-        found = await fill()
+        found = await fill(true)
       })
       return found
     },
