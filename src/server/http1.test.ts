@@ -1437,28 +1437,23 @@ describe('memory held for clients', () => {
     await expectUsable(third)
   })
 
-  test('a client that reads nothing of its answer for the write timeout is disconnected', async () => {
-    const { port } = await start({ writeTimeout: 300, maxBodyBytes: 64 })
-    const socket = connect({ host: '127.0.0.1', port })
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-    socket.pause()
-    socket.write(post('huge'))
-    let received = 0
-    socket.on('data', (chunk: Buffer) => (received += chunk.length))
-    socket.on('error', () => {})
-    // Reading resumes long after the write timeout: by then the node has given up, and the answer is cut short.
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
-    const closed = new Promise<boolean>((resolve) => {
-      socket.once('close', () => resolve(true))
-      setTimeout(() => resolve(false), 5_000)
-    })
-    socket.resume()
-    expect(await closed).toBe(true)
-    expect(received).toBeLessThan(32 * 1024 * 1024)
-  })
+  /** Resolves once the server holds no connection (bounded: 400 looks 50 ms apart). */
+  async function untilDropped(server: Http1Server): Promise<void> {
+    for (let look = 0; server.connections > 0; look++) {
+      if (look === 400) throw new Error(`the server still holds ${server.connections} connection(s)`)
+      await sleep(50)
+    }
+  }
 
-  /** Sends `body` on a new connection that reads nothing until `resumeAfter` ms; how the connection ended for it. */
-  async function unread(port: number, body: string, resumeAfter: number): Promise<{ error: string | undefined; received: number }> {
+  /**
+   * Sends `body` on a new connection that reads nothing until the server has dropped it (`dropped`), or for `ms`;
+   * how the connection ended for the client once it reads.
+   */
+  async function unread(
+    { server, port }: Harness,
+    body: string,
+    until: { dropped: true } | { ms: number },
+  ): Promise<{ closed: boolean; error: string | undefined; received: number }> {
     const socket = connect({ host: '127.0.0.1', port })
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
     socket.pause()
@@ -1467,26 +1462,38 @@ describe('memory held for clients', () => {
     let error: string | undefined
     socket.on('data', (chunk: Buffer) => (received += chunk.length))
     socket.on('error', (cause: NodeJS.ErrnoException) => (error = cause.code))
-    await sleep(resumeAfter)
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    if ('dropped' in until) await untilDropped(server)
+    else await sleep(until.ms)
+    let bound: NodeJS.Timeout | undefined
+    const closed = new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true))
+      bound = setTimeout(() => resolve(false), 20_000)
+    })
     socket.resume()
-    await Promise.race([closed, sleep(5_000)])
+    const result = { closed: await closed, error, received }
+    clearTimeout(bound)
     socket.destroy()
-    return { error, received }
+    return result
   }
 
+  test('a client that reads nothing of its answer for the write timeout is disconnected', async () => {
+    // Reading resumes once the node has given up: the answer is cut short.
+    const { closed, received } = await unread(await start({ writeTimeout: 300, maxBodyBytes: 64 }), 'huge', { dropped: true })
+    expect(closed).toBe(true)
+    expect(received).toBeLessThan(32 * 1024 * 1024)
+  })
+
   test('an answer nobody reads is reset at the write timeout, not ended: an end would wait behind the answer', async () => {
-    const { port } = await start({ writeTimeout: 300, maxBodyBytes: 64 })
-    const { error, received } = await unread(port, 'huge', 2_500)
+    const { error, received } = await unread(await start({ writeTimeout: 300, maxBodyBytes: 64 }), 'huge', { dropped: true })
     expect(error).toBe('ECONNRESET')
     expect(received).toBeLessThan(32 * 1024 * 1024)
   })
 
   test('an answer the kernel took whole and nobody read is reset, not ended, when the connection times out', async () => {
     // 256 KiB: the sockets' buffers take all of it, so the server has nothing left to wait for.
-    const { port } = await start({ writeTimeout: 300, keepAliveTimeout: 300, maxBodyBytes: 64 })
-    expect(await unread(port, 'big:1', 2_500)).toMatchObject({ error: 'ECONNRESET' })
-    // A small answer's connection ends as an idle one does, with no reset.
-    expect(await unread(port, 'small', 2_500)).toMatchObject({ error: undefined })
+    const harness = await start({ writeTimeout: 300, keepAliveTimeout: 300, maxBodyBytes: 64 })
+    expect(await unread(harness, 'big:1', { dropped: true })).toMatchObject({ closed: true, error: 'ECONNRESET' })
+    // A small answer's connection ends as an idle one does, with no reset (its end waits for the client to read).
+    expect(await unread(harness, 'small', { ms: 2_500 })).toMatchObject({ closed: true, error: undefined })
   })
 })

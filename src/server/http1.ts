@@ -41,6 +41,8 @@ export type CreateHttp1ServerOptions = ConnectionOptions & {
 
 export type Http1Server = {
   port: number
+  /** Connections open now, those refused for being over the cap included. */
+  readonly connections: number
   /** Stops accepting, drops open connections, and resolves once the server is closed. */
   close(): Promise<void>
 }
@@ -86,6 +88,9 @@ export async function createHttp1Server(options: CreateHttp1ServerOptions): Prom
 
   return {
     port: (server.address() as AddressInfo).port,
+    get connections() {
+      return connections.size
+    },
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(sweep)

@@ -38,6 +38,9 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     const fork = await startChain({
       mining: options.mining ?? 'auto',
       fork: { url: counting.url, blockNumber: options.blockNumber ?? world.forkBlock },
+      // An upstream read may take its time on a busy machine (a trace on the upstream flashchain above all): the
+      // default 5 s deadline is for users' forks, and the test that needs one sets its own.
+      rpcEvmTimeout: 60_000,
     })
     forks.push(fork)
     return fork
