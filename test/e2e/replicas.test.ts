@@ -12,7 +12,7 @@ import { createPublicClient, createWalletClient, encodeFunctionData, http, parse
 import { createReplica } from '../../src/follow/replica.ts'
 import { Noisy, Reverter, Store } from './fixtures/contracts.ts'
 import { deploy, startChain, toHex } from './helpers.ts'
-import { call, expectSameAnswers as expectSame, result } from './replicaHelpers.ts'
+import { call, expectSameAnswers as expectSame, result, untilFollowed } from './replicaHelpers.ts'
 
 import type { Hex } from 'viem'
 import type { Replica } from '../../src/follow/replica.ts'
@@ -246,6 +246,9 @@ describe('replicas answer as their sequencer', () => {
       expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(nonce + 1)
       newest = tx.hash as Hex
       await sequencer.preconfirm()
+      // ethers asks for the receipt once, then again only at each new block, which manual mining never brings: the
+      // replica must hold the pre-confirmation when it asks.
+      await untilFollowed(sequencer.url, replicas[1]!.url, () => replicas[1]!.status())
       const receipt = await tx.wait()
       expect(receipt?.status).toBe(1)
       expect(receipt?.hash).toBe(tx.hash)
