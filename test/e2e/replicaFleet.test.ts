@@ -82,7 +82,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flashchain-fleet-'))
   sequencer = await startCli(join(dir, 'sequencer'), ['--quiet', '--mining', 'interval', '--block-time', '1000'])
   const source = `${sequencer.url.replace('http', 'ws')}/flashblocks`
-  for (let i = 0; i < 3; i++) replicas.push(await startFollower(source))
+  // In the suite's directory: a replica killed with SIGKILL cannot remove a temporary one of its own.
+  for (let i = 0; i < 3; i++) replicas.push(await startFollower(source, ['--data-dir', join(dir, `replica${i}`)]))
   const port = await freePort()
   balancer = `http://127.0.0.1:${port}`
   const config = readFileSync(join(root, 'docs', 'haproxy.cfg'), 'utf8')
@@ -169,7 +170,13 @@ describe.skipIf(skip)(skip ? 'a fleet behind HAProxy (skipped: haproxy is not in
     expect(failures).toEqual([])
 
     const started = performance.now()
-    const restarted = await startFollower(`${sequencer.url.replace('http', 'ws')}/flashblocks`, ['--port', portOf(victim.url)])
+    // In the directory the killed one left behind, as a service manager would start it again.
+    const restarted = await startFollower(`${sequencer.url.replace('http', 'ws')}/flashblocks`, [
+      '--port',
+      portOf(victim.url),
+      '--data-dir',
+      join(dir, 'replica1'),
+    ])
     replicas[1] = restarted
     await untilFollowing(restarted.url)
     const caughtUp = performance.now() - started
