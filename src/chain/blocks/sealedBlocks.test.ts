@@ -44,7 +44,7 @@ function sourceOf(stored: SealedBlock[], transactions: (number: bigint) => numbe
       expect(again.hash).toBe(hash)
       return again
     },
-    view: (number, hash, whole) => {
+    view: (_number, hash, whole) => {
       const sealed = whole()
       expect(sealed.hash).toBe(hash)
       return sealedBlockOf(sealed)

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
 
 import { createStateHistory } from './history.ts'
+import type { EditUndo } from './history.ts'
 import { createOverlay } from './overlay.ts'
 import { createStateDiff } from './types.ts'
 
@@ -224,5 +225,139 @@ describe('state history', () => {
       diffWith((d) => d.accounts.set(alice, account(1n))),
     )
     expect(history.at(0n).account(alice)?.balance).toBe(1n)
+  })
+
+  test('old versions read back as they were written, against a model of every block, through commits, edits and rewinds', () => {
+    // A small generator of its own (xorshift32), so that a failure replays: the same seed, the same operations.
+    let seed = 0x2935
+    const random = (n: number) => {
+      seed ^= seed << 13
+      seed ^= seed >>> 17
+      seed ^= seed << 5
+      return (seed >>> 0) % n
+    }
+    const bytes = (length: number) => Uint8Array.from({ length }, () => random(256))
+    const addresses = [alice, `0x${'00'.repeat(19)}0b` as Hex, `0x${'00'.repeat(19)}0c` as Hex]
+    const slots = [slot, `0x${'ff'.repeat(32)}` as Hex, `0x${'00'.repeat(31)}00` as Hex]
+    const anAccount = () =>
+      random(5) === 0
+        ? null
+        : {
+            nonce: BigInt(random(3)),
+            balance: random(2) === 0 ? BigInt(random(1000)) : 2n ** 255n + BigInt(random(1000)),
+            storageRoot: random(2) === 0 ? KECCAK256_RLP : bytes(32),
+            codeHash: random(2) === 0 ? KECCAK256_NULL : bytes(32),
+          }
+    // A slot's value with no leading zero, as the state keeps it: empty for zero.
+    const aValue = () => {
+      const kind = random(3)
+      return kind === 0 ? new Uint8Array() : kind === 1 ? Uint8Array.of(1 + random(255)) : Uint8Array.of(0x80, ...bytes(31))
+    }
+
+    type State = { accounts: Map<Hex, unknown>; storage: Map<string, Uint8Array> }
+    const model: State[] = []
+    const copy = (state: State | undefined): State => ({ accounts: new Map(state?.accounts), storage: new Map(state?.storage) })
+    const history = createStateHistory()
+    let oldReads = 0
+    const expectModel = () => {
+      for (const [block, state] of model.entries()) {
+        const reader = history.at(BigInt(block))
+        for (const address of addresses) {
+          expect(reader.account(address) ?? null, `${address} at ${block}`).toEqual(state.accounts.get(address) ?? null)
+          for (const key of slots) {
+            const value = reader.storage(address, key)
+            expect(value, `${address} ${key} at ${block}`).toEqual(state.storage.get(`${address} ${key}`) ?? new Uint8Array())
+            if (value.length > 0 && block < model.length - 1) oldReads++
+          }
+        }
+      }
+    }
+    /** The edits since the last rewind, oldest first, and the state of each block they edited before the first. */
+    const undone: { number: bigint; undo: EditUndo }[] = []
+    let editsUndone: State[] = []
+    const counts = { commits: 0, edits: 0, rewinds: 0 }
+    for (let step = 0; step < 400; step++) {
+      const choice = random(12)
+      if (choice === 0 && model.length > 1) {
+        counts.rewinds++
+        const to = random(model.length)
+        model.length = to + 1
+        // The edits of the blocks forgotten go with them; those of the block reverted to are taken back, newest first.
+        const taken = undone.filter(({ number }) => number === BigInt(to))
+        history.apply({ kind: 'rewind', number: BigInt(to), undo: taken.toReversed() })
+        model[to] = editsUndone[to] ?? model[to]!
+        undone.length = 0
+        editsUndone = []
+        continue
+      }
+      const diff = createStateDiff()
+      const editing = choice === 1 && model.length > 0
+      const state = copy(model.at(-1))
+      for (let writes = random(4); writes >= 0; writes--) {
+        const address = addresses[random(3)]!
+        if (random(2) === 0) {
+          const written = anAccount()
+          diff.accounts.set(address, written)
+          state.accounts.set(address, written)
+          continue
+        }
+        // An edit clears no storage.
+        const storage = diff.storage.get(address) ?? { cleared: !editing && random(6) === 0, slots: new Map<Hex, Uint8Array>() }
+        if (storage.cleared && !diff.storage.has(address)) for (const key of slots) state.storage.delete(`${address} ${key}`)
+        const key = slots[random(3)]!
+        const value = aValue()
+        storage.slots.set(key, value)
+        state.storage.set(`${address} ${key}`, value)
+        diff.storage.set(address, storage)
+      }
+      if (editing) {
+        counts.edits++
+        const head = model.length - 1
+        editsUndone[head] ??= model[head]!
+        undone.push({ number: BigInt(head), undo: history.apply({ kind: 'edit', number: BigInt(head), diff })! })
+        model[head] = state
+      } else {
+        counts.commits++
+        // As a load commits blocks (packing nothing until compact()), or as a live chain applies them.
+        if (random(2) === 0) history.commit(BigInt(model.length), diff)
+        else history.apply({ kind: 'block', number: BigInt(model.length), hash: new Uint8Array(32), diff })
+        model.push(state)
+      }
+      if (step % 20 === 0) expectModel()
+      if (step % 50 === 0) for (const _ of history.compact());
+    }
+    expectModel()
+    // The run went through each kind of change, and read old versions of slots that hold something.
+    expect(Math.min(counts.commits, counts.edits, counts.rewinds)).toBeGreaterThan(10)
+    expect(oldReads).toBeGreaterThan(100)
+  })
+
+  test('old versions are packed, by a live block at once and after a load by compact(); the newest stays as written', () => {
+    const history = createStateHistory()
+    const write = (balance: bigint, value: number) =>
+      diffWith((d) => {
+        d.accounts.set(alice, account(balance))
+        d.storage.set(alice, { cleared: false, slots: new Map([[slot, Uint8Array.of(value)]]) })
+      })
+    const kinds = () => {
+      const { accounts, storage } = history.snapshot()
+      const typesOf = (values: unknown[]) => values.map((value) => (typeof value === 'string' ? 'packed' : 'as written'))
+      return { account: typesOf(accounts.get(alice)!.values), slot: typesOf(storage.get(alice)!.slots.get(slot)!.values) }
+    }
+    // A load commits as it reads: nothing is packed until compact() runs.
+    for (let block = 0; block < 3; block++) history.commit(BigInt(block), write(BigInt(block), block + 1))
+    expect(kinds()).toEqual({ account: ['as written', 'as written', 'as written'], slot: ['as written', 'as written', 'as written'] })
+    const steps = [...history.compact()]
+    expect(steps.length).toBe(0)
+    expect(kinds()).toEqual({ account: ['packed', 'packed', 'as written'], slot: ['packed', 'packed', 'as written'] })
+
+    history.apply({ kind: 'block', number: 3n, hash: new Uint8Array(32), diff: write(3n, 4) })
+    expect(kinds()).toEqual({ account: ['packed', 'packed', 'packed', 'as written'], slot: ['packed', 'packed', 'packed', 'as written'] })
+    // A rewind unpacks the version that is newest again.
+    history.apply({ kind: 'rewind', number: 1n, undo: [] })
+    expect(kinds()).toEqual({ account: ['packed', 'as written'], slot: ['packed', 'as written'] })
+    expect(history.at(0n).account(alice)).toEqual(account(0n))
+    expect(history.at(0n).storage(alice, slot)).toEqual(Uint8Array.of(1))
+    expect(history.at(1n).account(alice)).toEqual(account(1n))
   })
 })

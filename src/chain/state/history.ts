@@ -1,49 +1,11 @@
+import { EMPTY, accountCodec, dropAfter, dropLast, lastAtOrBefore, packOld, record, slotCodec, valueAt } from './versions.ts'
+
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
+import type { AccountStorage, Versions } from './versions.ts'
 import type { Hex } from '../../hex.ts'
 
-const EMPTY = new Uint8Array(0)
-
-/** The values one key took, by the block that wrote them, oldest first. */
-type Versions<T> = { blocks: number[]; values: T[] }
-
-type AccountStorage = { clears: number[]; slots: Map<Hex, Versions<Uint8Array>> }
-
-/** Index of the last entry written at or before `block`, or -1. Reads at the head hit the first test. */
-function lastAtOrBefore(blocks: number[], block: number): number {
-  let hi = blocks.length - 1
-  if (hi < 0 || blocks[hi]! <= block) return hi
-  let lo = 0
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (blocks[mid]! <= block) lo = mid
-    else hi = mid - 1
-  }
-  return blocks[lo]! <= block ? lo : -1
-}
-
-function record<T>(versions: Versions<T> | undefined, block: number, value: T): Versions<T> {
-  if (versions === undefined) return { blocks: [block], values: [value] }
-  const last = versions.blocks.length - 1
-  if (versions.blocks[last] === block) versions.values[last] = value
-  else {
-    versions.blocks.push(block)
-    versions.values.push(value)
-  }
-  return versions
-}
-
-/** Drops the newest version; true when none is left. */
-function dropLast<T>(versions: Versions<T>): boolean {
-  versions.blocks.pop()
-  versions.values.pop()
-  return versions.blocks.length === 0
-}
-
-/** Drops the versions written after `block`; true when none is left. */
-function dropAfter<T>(versions: Versions<T>, block: number): boolean {
-  while (versions.blocks.length > 0 && versions.blocks.at(-1)! > block) dropLast(versions)
-  return versions.blocks.length === 0
-}
+/** Versions packed by compact() between two of its yields. */
+const PACKED_PER_STEP = 2000
 
 /** The whole history as plain maps, for another thread to start from (structured-cloneable). */
 export type HistorySnapshot = {
@@ -53,17 +15,13 @@ export type HistorySnapshot = {
   journal: Written[]
 }
 
-/** The keys one commit or edit wrote, in the journal a rewind walks back instead of every key of the state. */
-type Written = { block: number; accounts: Hex[]; slots: [Hex, Hex][]; clears: Hex[] }
+/**
+ * The keys one commit or edit wrote, in the journal a rewind walks back instead of every key of the state: the
+ * strings the maps hold, not copies; `slots` as address and slot in turn.
+ */
+type Written = { block: number; accounts: readonly Hex[]; slots: readonly Hex[]; clears: readonly Hex[] }
 
-function writtenBy(block: number, diff: StateDiff): Written {
-  const written: Written = { block, accounts: [...diff.accounts.keys()], slots: [], clears: [] }
-  for (const [address, storage] of diff.storage) {
-    if (storage.cleared) written.clears.push(address)
-    for (const slot of storage.slots.keys()) written.slots.push([address, slot])
-  }
-  return written
-}
+const NONE: readonly Hex[] = Object.freeze([])
 
 /**
  * What an edit replaced at its block, key by key: the value written there before it, or `had: false` when that
@@ -148,6 +106,12 @@ export type StateHistory = {
   /** The maps themselves, not a copy: post them (which copies) before the next change. */
   snapshot(): HistorySnapshot
   /**
+   * Packs every version older than its key's newest, which `commit` leaves as it was given so that a load is not
+   * slowed by it; it yields every few thousand versions, for the caller to give the event loop a turn. A live change
+   * packs the version it follows itself.
+   */
+  compact(): Generator<void, void>
+  /**
    * Puts another fork's upstream state beneath the history (a reset to another fork block), and tells the followers
    * (an `upstream` change): only once a rewind has forgotten every block, since what they wrote was written over the
    * other.
@@ -180,48 +144,86 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     if (index < 0) return cleared >= 0 ? EMPTY : unwritten(address, slot)
     // A clear in the same block happened before that block's writes (see StorageDiff).
     if (cleared >= 0 && account.clears[cleared]! > versions!.blocks[index]!) return EMPTY
-    return versions!.values[index]!
+    return valueAt(versions!, index, slotCodec)
   }
 
-  function commit(number: bigint, diff: StateDiff) {
+  function readAccount(address: Hex, block: number): AccountRecord | null | undefined {
+    const versions = accounts.get(address)
+    const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
+    return index < 0 ? undefined : valueAt(versions!, index, accountCodec)
+  }
+
+  /** The key's versions, made empty for it if it had none. */
+  function accountVersions(address: Hex): Versions<AccountRecord | null> {
+    let versions = accounts.get(address)
+    if (versions === undefined) accounts.set(address, (versions = { key: address, blocks: [], values: [] }))
+    return versions
+  }
+
+  function storageOf(address: Hex): AccountStorage {
+    let account = storage.get(address)
+    if (account === undefined) storage.set(address, (account = { address, clears: [], slots: new Map() }))
+    return account
+  }
+
+  function slotVersions(account: AccountStorage, slot: Hex): Versions<Uint8Array> {
+    let versions = account.slots.get(slot)
+    if (versions === undefined) account.slots.set(slot, (versions = { key: slot, blocks: [], values: [] }))
+    return versions
+  }
+
+  /**
+   * Records what `diff` wrote as block `number`'s and journals it; with `pack`, the versions it follows are packed.
+   * `had` is called with each key's versions before the write, for an edit's undo.
+   */
+  function write(
+    number: bigint,
+    diff: StateDiff,
+    pack: boolean,
+    had?: (versions: Versions<AccountRecord | null> | Versions<Uint8Array>, address: Hex, slot?: Hex) => void,
+  ) {
     const block = Number(number)
-    journal.push(writtenBy(block, diff))
+    const written = { block, accounts: [] as Hex[], slots: [] as Hex[], clears: [] as Hex[] }
     for (const [hash, code] of diff.code) codes.set(hash, code)
     for (const [address, account] of diff.accounts) {
-      accounts.set(address, record(accounts.get(address), block, account))
+      const versions = accountVersions(address)
+      had?.(versions, versions.key)
+      record(versions, block, account, pack ? accountCodec : undefined)
+      written.accounts.push(versions.key)
     }
-    for (const [address, written] of diff.storage) {
-      let account = storage.get(address)
-      if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
-      if (written.cleared && account.clears.at(-1) !== block) account.clears.push(block)
-      for (const [slot, value] of written.slots) {
-        account.slots.set(slot, record(account.slots.get(slot), block, value))
+    for (const [address, changes] of diff.storage) {
+      const account = storageOf(address)
+      if (changes.cleared && account.clears.at(-1) !== block) account.clears.push(block)
+      if (changes.cleared) written.clears.push(account.address)
+      for (const [slot, value] of changes.slots) {
+        const versions = slotVersions(account, slot)
+        had?.(versions, account.address, versions.key)
+        record(versions, block, value, pack ? slotCodec : undefined)
+        written.slots.push(account.address, versions.key)
       }
     }
+    // Copies as long as their contents: an array grown by push keeps room for 16 more.
+    const kept = (keys: Hex[]) => (keys.length === 0 ? NONE : keys.slice())
+    journal.push({ block, accounts: kept(written.accounts), slots: kept(written.slots), clears: kept(written.clears) })
   }
+
+  /** A loaded block's writes are not packed one at a time (compact() packs them after the load); a live one's are. */
+  const commit = (number: bigint, diff: StateDiff, pack: boolean) => write(number, diff, pack)
 
   /** Writes `diff` into block `number`'s own writes, as if that block had made them. The diff clears no storage. */
   function edit(number: bigint, diff: StateDiff): EditUndo {
     const block = Number(number)
-    journal.push(writtenBy(block, diff))
     const undo: EditUndo = { accounts: [], slots: [] }
-    for (const [hash, code] of diff.code) codes.set(hash, code)
-    for (const [address, account] of diff.accounts) {
-      const versions = accounts.get(address)
-      const had = versions?.blocks.at(-1) === block
-      undo.accounts.push({ address, had, value: had ? versions!.values.at(-1)! : null })
-      accounts.set(address, record(versions, block, account))
-    }
-    for (const [address, written] of diff.storage) {
-      let account = storage.get(address)
-      if (account === undefined) storage.set(address, (account = { clears: [], slots: new Map() }))
-      for (const [slot, value] of written.slots) {
-        const versions = account.slots.get(slot)
-        const had = versions?.blocks.at(-1) === block
-        undo.slots.push({ address, slot, had, value: had ? versions!.values.at(-1)! : EMPTY })
-        account.slots.set(slot, record(versions, block, value))
+    write(number, diff, true, (versions, address, slot) => {
+      const had = versions.blocks.at(-1) === block
+      if (slot === undefined) {
+        const value = had ? valueAt(versions as Versions<AccountRecord | null>, versions.blocks.length - 1, accountCodec) : null
+        undo.accounts.push({ address, had, value })
+      } else {
+        const value = had ? valueAt(versions as Versions<Uint8Array>, versions.blocks.length - 1, slotCodec) : EMPTY
+        undo.slots.push({ address, slot, had, value })
       }
-    }
+    })
     return undo
   }
 
@@ -235,14 +237,14 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
       if (slots === undefined || versions === undefined || versions.blocks.at(-1) !== block) continue
       touchSlot(touched, address, slot)
       if (had) versions.values[versions.values.length - 1] = value
-      else if (dropLast(versions)) slots.delete(slot)
+      else if (dropLast(versions, slotCodec)) slots.delete(slot)
     }
     for (const { address, had, value } of undo.accounts.toReversed()) {
       const versions = accounts.get(address)
       if (versions === undefined || versions.blocks.at(-1) !== block) continue
       touched?.accounts.add(address)
       if (had) versions.values[versions.values.length - 1] = value
-      else if (dropLast(versions)) accounts.delete(address)
+      else if (dropLast(versions, accountCodec)) accounts.delete(address)
     }
   }
 
@@ -256,14 +258,16 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         const versions = accounts.get(address)
         if (versions === undefined || versions.blocks.at(-1)! <= block) continue
         touched?.accounts.add(address)
-        if (dropAfter(versions, block)) accounts.delete(address)
+        if (dropAfter(versions, block, accountCodec)) accounts.delete(address)
       }
-      for (const [address, slot] of written.slots) {
+      const { slots } = written
+      for (let i = 0; i < slots.length; i += 2) {
+        const [address, slot] = [slots[i]!, slots[i + 1]!]
         const account = storage.get(address)
         const versions = account?.slots.get(slot)
         if (versions === undefined || versions.blocks.at(-1)! <= block) continue
         touchSlot(touched, address, slot)
-        if (dropAfter(versions, block)) account!.slots.delete(slot)
+        if (dropAfter(versions, block, slotCodec)) account!.slots.delete(slot)
       }
       for (const address of written.clears) {
         const account = storage.get(address)
@@ -271,7 +275,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         touched?.cleared.add(address)
         while (account.clears.length > 0 && account.clears.at(-1)! > block) account.clears.pop()
       }
-      for (const address of new Set([...written.clears, ...written.slots.map(([address]) => address)])) {
+      for (const address of new Set([...written.clears, ...slots.filter((_, i) => i % 2 === 0)])) {
         const account = storage.get(address)
         if (account !== undefined && account.slots.size === 0 && account.clears.length === 0) storage.delete(address)
       }
@@ -284,7 +288,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     let answer: EditUndo | undefined
     switch (change.kind) {
       case 'block':
-        commit(change.number, change.diff)
+        commit(change.number, change.diff, true)
         break
       case 'edit':
         answer = edit(change.number, change.diff)
@@ -307,10 +311,8 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         origin: { kind: 'block', number },
         waits: below !== undefined,
         account(address) {
-          const versions = accounts.get(address)
-          const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
-          if (index < 0) return below?.account(address)
-          return versions!.values[index] ?? undefined
+          const account = readAccount(address, block)
+          return account === undefined ? below?.account(address) : (account ?? undefined)
         },
         storage: (address, slot) => readStorage(address, slot, block),
         code: (codeHash) => codes.get(codeHash) ?? below?.code(codeHash),
@@ -326,18 +328,13 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     commit(number, diff) {
       if (followers.size > 0) throw new Error('a block committed to a followed history would reach no follower: apply it as a change')
-      commit(number, diff)
+      commit(number, diff, false)
     },
 
     restore(number, touched) {
       const block = Number(number)
       const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() }
-      const at = (address: Hex) => {
-        const versions = accounts.get(address)
-        const index = versions === undefined ? -1 : lastAtOrBefore(versions.blocks, block)
-        return index < 0 ? null : versions!.values[index]!
-      }
-      for (const address of touched.accounts) diff.accounts.set(address, at(address))
+      for (const address of touched.accounts) diff.accounts.set(address, readAccount(address, block) ?? null)
       for (const [address, slots] of touched.slots) {
         const written = new Map<Hex, Uint8Array>()
         for (const slot of slots) written.set(slot, readStorage(address, slot, block))
@@ -357,6 +354,19 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     snapshot: () => ({ accounts, storage, codes, journal }),
 
+    *compact() {
+      let packed = 0
+      const step = function* (count: number) {
+        packed += count
+        if (packed < PACKED_PER_STEP) return
+        packed = 0
+        yield
+      }
+      // Live iterations: a key written between two steps is met or not, and packed by its own write if it is new.
+      for (const versions of accounts.values()) yield* step(packOld(versions, accountCodec))
+      for (const account of storage.values()) for (const versions of account.slots.values()) yield* step(packOld(versions, slotCodec))
+    },
+
     setUpstream(upstream) {
       if (journal.length > 0) throw new Error('the upstream beneath a history changes only once every block is forgotten')
       below = upstream
@@ -365,9 +375,8 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     *entries(number) {
       const block = number === undefined ? Number.MAX_SAFE_INTEGER : Number(number)
-      for (const [address, versions] of accounts) {
-        const index = lastAtOrBefore(versions.blocks, block)
-        const account = index < 0 ? undefined : versions.values[index]
+      for (const address of accounts.keys()) {
+        const account = readAccount(address, block)
         if (account == null) continue
         const slots = new Map<Hex, Uint8Array>()
         for (const slot of storage.get(address)?.slots.keys() ?? []) {

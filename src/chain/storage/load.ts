@@ -9,6 +9,7 @@ import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
 import { startStateTrie } from '../state/trie.ts'
+import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
 import { timestampOf } from './blockRows.ts'
 import { blockView, sealedBlockOf } from '../blocks/views.ts'
@@ -122,6 +123,15 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     },
     // Each seal waits for the trie, and fails with this.
     (error: unknown) => options.log(`error: the state trie could not be rebuilt: ${error instanceof Error ? error.message : String(error)}`),
+  )
+  // The old versions the load left as read are packed once the trie is built, in turns (history.ts): at rest the
+  // history takes a third of the memory, and the start does not wait for it.
+  void trie.ready.then(
+    async () => {
+      const steps = history.compact()
+      while (!steps.next().done) await yieldToEventLoop()
+    },
+    () => {},
   )
   return { spec, genesisText: stored, history, blocks, trie, first }
 }
