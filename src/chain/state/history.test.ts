@@ -360,4 +360,48 @@ describe('state history', () => {
     expect(history.at(0n).storage(alice, slot)).toEqual(Uint8Array.of(1))
     expect(history.at(1n).account(alice)).toEqual(account(1n))
   })
+
+  test('an edit clears no storage, whatever its diff says: a replica applies a rewind as an edit', () => {
+    const other = `0x${'00'.repeat(31)}02` as Hex
+    const history = createStateHistory()
+    history.commit(
+      0n,
+      diffWith((d) =>
+        d.storage.set(alice, {
+          cleared: false,
+          slots: new Map([
+            [slot, Uint8Array.of(1)],
+            [other, Uint8Array.of(2)],
+          ]),
+        }),
+      ),
+    )
+    history.commit(
+      1n,
+      diffWith((d) => d.accounts.set(alice, account(1n))),
+    )
+    // At a block after the slots' own: a clear there would hide them.
+    const undo = history.apply({
+      kind: 'edit',
+      number: 1n,
+      diff: diffWith((d) => d.storage.set(alice, { cleared: true, slots: new Map([[slot, Uint8Array.of(3)]]) })),
+    })!
+    expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(3))
+    expect(history.at(1n).storage(alice, other)).toEqual(Uint8Array.of(2))
+    history.apply({ kind: 'rewind', number: 1n, undo: [{ number: 1n, undo }] })
+    expect(history.at(1n).storage(alice, slot)).toEqual(Uint8Array.of(1))
+    expect(history.at(1n).storage(alice, other)).toEqual(Uint8Array.of(2))
+  })
+
+  test('a record whose hashes are not 32 bytes is kept as it is, not packed', () => {
+    const history = createStateHistory()
+    const odd = { ...account(1n), storageRoot: new Uint8Array() }
+    history.commit(
+      0n,
+      diffWith((d) => d.accounts.set(alice, odd)),
+    )
+    history.apply({ kind: 'block', number: 1n, hash: new Uint8Array(32), diff: diffWith((d) => d.accounts.set(alice, account(2n))) })
+    expect(history.at(0n).account(alice)).toBe(odd)
+    expect(history.at(1n).account(alice)?.balance).toBe(2n)
+  })
 })

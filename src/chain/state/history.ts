@@ -193,8 +193,10 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     }
     for (const [address, changes] of diff.storage) {
       const account = storageOf(address)
-      if (changes.cleared && account.clears.at(-1) !== block) account.clears.push(block)
-      if (changes.cleared) written.clears.push(account.address)
+      // An edit clears no storage (see edit): a replica's rewind may hand it a diff that says so, and it did not.
+      const cleared = changes.cleared && had === undefined
+      if (cleared && account.clears.at(-1) !== block) account.clears.push(block)
+      if (cleared) written.clears.push(account.address)
       for (const [slot, value] of changes.slots) {
         const versions = slotVersions(account, slot)
         had?.(versions, account.address, versions.key)

@@ -39,10 +39,11 @@ export const slotCodec: Codec<Uint8Array> = {
 
 /** A record as its storage root and code hash (32 bytes each), then its nonce and balance in hex, split by a space. */
 export const accountCodec: Codec<AccountRecord | null> = {
+  // A record whose hashes are not 32 bytes each (none the chain keeps) is left as it is.
   pack: (account) =>
-    account === null
-      ? null
-      : `${latin1(account.storageRoot)}${latin1(account.codeHash)}${account.nonce.toString(16)} ${account.balance.toString(16)}`,
+    account === null || account.storageRoot.length !== 32 || account.codeHash.length !== 32
+      ? account
+      : `${account.storageRoot === KECCAK256_RLP ? EMPTY_ROOT : latin1(account.storageRoot)}${account.codeHash === KECCAK256_NULL ? NO_CODE : latin1(account.codeHash)}${account.nonce.toString(16)} ${account.balance.toString(16)}`,
   unpack(packed) {
     const [root, code, space] = [packed.slice(0, 32), packed.slice(32, 64), packed.indexOf(' ', 64)]
     return {

@@ -126,13 +126,13 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
   )
   // The old versions the load left as read are packed once the trie is built, in turns (history.ts): at rest the
   // history takes a third of the memory, and the start does not wait for it.
-  void trie.ready.then(
-    async () => {
+  void trie.ready
+    .then(async () => {
       const steps = history.compact()
       while (!steps.next().done) await yieldToEventLoop()
-    },
-    () => {},
-  )
+    })
+    // A failed build was logged above; a failed packing costs memory only.
+    .catch((error: unknown) => options.log(`error: the state history could not be packed: ${error instanceof Error ? error.message : String(error)}`))
   return { spec, genesisText: stored, history, blocks, trie, first }
 }
 
