@@ -243,7 +243,7 @@ describe('state history', () => {
       random(5) === 0
         ? null
         : {
-            nonce: BigInt(random(3)),
+            nonce: random(4) === 0 ? 2n ** 40n + BigInt(random(1000)) : BigInt(random(3)),
             balance: random(2) === 0 ? BigInt(random(1000)) : 2n ** 255n + BigInt(random(1000)),
             storageRoot: random(2) === 0 ? KECCAK256_RLP : bytes(32),
             codeHash: random(2) === 0 ? KECCAK256_NULL : bytes(32),

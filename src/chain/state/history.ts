@@ -1,7 +1,7 @@
 import { EMPTY, accountCodec, dropAfter, dropLast, lastAtOrBefore, packOld, record, slotCodec, valueAt } from './versions.ts'
 
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
-import type { AccountStorage, Versions } from './versions.ts'
+import type { AccountStorage, Codec, Versions } from './versions.ts'
 import type { Hex } from '../../hex.ts'
 
 /** Versions packed by compact() between two of its yields. */
@@ -153,23 +153,24 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     return index < 0 ? undefined : valueAt(versions!, index, accountCodec)
   }
 
-  /** The key's versions, made empty for it if it had none. */
-  function accountVersions(address: Hex): Versions<AccountRecord | null> {
-    let versions = accounts.get(address)
-    if (versions === undefined) accounts.set(address, (versions = { key: address, blocks: [], values: [] }))
-    return versions
-  }
-
   function storageOf(address: Hex): AccountStorage {
     let account = storage.get(address)
     if (account === undefined) storage.set(address, (account = { address, clears: [], slots: new Map() }))
     return account
   }
 
-  function slotVersions(account: AccountStorage, slot: Hex): Versions<Uint8Array> {
-    let versions = account.slots.get(slot)
-    if (versions === undefined) account.slots.set(slot, (versions = { key: slot, blocks: [], values: [] }))
-    return versions
+  /**
+   * Records `value` at `block` in `map`'s versions of `key`; those of a new key are made with it, since an array made
+   * empty and pushed to keeps room for 16 (most keys have one version). The key as the map holds it.
+   */
+  function put<T>(map: Map<Hex, Versions<T>>, key: Hex, block: number, value: T, codec: Codec<T> | undefined): Hex {
+    const versions = map.get(key)
+    if (versions === undefined) {
+      map.set(key, { key, blocks: [block], values: [value] })
+      return key
+    }
+    record(versions, block, value, codec)
+    return versions.key
   }
 
   /**
@@ -180,16 +181,14 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     number: bigint,
     diff: StateDiff,
     pack: boolean,
-    had?: (versions: Versions<AccountRecord | null> | Versions<Uint8Array>, address: Hex, slot?: Hex) => void,
+    had?: (versions: Versions<AccountRecord | null> | Versions<Uint8Array> | undefined, address: Hex, slot?: Hex) => void,
   ) {
     const block = Number(number)
     const written = { block, accounts: [] as Hex[], slots: [] as Hex[], clears: [] as Hex[] }
     for (const [hash, code] of diff.code) codes.set(hash, code)
     for (const [address, account] of diff.accounts) {
-      const versions = accountVersions(address)
-      had?.(versions, versions.key)
-      record(versions, block, account, pack ? accountCodec : undefined)
-      written.accounts.push(versions.key)
+      had?.(accounts.get(address), address)
+      written.accounts.push(put(accounts, address, block, account, pack ? accountCodec : undefined))
     }
     for (const [address, changes] of diff.storage) {
       const account = storageOf(address)
@@ -198,10 +197,8 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
       if (cleared && account.clears.at(-1) !== block) account.clears.push(block)
       if (cleared) written.clears.push(account.address)
       for (const [slot, value] of changes.slots) {
-        const versions = slotVersions(account, slot)
-        had?.(versions, account.address, versions.key)
-        record(versions, block, value, pack ? slotCodec : undefined)
-        written.slots.push(account.address, versions.key)
+        had?.(account.slots.get(slot), account.address, slot)
+        written.slots.push(account.address, put(account.slots, slot, block, value, pack ? slotCodec : undefined))
       }
     }
     // Copies as long as their contents: an array grown by push keeps room for 16 more.
@@ -217,12 +214,12 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     const block = Number(number)
     const undo: EditUndo = { accounts: [], slots: [] }
     write(number, diff, true, (versions, address, slot) => {
-      const had = versions.blocks.at(-1) === block
+      const had = versions?.blocks.at(-1) === block
       if (slot === undefined) {
-        const value = had ? valueAt(versions as Versions<AccountRecord | null>, versions.blocks.length - 1, accountCodec) : null
+        const value = had ? valueAt(versions as Versions<AccountRecord | null>, versions!.blocks.length - 1, accountCodec) : null
         undo.accounts.push({ address, had, value })
       } else {
-        const value = had ? valueAt(versions as Versions<Uint8Array>, versions.blocks.length - 1, slotCodec) : EMPTY
+        const value = had ? valueAt(versions as Versions<Uint8Array>, versions!.blocks.length - 1, slotCodec) : EMPTY
         undo.slots.push({ address, slot, had, value })
       }
     })

@@ -1,5 +1,5 @@
 // The versions a state history keeps of each key (history.ts), and how those no longer a key's newest are packed.
-import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes, equalsBytes } from '@ethereumjs/util'
 
 import type { AccountRecord } from './types.ts'
 import type { Hex } from '../../hex.ts'
@@ -29,29 +29,59 @@ function bytesOf(packed: Packed): Uint8Array {
   return bytes
 }
 
-const EMPTY_ROOT = latin1(KECCAK256_RLP)
-const NO_CODE = latin1(KECCAK256_NULL)
-
 export const slotCodec: Codec<Uint8Array> = {
   pack: latin1,
   unpack: (packed) => (packed.length === 0 ? EMPTY : bytesOf(packed)),
 }
 
-/** A record as its storage root and code hash (32 bytes each), then its nonce and balance in hex, split by a space. */
+/** Flags of a packed record: its storage root is the empty trie's, its code hash the empty code's (neither is kept). */
+const EMPTY_STORAGE = 1
+const NO_CODE = 2
+
+const isHash = (hash: Uint8Array, constant: Uint8Array) => hash === constant || equalsBytes(hash, constant)
+
+/** A big-endian number from `length` latin1 characters of `packed` at `at`. */
+function numberOf(packed: Packed, at: number, length: number): bigint {
+  let hex = '0x0'
+  for (let i = at; i < at + length; i++) hex += packed.charCodeAt(i).toString(16).padStart(2, '0')
+  return BigInt(hex)
+}
+
+/**
+ * A record as one flat string: its flags, its nonce's length, the nonce, the storage root and code hash unless a flag
+ * says they are the constants, then the balance. Built from one array: a template literal would keep a rope of its
+ * parts, larger than the record it packs.
+ */
 export const accountCodec: Codec<AccountRecord | null> = {
-  // A record whose hashes are not 32 bytes each (none the chain keeps) is left as it is.
-  pack: (account) =>
-    account === null || account.storageRoot.length !== 32 || account.codeHash.length !== 32
-      ? account
-      : `${account.storageRoot === KECCAK256_RLP ? EMPTY_ROOT : latin1(account.storageRoot)}${account.codeHash === KECCAK256_NULL ? NO_CODE : latin1(account.codeHash)}${account.nonce.toString(16)} ${account.balance.toString(16)}`,
-  unpack(packed) {
-    const [root, code, space] = [packed.slice(0, 32), packed.slice(32, 64), packed.indexOf(' ', 64)]
-    return {
-      nonce: BigInt(`0x${packed.slice(64, space)}`),
-      balance: BigInt(`0x${packed.slice(space + 1)}`),
-      storageRoot: root === EMPTY_ROOT ? KECCAK256_RLP : bytesOf(root),
-      codeHash: code === NO_CODE ? KECCAK256_NULL : bytesOf(code),
+  pack(account) {
+    // A record whose hashes are not 32 bytes each (none the chain keeps) is left as it is.
+    if (account === null || account.storageRoot.length !== 32 || account.codeHash.length !== 32) return account
+    const nonce = bigIntToUnpaddedBytes(account.nonce)
+    const balance = bigIntToUnpaddedBytes(account.balance)
+    const emptyStorage = isHash(account.storageRoot, KECCAK256_RLP)
+    const noCode = isHash(account.codeHash, KECCAK256_NULL)
+    const bytes = new Uint8Array(2 + nonce.length + (emptyStorage ? 0 : 32) + (noCode ? 0 : 32) + balance.length)
+    bytes[0] = (emptyStorage ? EMPTY_STORAGE : 0) | (noCode ? NO_CODE : 0)
+    bytes[1] = nonce.length
+    let at = 2
+    for (const part of [nonce, emptyStorage ? EMPTY : account.storageRoot, noCode ? EMPTY : account.codeHash, balance]) {
+      bytes.set(part, at)
+      at += part.length
     }
+    return latin1(bytes)
+  },
+  unpack(packed) {
+    const flags = packed.charCodeAt(0)
+    const nonceLength = packed.charCodeAt(1)
+    let at = 2 + nonceLength
+    const hash = () => {
+      at += 32
+      return bytesOf(packed.slice(at - 32, at))
+    }
+    const nonce = numberOf(packed, 2, nonceLength)
+    const storageRoot = flags & EMPTY_STORAGE ? KECCAK256_RLP : hash()
+    const codeHash = flags & NO_CODE ? KECCAK256_NULL : hash()
+    return { nonce, balance: numberOf(packed, at, packed.length - at), storageRoot, codeHash }
   },
 }
 
