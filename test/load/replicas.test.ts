@@ -56,7 +56,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flashchain-replicas-load-'))
   sequencer = await startCli(join(dir, 'sequencer'), ['--quiet', '--mining', 'interval'])
   const source = `${sequencer.url.replace('http', 'ws')}/flashblocks`
-  for (let i = 0; i < 3; i++) replicas.push(await startFollower(source))
+  // In the suite's directory: a replica killed with SIGKILL cannot remove a temporary one of its own.
+  for (let i = 0; i < 3; i++) replicas.push(await startFollower(source, ['--data-dir', join(dir, `replica${i}`)]))
 })
 
 afterAll(async () => {
