@@ -19,6 +19,20 @@ function diffWith(build: (diff: ReturnType<typeof createStateDiff>) => void) {
   return diff
 }
 
+const other = `0x${'00'.repeat(31)}02` as Hex
+
+/** Alice's `slot` and `other` written with one byte each. */
+const twoSlots = (first: number, second: number) =>
+  diffWith((d) =>
+    d.storage.set(alice, {
+      cleared: false,
+      slots: new Map([
+        [slot, Uint8Array.of(first)],
+        [other, Uint8Array.of(second)],
+      ]),
+    }),
+  )
+
 describe('state history', () => {
   test('every block reads the values of its own time', () => {
     const history = createStateHistory()
@@ -52,19 +66,7 @@ describe('state history', () => {
 
   test('a storage clear hides older slots but not writes of the same block', () => {
     const history = createStateHistory()
-    const other = `0x${'00'.repeat(31)}02` as Hex
-    history.commit(
-      0n,
-      diffWith((d) =>
-        d.storage.set(alice, {
-          cleared: false,
-          slots: new Map([
-            [slot, Uint8Array.of(7)],
-            [other, Uint8Array.of(8)],
-          ]),
-        }),
-      ),
-    )
+    history.commit(0n, twoSlots(7, 8))
     history.commit(
       2n,
       diffWith((d) => d.storage.set(alice, { cleared: true, slots: new Map([[other, Uint8Array.of(9)]]) })),
@@ -362,20 +364,8 @@ describe('state history', () => {
   })
 
   test('an edit clears no storage, whatever its diff says: a replica applies a rewind as an edit', () => {
-    const other = `0x${'00'.repeat(31)}02` as Hex
     const history = createStateHistory()
-    history.commit(
-      0n,
-      diffWith((d) =>
-        d.storage.set(alice, {
-          cleared: false,
-          slots: new Map([
-            [slot, Uint8Array.of(1)],
-            [other, Uint8Array.of(2)],
-          ]),
-        }),
-      ),
-    )
+    history.commit(0n, twoSlots(1, 2))
     history.commit(
       1n,
       diffWith((d) => d.accounts.set(alice, account(1n))),

@@ -23,6 +23,9 @@ type Written = { block: number; accounts: readonly Hex[]; slots: readonly Hex[];
 
 const NONE: readonly Hex[] = Object.freeze([])
 
+/** Keys as the journal keeps them: a copy as long as its contents (an array grown by push keeps room for 16 more). */
+const kept = (keys: Hex[]): readonly Hex[] => (keys.length === 0 ? NONE : keys.slice())
+
 /**
  * What an edit replaced at its block, key by key: the value written there before it, or `had: false` when that
  * block had written nothing to the key. Plain data, so a replica of the history can take the same undo.
@@ -201,8 +204,6 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         written.slots.push(account.address, put(account.slots, slot, block, value, pack ? slotCodec : undefined))
       }
     }
-    // Copies as long as their contents: an array grown by push keeps room for 16 more.
-    const kept = (keys: Hex[]) => (keys.length === 0 ? NONE : keys.slice())
     journal.push({ block, accounts: kept(written.accounts), slots: kept(written.slots), clears: kept(written.clears) })
   }
 
