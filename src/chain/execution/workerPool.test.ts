@@ -1,4 +1,4 @@
-import { MessageChannel } from 'node:worker_threads'
+import { MessageChannel, Worker } from 'node:worker_threads'
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { afterAll, describe, expect, test, vi } from 'vitest'
@@ -13,7 +13,6 @@ import { createOverlay } from '../state/overlay.ts'
 import { createStateDiff } from '../state/types.ts'
 import { putAccount, testBlockEnv } from '../testing/fixtures.ts'
 
-import type { Worker } from 'node:worker_threads'
 import type { ExecutionPool } from './workerPool.ts'
 import type { WorkerInit } from './workerMessages.ts'
 import type { CodeSizeLimit } from '../spec/forks.ts'
@@ -322,6 +321,41 @@ describe('createExecutionPool: a worker that exits', () => {
     await expect(running).rejects.toBeInstanceOf(WorkerGoneError)
     expect(started.at(-1)).not.toBe(worker)
     expect(bytesToHex((await onWorker(pool, 'eth_call', { to: reader }, view)).value as Uint8Array)).toBe(word(1))
+  })
+})
+
+describe('createExecutionPool: a worker that cannot load', () => {
+  test('is started three times in a row, then no more, and the caller runs its calls itself', async () => {
+    let starts = 0
+    const lines: string[] = []
+    const pool = createExecutionPool({
+      size: 1,
+      init: () => workerInit(),
+      log: (line) => lines.push(line),
+      startWorker: () => {
+        starts++
+        return new Worker('throw new Error("cannot load")', { eval: true })
+      },
+    })
+    pools.push(pool)
+    const view = { env, state: history.at(0n) }
+    const giveUp = /3 in a row exited before they loaded, so calls run on the main thread$/
+    // Each run starts the pool up to its size; each worker fails as it loads, and the next is started by its exit.
+    const first = pool.run('eth_call', { to: reader }, view)
+    await expect(first).rejects.toBeInstanceOf(WorkerGoneError)
+    for (let attempt = 0; attempt < 2_500 && !lines.some((line) => giveUp.test(line)); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(lines.filter((line) => line.startsWith('execution worker exited (1)'))).toEqual([
+      'execution worker exited (1); starting another',
+      'execution worker exited (1); starting another',
+      expect.stringMatching(giveUp),
+    ])
+    expect(starts).toBe(3)
+    // A run now starts none and finds no worker: the caller runs it on its own thread (calls.ts).
+    expect(pool.run('eth_call', { to: reader }, view)).toBeUndefined()
+    pool.fill()
+    expect(starts).toBe(3)
+    expect(pool.size).toBe(0)
   })
 })
 

@@ -100,6 +100,11 @@ export type ExecutionPool = {
   close(): Promise<void>
 }
 
+/**
+ * Workers in a row that may exit before they load. Past it the pool starts no more, and the caller runs calls on the
+ * main thread: a worker that cannot load (a broken install) was otherwise started again at once, 20 times a second.
+ */
+const FAILED_LOADS = 3
 /** Each worker's young generation, MB. */
 const WORKER_YOUNG_GENERATION_MB = 24
 /** Pending states and environments each worker keeps; the oldest is forgotten first. */
@@ -132,6 +137,8 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
   let nextId = 1
   let runs = 0
   let closing = false
+  /** Workers that exited before they loaded since one last did; at FAILED_LOADS the pool gives up. */
+  let failedLoads = 0
 
   function start(): Member {
     // A channel of its own rather than the Worker's messages, which the Worker object receives from its own port and
@@ -163,6 +170,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       if (message.kind === 'ready') {
         if (message.warmUpFailure !== undefined) options.log(`execution worker: warm-up failed: ${message.warmUpFailure}`)
         member.ready = true
+        failedLoads = 0
         member.lastRun = performance.now()
         for (const arm of member.armOnReady.splice(0)) arm()
         return
@@ -188,6 +196,11 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
       if (!closing && !member.retired) {
         // One stopped for a timeout was replaced when it was stopped.
         if (member.stopped) return
+        if (!member.ready && ++failedLoads === FAILED_LOADS) {
+          options.log(`execution worker exited (${code}); ${FAILED_LOADS} in a row exited before they loaded, so calls run on the main thread`)
+          return
+        }
+        if (failedLoads >= FAILED_LOADS) return
         options.log(`execution worker exited (${code}); starting another`)
         members.push(start())
       }
@@ -225,7 +238,7 @@ export function createExecutionPool(options: ExecutionPoolOptions): ExecutionPoo
     }
     clearTimeout(filling)
     filling = undefined
-    while (members.filter((member) => !member.stopped).length < options.size && !closing) members.push(start())
+    while (members.filter((member) => !member.stopped).length < options.size && !closing && failedLoads < FAILED_LOADS) members.push(start())
   }
 
   function post(member: Member, message: ToWorker) {
