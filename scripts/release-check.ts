@@ -3,8 +3,9 @@
 // own (npm warns of nothing in flashchain, and the installed package.json has no script naming a file it lacks),
 // compares the @ethereumjs packages installed with it byte for byte with the repository's patched ones, and then, on
 // Node 24 (this one) and on Node 22 (the npm package `node`, at the oldest version flashchain supports):
-//   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, prints no
-//     warning (pending deprecations included), and stops on SIGTERM;
+//   - `npx flashchain --port 0` starts, answers a request, runs on that Node, with its speed patches, pre-confirms a
+//     transfer, answers a call only an execution worker can, prints no warning (pending deprecations included), and
+//     stops on SIGTERM;
 //   - the suite in test/package/ (a vitest globalSetup with snapshots between files, and a prool pool) passes;
 //   - test/package/consumer.ts type-checks against the shipped declarations.
 // An older Node must get one line naming the version needed, from the command line and from an import; require() gets
@@ -74,7 +75,7 @@ function installNode(version: string): string {
   return join(prefix, 'node_modules', '.bin', 'node')
 }
 
-/** `npx flashchain --port 0` on `node`: the listening line, a request, the Node it runs on, the patches, SIGTERM. */
+/** `npx flashchain --port 0` on `node`: the listening line, a request, the Node it runs on, the EVM on both threads, the patches, SIGTERM. */
 async function checkCommand(node: string, project: string, version: string): Promise<void> {
   // Deprecations Node only announces with --pending-deprecation too: the check below fails on any warning.
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, NODE_OPTIONS: '--pending-deprecation' }
@@ -115,6 +116,10 @@ async function checkCommand(node: string, project: string, version: string): Pro
       { jsonrpc: '2.0', id: 2, result: `anvil/flashchain/v${manifest.version}/node${version}` },
     ]
     if (JSON.stringify(answers) !== JSON.stringify(expected)) throw new Error(`npx flashchain answered ${JSON.stringify(answers)}`)
+    await checkExecution(url)
+    // A worker that fails to load is replaced, and after three the main thread answers the call itself: the log is
+    // what tells.
+    if (/execution worker/.test(output)) throw new Error(`npx flashchain's execution worker failed:\n${output}`)
     if (/without flashchain's speed patches/.test(output)) throw new Error(`the installed package runs without its patches:\n${output}`)
     if (/Warning/.test(output)) throw new Error(`npx flashchain printed a warning:\n${output}`)
     stop('SIGTERM')
@@ -125,6 +130,41 @@ async function checkCommand(node: string, project: string, version: string): Pro
   } finally {
     stop('SIGKILL')
   }
+}
+
+/** Posts one JSON-RPC request and returns its result, failing on an error. */
+async function request(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const answer = (await response.json()) as { result?: unknown; error?: unknown }
+  if (!('result' in answer)) throw new Error(`npx flashchain answered ${method} with ${JSON.stringify(answer)}`)
+  return answer.result
+}
+
+/**
+ * The command's bundle runs the EVM on both threads: a transfer is pre-confirmed by the main thread, and a call too
+ * long for it (a loop of 200,000 turns, past the 50 ms the main thread tries a call for) goes to an execution
+ * worker, which loads dist/cli/worker.js.
+ */
+async function checkExecution(url: string): Promise<void> {
+  const [from] = (await request(url, 'eth_accounts', [])) as string[]
+  const to = '0x00000000000000000000000000000000000000aa'
+  const hash = await request(url, 'eth_sendTransaction', [{ from, to, value: '0x1' }])
+  const deadline = Date.now() + 30_000
+  let receipt: { status?: string } | null = null
+  while (receipt === null && Date.now() < deadline) {
+    receipt = (await request(url, 'eth_getTransactionReceipt', [hash])) as { status?: string } | null
+    if (receipt === null) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  if (receipt?.status !== '0x1') throw new Error(`npx flashchain: the transfer's receipt is ${JSON.stringify(receipt)}`)
+
+  // PUSH3 200000, then JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 4 JUMPI until it is 0; then MSTORE 0 and RETURN 32 bytes.
+  const loop = '0x62030d405b600190038060045760005260206000f3'
+  const result = await request(url, 'eth_call', [{ to, gas: '0x5f5e100' }, 'latest', { [to]: { code: loop } }])
+  if (result !== `0x${'0'.repeat(64)}`) throw new Error(`npx flashchain: the loop's eth_call returned ${JSON.stringify(result)}`)
 }
 
 /**
@@ -179,12 +219,15 @@ try {
   step('the installed package.json runs no script at install and names no file the package lacks')
   checkScripts(installed)
   step(`tarball ${mb(statSync(join(work, tarball)).size)}, installed package ${mb(sizeOf(installed))}`)
-  // The JavaScript is the bundle scripts/build-dist.ts makes: the entry points, the worker and a few shared chunks.
+  // The JavaScript is the two bundles scripts/build-dist.ts makes, each its entry points, its worker and the chunks
+  // they share: the library's in dist/, the command line's in dist/cli/.
   const javascript = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'))
-  const entries = ['index.js', 'cli.js', 'chains.js', 'prool.js', 'playwright.js', 'worker.js']
-  if (javascript.length > 16 || !entries.every((name) => javascript.includes(name)))
+  const library = javascript.filter((name) => !name.startsWith('cli/'))
+  const command = javascript.filter((name) => name.startsWith('cli/'))
+  const entries = ['index.js', 'chains.js', 'prool.js', 'playwright.js', 'worker.js', 'cli/cli.js', 'cli/worker.js']
+  if (library.length > 16 || command.length > 32 || !entries.every((name) => javascript.includes(name)))
     throw new Error(`dist/ is not the bundle (${entries.join(', ')} and a few chunks): ${javascript.join(', ')}`)
-  step(`dist/ is the bundle: ${javascript.length} JavaScript files`)
+  step(`dist/ is the bundle: ${library.length} JavaScript files for the library, ${command.length} for the command line`)
   step("the installed @ethereumjs is the checkout's, patched")
   for (const name of manifest.bundleDependencies) sameFiles(join(installed, 'node_modules', name), join(root, 'node_modules', name))
 

@@ -5,7 +5,7 @@
  * out one array per stored code, so every call into the same contract finds the analysis of the first.
  *
  * Reaches past @ethereumjs/evm's exports (the package does not export the interpreter, so its file is imported from
- * beside the package entry):
+ * beside the package entry, by `interpreterModule.ts`):
  * - `dist/esm/interpreter.js:420`, `Interpreter.prototype._getValidJumpDestinations(code)`, swapped for a caching
  *   one; `run` calls it (lines 149 and 165) and only reads the `{ jumps, pushes, opcodesCached }` it returns;
  * - `dist/esm/evm.js:294`, `this._opcodeMap`, the opcode table `getActiveOpcodes` builds anew on each fork change,
@@ -14,6 +14,8 @@
  * analysis came to depend on more than the code and the table, or were written to by the interpreter, cached
  * answers would be wrong: the state tests would fail (docs/patches.md#reaches-into-ethereumjs).
  */
+import { importInterpreter } from './interpreterModule.ts'
+
 type Analysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
 type InterpreterPrototype = { _getValidJumpDestinations(code: Uint8Array): Analysis }
 type Interpreter = InterpreterPrototype & { _evm: { _opcodeMap: object } }
@@ -21,9 +23,7 @@ type Interpreter = InterpreterPrototype & { _evm: { _opcodeMap: object } }
 export async function cacheJumpAnalysis(): Promise<boolean> {
   let prototype: InterpreterPrototype | undefined
   try {
-    const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as {
-      Interpreter?: { prototype: InterpreterPrototype }
-    }
+    const module = (await importInterpreter()) as { Interpreter?: { prototype: InterpreterPrototype } }
     prototype = module.Interpreter?.prototype
   } catch {
     return false
