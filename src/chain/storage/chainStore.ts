@@ -1,9 +1,9 @@
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 
 import { BLOCK_TABLES, openBlockTables } from './blockTables.ts'
 import { StoreDamagedError, inTransaction } from './database.ts'
 import { keepsWholeBlocks, splitWholeBlocks } from './migrate.ts'
-import { encodeRecord, loadStateRows } from './stateRows.ts'
+import { encodeRecord, loadStateRows, slotKey } from './stateRows.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
@@ -95,20 +95,26 @@ const schema = `
   CREATE TABLE IF NOT EXISTS pool (hash BLOB PRIMARY KEY, raw BLOB NOT NULL, seq INTEGER NOT NULL, sender BLOB, public_key BLOB) WITHOUT ROWID;
 `
 
+/** Contracts whose last written code hash is kept for their next record (writeDiff). */
+const KEPT_CODE_HASHES = 1024
+
 const senderBytes = (sender: Hex | undefined) => (sender === undefined ? null : hexToBytes(sender))
 
 /**
- * How this flashchain keeps blocks, as the store's meta names it: split into rows (blockRows.ts), the block without
- * its transactions deflated (blockEncoding.ts). Stores before it named none (whole blocks as they were) or
- * `rlp-or-deflated-1` (whole blocks, deflated when small), and are split at their first open here.
+ * How this flashchain keeps blocks and state, as the store's meta names it: blocks split into rows (blockRows.ts),
+ * the block without its transactions deflated (blockEncoding.ts); account records and slot keys in their short forms
+ * (stateRows.ts). Stores before it named none (whole blocks as they were) or `rlp-or-deflated-1` (whole blocks,
+ * deflated when small), and are split at their first open here, or `rows-1` (account records as RLP, slot keys of 32
+ * bytes), which are read as they are. A flashchain before this one refuses a store this one has opened.
  */
-const BLOCK_ENCODING = 'rows-1'
-const SPLIT_ONCE = new Set([undefined, 'rlp-or-deflated-1'])
+const BLOCK_ENCODING = 'rows-2'
+/** The encodings of stores before this one: whole blocks (none named, or `rlp-or-deflated-1`), or `rows-1`. */
+const OLDER_ENCODINGS = new Set([undefined, 'rlp-or-deflated-1', 'rows-1'])
 
 export function openChainStore(db: DatabaseSync, log?: (line: string) => void): ChainStore {
   db.exec(schema)
   const encoding = (db.prepare('SELECT value FROM meta WHERE key = ?').get('block_encoding') as { value: string } | undefined)?.value
-  if (encoding !== BLOCK_ENCODING && !SPLIT_ONCE.has(encoding)) {
+  if (encoding !== BLOCK_ENCODING && !OLDER_ENCODINGS.has(encoding)) {
     throw new StoreDamagedError(`this store keeps its blocks as ${encoding}, which a newer flashchain wrote; this one reads ${BLOCK_ENCODING}`)
   }
   if (keepsWholeBlocks(db)) {
@@ -158,15 +164,25 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     clearPool: db.prepare('DELETE FROM pool'),
   }
 
+  /**
+   * The code hash of the record last written for each of the contracts written lately, so that the next record of one
+   * can say it keeps it (encodeRecord). Bounded, oldest forgotten first, and forgotten whole when rows are dropped.
+   */
+  const codeHashes = new Map<Hex, Uint8Array>()
   function writeDiff(number: number, diff: StateDiff) {
     for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
     for (const [address, account] of diff.accounts) {
-      statements.insertAccount.run(number, hexToBytes(address), account === null ? null : encodeRecord(account))
+      const previous = codeHashes.get(address)
+      statements.insertAccount.run(number, hexToBytes(address), account === null ? null : encodeRecord(account, previous))
+      if (previous !== undefined) codeHashes.delete(address)
+      if (account === null || equalsBytes(account.codeHash, KECCAK256_NULL)) continue
+      codeHashes.set(address, account.codeHash)
+      if (codeHashes.size > KEPT_CODE_HASHES) codeHashes.delete(codeHashes.keys().next().value!)
     }
     for (const [address, storage] of diff.storage) {
       const key = hexToBytes(address)
       if (storage.cleared) statements.insertClear.run(number, key)
-      for (const [slot, value] of storage.slots) statements.insertStorage.run(number, key, hexToBytes(slot), value)
+      for (const [slot, value] of storage.slots) statements.insertStorage.run(number, key, slotKey(hexToBytes(slot)), value)
     }
   }
 
@@ -203,6 +219,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
       inTransaction(db, () => {
         blocks.dropAfter(-1n)
         statements.dropAccounts.run(-1)
+        codeHashes.clear()
         statements.dropStorage.run(-1)
         statements.dropClears.run(-1)
         statements.clearPool.run()
@@ -226,6 +243,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
         // A reset forgets the first block's writes too (rowid > -1 is every row), then writes its state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
         statements.dropAccounts.run(mark.accounts)
+        codeHashes.clear()
         statements.dropStorage.run(mark.storage)
         statements.dropClears.run(mark.clears)
         if ('genesis' in to) writeDiff(block, to.genesis)
@@ -256,6 +274,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
       inTransaction(db, () => {
         blocks.dropAfter(number)
         statements.dropAccounts.run(lastUpTo('accounts'))
+        codeHashes.clear()
         statements.dropStorage.run(lastUpTo('storage'))
         statements.dropClears.run(lastUpTo('storage_clears'))
       })
