@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const MINIMUM = [22, 13]
 const source = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
-const compiled = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url))
+const compiled = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
 const [major, minor] = process.versions.node.split('.').map(Number)
 const inRepository = existsSync(source)
 const cli = inRepository ? source : compiled
