@@ -10,7 +10,7 @@
 // The declarations stay tsc's, one per module a user's compiler can reach (prune-declarations.ts).
 import { execFileSync } from 'node:child_process'
 import { readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { build } from 'esbuild'
@@ -27,8 +27,10 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 })
 execFileSync(process.execPath, [join(root, 'scripts/prune-declarations.ts')], { cwd: root, stdio: 'inherit' })
 
-// The interpreter's file, which jumpAnalysis.ts changes, is imported statically into the bundle: found at run time it
-// would be node_modules' copy, not the one the bundle's EVM runs (chain/ethereumjs/interpreterModule.ts).
+// The interpreter's file, which jumpAnalysis.ts changes, is imported into the bundle by its path, so that esbuild
+// bundles it: found at run time it would be node_modules' copy, not the one the bundle's EVM runs
+// (chain/ethereumjs/interpreterModule.ts). The check after the build makes sure it is the one file of that name the
+// bundle holds, so that a second copy of @ethereumjs/evm (one nested under another package) cannot take its place.
 const interpreterFile = fileURLToPath(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')))
 let interpreterBundled = false
 const bundledInterpreter: Plugin = {
@@ -43,7 +45,7 @@ const bundledInterpreter: Plugin = {
 
 // Every module a bundled file is beside sits in dist/ itself: the worker is found next to the pool that starts it
 // (execution/workerPool.ts), as it is in src/.
-await build({
+const { metafile } = await build({
   entryPoints: ['index', 'cli', 'chains', 'prool', 'playwright', 'chain/execution/worker'].map((entry) => join(root, 'src', `${entry}.ts`)),
   outdir: dist,
   entryNames: '[name]',
@@ -69,10 +71,15 @@ await build({
   // The CommonJS packages inside (ws, debug, …) call require(), which an ES module lacks.
   banner: { js: "import { createRequire as flashchainRequire } from 'node:module'; const require = flashchainRequire(import.meta.url);" },
   plugins: [bundledInterpreter],
+  metafile: true,
   logLevel: 'warning',
 })
-if (!interpreterBundled)
-  throw new Error('dist/ was bundled without chain/ethereumjs/interpreterModule.ts: the jump analysis cache has no interpreter to change')
+const interpreters = Object.keys(metafile.inputs).filter((input) => /@ethereumjs[\\/]evm[\\/].*[\\/]interpreter\.js$/.test(input))
+if (!interpreterBundled || interpreters.length !== 1 || resolve(root, interpreters[0]!) !== interpreterFile) {
+  throw new Error(
+    `the jump analysis cache would change another interpreter than the bundle runs: it imports ${interpreterFile}, the bundle holds ${interpreters.join(', ') || 'none'}`,
+  )
+}
 
 const files = readdirSync(dist).filter((name) => name.endsWith('.js'))
 process.stdout.write(`dist/: ${files.length} JavaScript files\n`)

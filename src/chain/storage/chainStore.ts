@@ -169,6 +169,19 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
    * can say it keeps it (encodeRecord). Bounded, oldest forgotten first, and forgotten whole when rows are dropped.
    */
   const codeHashes = new Map<Hex, Uint8Array>()
+  /**
+   * A transaction that writes or drops state rows. One rolled back leaves codeHashes naming code its rows never
+   * stored, which the next record of that contract would point at: it is forgotten whole, which costs a record's 32
+   * bytes at most.
+   */
+  function writing(work: () => void) {
+    try {
+      inTransaction(db, work)
+    } catch (error) {
+      codeHashes.clear()
+      throw error
+    }
+  }
   function writeDiff(number: number, diff: StateDiff) {
     for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
     for (const [address, account] of diff.accounts) {
@@ -208,7 +221,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     loadState: (history) => loadStateRows(db, history),
 
     writeBlock(block, diff) {
-      inTransaction(db, () => {
+      writing(() => {
         blocks.write(block, block.transactionHashes)
         writeDiff(Number(block.number), diff)
         for (const hash of block.transactionHashes) statements.removePool.run(hexToBytes(hash))
@@ -216,7 +229,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     },
 
     replace(first, diff, within) {
-      inTransaction(db, () => {
+      writing(() => {
         blocks.dropAfter(-1n)
         statements.dropAccounts.run(-1)
         codeHashes.clear()
@@ -231,14 +244,14 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     },
 
     writeEdit(number, diff) {
-      inTransaction(db, () => writeDiff(Number(number), diff))
+      writing(() => writeDiff(Number(number), diff))
     },
 
     mark: () => ({ ...(statements.mark.get() as StoreMark) }),
 
     rewind(number, to, pool, within) {
       const block = Number(number)
-      inTransaction(db, () => {
+      writing(() => {
         blocks.dropAfter(number)
         // A reset forgets the first block's writes too (rowid > -1 is every row), then writes its state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
@@ -271,7 +284,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
         }
         return lo - 1
       }
-      inTransaction(db, () => {
+      writing(() => {
         blocks.dropAfter(number)
         statements.dropAccounts.run(lastUpTo('accounts'))
         codeHashes.clear()

@@ -64,10 +64,17 @@ describe('state rows', () => {
     expect(decodeRecordHex(upperHex(RLP.encode([Uint8Array.of(1), Uint8Array.of(7), KECCAK256_RLP, KECCAK256_NULL]))).codeHash).toBe(KECCAK256_NULL)
   })
 
-  test('error: a record longer or shorter than its fields is a damaged store', () => {
+  test('error: a record longer or shorter than its fields, or with flags no flashchain writes, is a damaged store', () => {
     const record = upperHex(encodeRecord(contract))
     expect(() => decodeRecordHex(`${record}00`)).toThrow(StoreDamagedError)
     expect(() => decodeRecordHex(record.slice(0, -2))).toThrow(StoreDamagedError)
+    for (const flags of ['08', 'BB', '06'])
+      expect(() => decodeRecordHex(`${flags}${upperHex(encodeRecord(eoa(7n))).slice(2)}`)).toThrow(StoreDamagedError)
+  })
+
+  test('error: a nonce or balance past 32 bytes is refused, not stored cut', () => {
+    expect(() => encodeRecord({ ...eoa(0n), balance: 2n ** 256n })).toThrow(RangeError)
+    expect(encodeRecord({ ...eoa(0n), balance: 2n ** 256n - 1n })).toHaveLength(3 + 1 + 32)
   })
 
   test('a restart reads every block of state back as it was written: accounts, deletions, clears, slots and code', () => {
@@ -156,6 +163,45 @@ describe('state rows', () => {
     expect(history.at(2n).account(address(9))).toBeUndefined()
     expect(history.at(3n).account(address(9))).toEqual(at(other, 3))
     expect(history.at(4n).account(address(9))).toEqual(at(contract.codeHash, 6))
+  })
+
+  test("a write that rolls back leaves no code hash behind for the contract's next record to keep", () => {
+    const root = (n: number) => keccak256(Uint8Array.of(n))
+    const [x, y] = [keccak256(Uint8Array.of(0x0a)), keccak256(Uint8Array.of(0x0b))]
+    const record = (codeHash: Uint8Array, n: number): AccountRecord => ({ ...contract, codeHash, storageRoot: root(n) })
+    const failing = (db: ReturnType<typeof openDatabase>, write: () => void) => {
+      // A failure after the account's row, in the same transaction, as a full disk would make it.
+      db.exec("CREATE TRIGGER fail BEFORE INSERT ON storage BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+      expect(write).toThrow('disk full')
+      db.exec('DROP TRIGGER fail')
+    }
+    const withSlot = (address: Hex, account: AccountRecord) => {
+      const written = diff()
+      written.accounts.set(address, account)
+      written.storage.set(address, { cleared: false, slots: new Map([[slot(1), Uint8Array.of(1)]]) })
+      return written
+    }
+    const only = (address: Hex, account: AccountRecord) => {
+      const written = diff()
+      written.accounts.set(address, account)
+      return written
+    }
+
+    // An edit that rolled back would have left the code hash it tried to write: the next record would keep it.
+    const db = openDatabase({})
+    const store = openChainStore(db)
+    writeBlock(store, 0n, only(address(9), record(x, 0)))
+    writeBlock(store, 1n, only(address(9), record(y, 1)))
+    failing(db, () => store.writeEdit(1n, withSlot(address(9), record(x, 2))))
+    writeBlock(store, 2n, only(address(9), record(x, 3)))
+    // A contract's first record rolled back: the next one cannot keep a hash no row holds.
+    failing(db, () => writeBlock(store, 3n, withSlot(address(8), record(x, 4))))
+    writeBlock(store, 3n, only(address(8), record(x, 5)))
+
+    const history = createStateHistory()
+    store.loadState(history)
+    expect(history.at(2n).account(address(9))).toEqual(record(x, 3))
+    expect(history.at(3n).account(address(8))).toEqual(record(x, 5))
   })
 
   test('slot keys are kept without their leading zero bytes, and rows of the older form (all 32) are read beside them', () => {

@@ -33,6 +33,8 @@ export function encodeRecord(account: AccountRecord, previousCodeHash?: Uint8Arr
   record[0] = (emptyStorage ? EMPTY_STORAGE : 0) | (noCode ? NO_CODE : 0) | (sameCode ? SAME_CODE : 0)
   let at = 1
   for (const bytes of [nonce, balance]) {
+    // A balance is at most 2^256 - 1 and a nonce 2^64 - 1: a longer one is a bug above, not a value to store cut.
+    if (bytes.length > 32) throw new RangeError(`an account's nonce or balance of ${bytes.length} bytes, past 32`)
     record[at++] = bytes.length
     record.set(bytes, at)
     at += bytes.length
@@ -51,6 +53,8 @@ export function encodeRecord(account: AccountRecord, previousCodeHash?: Uint8Arr
 export function decodeRecordHex(hex: string, previousCodeHash?: () => Uint8Array | undefined): AccountRecord {
   const first = byteAt(hex, 0)
   if (first >= 0xc0) return decodeRlpRecordHex(hex)
+  if (first & ~(EMPTY_STORAGE | NO_CODE | SAME_CODE) || (first & NO_CODE && first & SAME_CODE))
+    throw new StoreDamagedError(`an account record begins with ${first}, which no flashchain writes`)
   let at = 2
   const field = (): string => {
     const length = 2 * byteAt(hex, at)
