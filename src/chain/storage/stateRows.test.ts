@@ -72,9 +72,12 @@ describe('state rows', () => {
       expect(() => decodeRecordHex(`${flags}${upperHex(encodeRecord(eoa(7n))).slice(2)}`)).toThrow(StoreDamagedError)
   })
 
-  test('error: a nonce or balance past 32 bytes is refused, not stored cut', () => {
-    expect(() => encodeRecord({ ...eoa(0n), balance: 2n ** 256n })).toThrow(RangeError)
-    expect(encodeRecord({ ...eoa(0n), balance: 2n ** 256n - 1n })).toHaveLength(3 + 1 + 32)
+  test('a balance past 2^256 - 1 is kept as the state holds it; error: one past 255 bytes is refused, not stored cut', () => {
+    const over = { ...eoa(0n), balance: 2n ** 256n }
+    expect(encodeRecord(over)).toHaveLength(3 + 1 + 33)
+    expect(decodeRecordHex(upperHex(encodeRecord(over)))).toEqual(over)
+    expect(encodeRecord({ ...eoa(0n), balance: 2n ** 2040n - 1n })).toHaveLength(3 + 1 + 255)
+    expect(() => encodeRecord({ ...eoa(0n), balance: 2n ** 2040n })).toThrow(RangeError)
   })
 
   test('a restart reads every block of state back as it was written: accounts, deletions, clears, slots and code', () => {

@@ -33,8 +33,9 @@ export function encodeRecord(account: AccountRecord, previousCodeHash?: Uint8Arr
   record[0] = (emptyStorage ? EMPTY_STORAGE : 0) | (noCode ? NO_CODE : 0) | (sameCode ? SAME_CODE : 0)
   let at = 1
   for (const bytes of [nonce, balance]) {
-    // A balance is at most 2^256 - 1 and a nonce 2^64 - 1: a longer one is a bug above, not a value to store cut.
-    if (bytes.length > 32) throw new RangeError(`an account's nonce or balance of ${bytes.length} bytes, past 32`)
+    // A length byte holds up to 255. A balance past 2^256 - 1 (ethereumjs adds a fee or a deposit's mint without a
+    // bound) is stored as the state holds it, as the RLP form did; past 2^2040 it cannot be, and is refused, not cut.
+    if (bytes.length > 255) throw new RangeError(`an account's nonce or balance of ${bytes.length} bytes, past 255`)
     record[at++] = bytes.length
     record.set(bytes, at)
     at += bytes.length
