@@ -359,6 +359,47 @@ describe('createExecutionPool: a worker that cannot load', () => {
   })
 })
 
+describe('createExecutionPool: a worker that loads after others could not', () => {
+  test('counts the failures afresh: two more in a row are started again, and runs go to the worker that loads', async () => {
+    // Which starts fail as they load: the first two, then the fourth and fifth, around one that loads.
+    const fails = [true, true, false, true, true]
+    let starts = 0
+    const lines: string[] = []
+    const pool = createExecutionPool({
+      size: 1,
+      init: () => workerInit(),
+      log: (line) => lines.push(line),
+      startWorker: (init, port) => {
+        const worker = fails[starts++] ? new Worker('throw new Error("cannot load")', { eval: true }) : startExecutionWorker(init, port)
+        started.push(worker)
+        return worker
+      },
+    })
+    pools.push(pool)
+    const view = { env, state: history.at(0n) }
+    // A run sent to a worker that fails as it loads fails with it, as calls.ts sends it again: until one answers.
+    const answered = async () => {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const answer = await onWorker(pool, 'eth_call', { to: reader }, view).catch((error: unknown) => {
+          if (error instanceof WorkerGoneError) return undefined
+          throw error
+        })
+        if (answer !== undefined) return bytesToHex(answer.value as Uint8Array)
+      }
+      throw new Error('no worker answered in 10 runs')
+    }
+    expect(await answered()).toBe(word(1))
+    expect(starts).toBe(3)
+    // That worker goes; its successors fail twice, which is under the three in a row the pool gives up at.
+    await started.at(-1)!.terminate()
+    for (let attempt = 0; attempt < 2_500 && starts < 6; attempt++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(starts).toBe(6)
+    expect(lines.filter((line) => /before they loaded/.test(line))).toEqual([])
+    expect(await answered()).toBe(word(1))
+    expect(starts).toBe(6)
+  })
+})
+
 describe('createExecutionPool: idle workers', () => {
   test('a worker with no run for idleMs exits without a replacement; the next run starts one, which answers', async () => {
     const pool = createPool(1, 200)
