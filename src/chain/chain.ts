@@ -12,6 +12,7 @@ import { createChainEvents } from './events.ts'
 import { createCalls } from './execution/calls.ts'
 import { dropReason } from './gethErrors.ts'
 import { createBlockchain } from './execution/executor.ts'
+import { answerWorkerFetches } from './execution/workerFetches.ts'
 import { cacheJumpAnalysis } from './ethereumjs/jumpAnalysis.ts'
 import { unpatchedPackages } from './ethereumjs/patches.ts'
 import { createAdmission, restorePool } from './production/admission.ts'
@@ -43,7 +44,6 @@ import { openChainStore } from './storage/chainStore.ts'
 import { openDatabase } from './storage/database.ts'
 import { loadChain, readStoredFork, storedFork } from './storage/load.ts'
 import { forkFirstBlock, hardforkOfHeader, openFork, openRefork } from './fork/fork.ts'
-import { servedBy } from './fork/remoteState.ts'
 import { transportDefaults } from './fork/transport.ts'
 
 import type { Hex } from '../hex.ts'
@@ -329,20 +329,7 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
     }),
     log,
     rpcEvmTimeout || undefined,
-    // A fork's workers fetch through this thread's upstream state, which holds every thread's fetches (docs/fork.md).
-    async (request) => {
-      const source = servedBy(fork!.remote)
-      switch (request[0]) {
-        case 'account':
-          return source.account(request[1])
-        case 'storage':
-          return source.storage(request[1], request[2])
-        case 'code':
-          return source.code!(request[1])
-        case 'blockHash':
-          return blockHashes(request[1])
-      }
-    },
+    answerWorkerFetches({ history, remote: () => fork?.remote, blockHashes }),
   )
   if (opStackBlocks !== undefined) services.control.participate(opStackBlocks.participant)
   if (interval !== undefined) producer.start(interval)

@@ -14,6 +14,7 @@ import { createChainSpec } from '../spec/chainSpec.ts'
 import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createRemoteState } from '../fork/remoteState.ts'
 import { createStateHistory } from '../state/history.ts'
+import { createFetchedOlderState } from '../state/older.ts'
 import { createHashList } from '../blocks/hashList.ts'
 import { untilFetched } from '../state/miss.ts'
 import { createOverlay } from '../state/overlay.ts'
@@ -68,7 +69,8 @@ const mainThread: RemoteSource = {
 }
 const upstream = () => (init.fork ? createRemoteState(mainThread) : undefined)
 
-const history = createStateHistory(init.history, upstream())
+// Blocks before the horizon of a chain loaded from its store are the store's, which the main thread reads.
+const history = createStateHistory(init.history, upstream(), createFetchedOlderState(fetchFromMain))
 /** Block hashes from `first` on; undefined from a fork's reset until its first block comes. */
 const blockHashes = createHashList(init.blockHashes)
 let first: bigint | undefined = init.firstBlock

@@ -14,6 +14,7 @@ import type { BlockEnv } from '../types.ts'
 import type { CallRequest } from './executor.ts'
 import type { Job } from './jobs.ts'
 import type { HistoryChange, HistorySnapshot } from '../state/history.ts'
+import type { OlderRequest } from '../state/older.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -62,8 +63,11 @@ export type ToWorker =
   | { kind: 'fetched'; id: number; value: unknown }
   | { kind: 'fetched'; id: number; error: PortableError | string }
 
-/** What a fork's worker asks the main thread for: an upstream account, slot or code, or a pre-fork block's hash. */
-export type FetchRequest = ['account', Hex] | ['storage', Hex, Hex] | ['code', Hex] | ['blockHash', bigint]
+/**
+ * What a worker asks the main thread for: a fork's upstream account, slot or code, or a pre-fork block's hash; or a
+ * key's value at a block before the history's horizon, which only the main thread's store holds (state/older.ts).
+ */
+export type FetchRequest = ['account', Hex] | ['storage', Hex, Hex] | ['code', Hex] | ['blockHash', bigint] | OlderRequest
 
 /**
  * Work heavier than one call (a simulation, a trace, an access list), on a state and an environment sent before.
@@ -89,7 +93,7 @@ export type FromWorker =
   | { kind: 'error'; id: number; error: PortableError; runs: number }
   /** Anything else thrown: a bug, reported as an internal error. */
   | { kind: 'failure'; id: number; message: string }
-  /** Upstream state a run on a fork misses (FetchRequest): answered with `fetched`. */
+  /** State a run misses (FetchRequest): answered with `fetched`. */
   | { kind: 'fetch'; id: number; request: FetchRequest }
 
 /** `value`: a call's return data, an estimate's gas, or a job's answer (JobAnswer). */

@@ -1,25 +1,17 @@
+import { touchSlot } from './historyTypes.ts'
 import { EMPTY, accountCodec, dropAfter, dropLast, lastAtOrBefore, packOld, record, slotCodec, valueAt } from './versions.ts'
 
+import type { EditUndo, HistoryChange, HistoryFollower, HistorySnapshot, StateHistory, TouchedKeys } from './historyTypes.ts'
+import type { NewestWrites, OlderState } from './older.ts'
 import type { AccountRecord, StateDiff, StateReader } from './types.ts'
 import type { AccountStorage, Codec, Versions } from './versions.ts'
 import type { Hex } from '../../hex.ts'
 
+export { createTouchedKeys } from './historyTypes.ts'
+export type { EditUndo, HistoryChange, HistoryFollower, HistorySnapshot, StateHistory, TouchedKeys, UndoneEdit } from './historyTypes.ts'
+
 /** Versions packed by compact() between two of its yields. */
 const PACKED_PER_STEP = 2000
-
-/** The whole history as plain maps, for another thread to start from (structured-cloneable). */
-export type HistorySnapshot = {
-  accounts: Map<Hex, Versions<AccountRecord | null>>
-  storage: Map<Hex, AccountStorage>
-  codes: Map<Hex, Uint8Array>
-  journal: Written[]
-}
-
-/**
- * The keys one commit or edit wrote, in the journal a rewind walks back instead of every key of the state: the
- * strings the maps hold, not copies; `slots` as address and slot in turn.
- */
-type Written = { block: number; accounts: readonly Hex[]; slots: readonly Hex[]; clears: readonly Hex[] }
 
 const NONE: readonly Hex[] = Object.freeze([])
 
@@ -27,108 +19,16 @@ const NONE: readonly Hex[] = Object.freeze([])
 const kept = (keys: Hex[]): readonly Hex[] => (keys.length === 0 ? NONE : keys.slice())
 
 /**
- * What an edit replaced at its block, key by key: the value written there before it, or `had: false` when that
- * block had written nothing to the key. Plain data, so a replica of the history can take the same undo.
+ * Every sealed block's state, readable forever (nothing is pruned): one flat map per kind of key, each key holding
+ * the values it took by block. A reader pinned to block N ignores everything written after N, so a read never sees a
+ * half-sealed block. A history loaded from a store holds each key's newest write as of the store's head (its
+ * horizon) and every write after; blocks before the horizon are read from the store (older.ts).
  */
-export type EditUndo = {
-  accounts: { address: Hex; had: boolean; value: AccountRecord | null }[]
-  slots: { address: Hex; slot: Hex; had: boolean; value: Uint8Array }[]
-}
-
-/**
- * The keys a rewind or an undo changed, so that the trie can be moved back by those alone: accounts, slots by
- * account, and the accounts whose storage a forgotten clear had wiped (all their slots are back).
- */
-export type TouchedKeys = { accounts: Set<Hex>; slots: Map<Hex, Set<Hex>>; cleared: Set<Hex> }
-
-export function createTouchedKeys(): TouchedKeys {
-  return { accounts: new Set(), slots: new Map(), cleared: new Set() }
-}
-
-function touchSlot(touched: TouchedKeys | undefined, address: Hex, slot: Hex) {
-  if (touched === undefined) return
-  let slots = touched.slots.get(address)
-  if (slots === undefined) touched.slots.set(address, (slots = new Set()))
-  slots.add(slot)
-}
-
-/** An edit made at block `number`, and what takes it back: what a revert undoes. */
-export type UndoneEdit = { number: bigint; undo: EditUndo }
-
-/**
- * One change to a live chain's history: the writes of a sealed block, of a test-control edit, or of a revert. Every
- * change goes through `apply`, which hands it to the history's followers: the execution workers' replicas apply the
- * same change, and the answer cache forgets what it made stale (execution/calls.ts). So a kind of change added
- * here reaches every replica or fails to compile where they switch on it.
- */
-export type HistoryChange =
-  /** Block `number` was sealed with these writes (blocks come in ascending order); `hash` is for BLOCKHASH on a replica. */
-  | { kind: 'block'; number: bigint; hash: Uint8Array; diff: StateDiff }
-  /** A test-control method changed block `number`'s state in place, as if that block had written `diff`. */
-  | { kind: 'edit'; number: bigint; diff: StateDiff }
-  /**
-   * A revert: the blocks after `number` are forgotten (-1: all of them), then the edits in `undo` are taken back,
-   * newest first. Edits of the block reverted to are the newest versions of what they wrote once the later blocks
-   * are gone, which is why the blocks go first.
-   */
-  | { kind: 'rewind'; number: bigint; undo: UndoneEdit[] }
-  /**
-   * The state beneath the history moved (a fork reset to another fork block, after a rewind of every block): what a
-   * replica holds of the old one is another fork point's. It is applied by setUpstream, which has the new one.
-   */
-  | { kind: 'upstream' }
-
-export type HistoryFollower = (change: HistoryChange) => void
-
-export type StateHistory = {
-  /** The state at the end of block `number`. */
-  at(number: bigint): StateReader
-  /**
-   * Applies one change, then hands it to every follower, in the order the changes were applied. An edit answers
-   * what takes it back (give it to a later rewind's `undo`); a rewind puts the keys it changed into `touched`.
-   */
-  apply(change: HistoryChange, touched?: TouchedKeys): EditUndo | undefined
-  /**
-   * Calls `follower` with every change applied from now on; returns what stops it. A follower that started from
-   * `snapshot()` and applies each change to its own history holds the same state as this one.
-   */
-  follow(follower: HistoryFollower): () => void
-  /**
-   * Records the writes of block `number` while the history is loaded (from the store, or block 0 of a new chain),
-   * in ascending order. It announces nothing, so it throws once something follows the history: a live chain's
-   * blocks are applied as changes.
-   */
-  commit(number: bigint, diff: StateDiff): void
-  /** The writes that take a state with `touched` changed back to the state at the end of block `number`. */
-  restore(number: bigint, touched: TouchedKeys): StateDiff
-  /**
-   * Every live account at the end of block `number` (the newest block by default), with its storage: what the state
-   * trie of that block is built from.
-   */
-  entries(number?: bigint): Iterable<[Hex, AccountRecord, Map<Hex, Uint8Array>]>
-  /** The maps themselves, not a copy: post them (which copies) before the next change. */
-  snapshot(): HistorySnapshot
-  /**
-   * Packs every version older than its key's newest, which `commit` leaves as it was given so that a load is not
-   * slowed by it; it yields every few thousand versions, for the caller to give the event loop a turn. A live change
-   * packs the version it follows itself.
-   */
-  compact(): Generator<void, void>
-  /**
-   * Puts another fork's upstream state beneath the history (a reset to another fork block), and tells the followers
-   * (an `upstream` change): only once a rewind has forgotten every block, since what they wrote was written over the
-   * other.
-   */
-  setUpstream(upstream: StateReader & { waits: true }): void
-}
-
-/**
- * Every sealed block's state, readable forever (nothing is pruned): one flat map per kind of key, each key
- * holding the values it took by block. A reader pinned to block N ignores everything written after N, so a
- * read never sees a half-sealed block.
- */
-export function createStateHistory(from?: HistorySnapshot, upstream?: StateReader & { waits: true }): StateHistory {
+export function createStateHistory(from?: HistorySnapshot, upstream?: StateReader & { waits: true }, olderState?: OlderState): StateHistory {
   let below = upstream
+  let older = olderState
+  /** Reads of blocks before it go to `older`: memory holds each key's newest write up to it, and every one after. */
+  let horizon = from?.horizon ?? Number.NEGATIVE_INFINITY
   const accounts = from?.accounts ?? new Map<Hex, Versions<AccountRecord | null>>()
   const storage = from?.storage ?? new Map<Hex, AccountStorage>()
   const codes = from?.codes ?? new Map<Hex, Uint8Array>()
@@ -282,6 +182,39 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     }
   }
 
+  /**
+   * A rewind to block `number` before the horizon: every key is loaded again as of that block, which becomes the
+   * horizon, and every key is touched (the trie moves back by all of them).
+   */
+  function reload(number: bigint, newest: NewestWrites, touched?: TouchedKeys) {
+    // Every key up to `number` is one memory held: those it held are all there are to touch.
+    for (const address of accounts.keys()) touched?.accounts.add(address)
+    for (const [address, account] of storage) for (const slot of account.slots.keys()) touchSlot(touched, address, slot)
+    accounts.clear()
+    storage.clear()
+    for (const [block, diff] of newest) write(BigInt(block), diff, false)
+    // Only rewinds read the journal, and one to a block before the horizon reloads rather than steps back.
+    journal.length = 0
+    horizon = Number(number)
+    older?.forget()
+  }
+
+  /** The state at the end of block `number`, before the horizon: the store's rows, as `older` reads them. */
+  function olderAt(number: bigint): StateReader {
+    const block = Number(number)
+    const source = older!
+    return {
+      origin: { kind: 'block', number },
+      waits: below !== undefined || source.waits,
+      account(address) {
+        const account = source.account(address, block)
+        return account === undefined ? below?.account(address) : (account ?? undefined)
+      },
+      storage: (address, slot) => source.storage(address, slot, block) ?? unwritten(address, slot),
+      code: (codeHash) => codes.get(codeHash) ?? below?.code(codeHash),
+    }
+  }
+
   const followers = new Set<HistoryFollower>()
 
   function apply(change: HistoryChange, touched?: TouchedKeys): EditUndo | undefined {
@@ -294,7 +227,11 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
         answer = edit(change.number, change.diff)
         break
       case 'rewind':
-        rewind(change.number, touched)
+        if (Number(change.number) < horizon) {
+          // The followers load the same rows: a worker has no store to read them from.
+          change = { ...change, reload: change.reload ?? older!.newest(Number(change.number)) }
+          reload(change.number, change.reload!, touched)
+        } else rewind(change.number, touched)
         for (const { number, undo } of change.undo) takeBack(number, undo, touched)
         break
       case 'upstream':
@@ -307,6 +244,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
   return {
     at(number) {
       const block = Number(number)
+      if (block < horizon) return olderAt(number)
       return {
         origin: { kind: 'block', number },
         waits: below !== undefined,
@@ -331,6 +269,18 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
       commit(number, diff, false)
     },
 
+    get older() {
+      return older
+    },
+
+    load(newest, at, source) {
+      if (accounts.size > 0 || storage.size > 0 || journal.length > 0) throw new Error('a history loads only while it holds nothing')
+      for (const [block, diff] of newest) commit(BigInt(block), diff, false)
+      journal.length = 0
+      horizon = at
+      older = source
+    },
+
     restore(number, touched) {
       const block = Number(number)
       const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() }
@@ -352,7 +302,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
       return diff
     },
 
-    snapshot: () => ({ accounts, storage, codes, journal }),
+    snapshot: () => ({ accounts, storage, codes, journal, horizon }),
 
     *compact() {
       let packed = 0
@@ -375,6 +325,11 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     *entries(number) {
       const block = number === undefined ? Number.MAX_SAFE_INTEGER : Number(number)
+      if (block < horizon) {
+        const old = createStateHistory(undefined, below)
+        for (const [written, diff] of older!.newest(block)) old.commit(BigInt(written), diff)
+        return yield* old.entries(number)
+      }
       for (const address of accounts.keys()) {
         const account = readAccount(address, block)
         if (account == null) continue

@@ -9,6 +9,7 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 
 import { EMPTY_BLOOM } from '../blocks/types.ts'
 import { keccak256 } from '../crypto/keccak.ts'
+import { createStateHistory } from '../state/history.ts'
 import { encodeStoredBlock } from './blockEncoding.ts'
 import { addressKey, logsBloomOf, splitBlock, topicKey } from './blockRows.ts'
 import { openChainStore } from './chainStore.ts'
@@ -324,12 +325,11 @@ describe('rewind', () => {
     for (let n = 0n; n <= (store.head() ?? -1n); n++) if (store.block(n) !== undefined) numbers.push(n)
     return numbers
   }
+  /** Alice's balance at each block, as a restart reads the store: the head's from memory, the others' from the rows. */
   const balances = (store: ReturnType<typeof openChainStore>) => {
-    const seen: bigint[] = []
-    store.loadState({
-      commit: (_n: bigint, diff: { accounts: Map<Hex, { balance: bigint } | null> }) => seen.push(diff.accounts.get(alice)!.balance),
-    } as never)
-    return seen
+    const history = createStateHistory()
+    store.loadState(history)
+    return Array.from({ length: Number(store.head()!) + 1 }, (_, n) => history.at(BigInt(n)).account(alice)!.balance)
   }
 
   test('forgets the blocks after it and every state write after the mark, and replaces the pool, in one transaction', () => {

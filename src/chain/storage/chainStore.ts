@@ -3,7 +3,9 @@ import { KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs
 import { BLOCK_TABLES, openBlockTables } from './blockTables.ts'
 import { StoreDamagedError, inTransaction } from './database.ts'
 import { keepsWholeBlocks, splitWholeBlocks } from './migrate.ts'
-import { encodeRecord, loadStateRows, slotKey } from './stateRows.ts'
+import { createStoredOlderState, readCode, readNewest } from './olderRows.ts'
+import { encodeRecord, slotKey } from './stateRows.ts'
+import { createStateDiff } from '../state/types.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
@@ -52,7 +54,10 @@ export type ChainStore = {
    * found through the log index: the caller matches the logs themselves.
    */
   logRows(from: bigint, to: bigint, criteria: LogCriteria): Iterable<LogRow>
-  /** Replays every stored state write, oldest block first. */
+  /**
+   * Loads the stored state into an empty history: each key's newest write and every contract's code. Blocks before
+   * the head are read from the rows when a request names one (olderRows.ts).
+   */
   loadState(history: StateHistory): void
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
   /** Writes a test-control edit of block `number`'s state, after what that block wrote (an `edit` HistoryChange). */
@@ -218,7 +223,14 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     transaction: (hash) => blocks.transaction(hash),
     logRows: (from, to, criteria) => blocks.logRows(from, to, criteria),
 
-    loadState: (history) => loadStateRows(db, history),
+    loadState(history) {
+      const head = Number(blocks.head() ?? -1n)
+      const newest = readNewest(db, head)
+      // Code is kept by its hash, whatever block first wrote it: it goes in with the oldest writes.
+      if (newest.length === 0) newest.push([head, createStateDiff()])
+      for (const [hash, bytes] of readCode(db)) newest[0]![1].code.set(hash, bytes)
+      history.load(newest, head, createStoredOlderState(db))
+    },
 
     writeBlock(block, diff) {
       writing(() => {

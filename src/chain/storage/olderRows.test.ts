@@ -1,0 +1,215 @@
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { describe, expect, test } from 'vitest'
+
+import { keccak256 } from '../crypto/keccak.ts'
+import { createStateHistory, createTouchedKeys } from '../state/history.ts'
+import { createFetchedOlderState } from '../state/older.ts'
+import { StateMiss, untilFetched } from '../state/miss.ts'
+import { openChainStore } from './chainStore.ts'
+import { openDatabase } from './database.ts'
+
+import type { HistoryChange, StateHistory } from '../state/history.ts'
+import type { OlderRequest } from '../state/older.ts'
+import type { AccountRecord, StateDiff, StateReader } from '../state/types.ts'
+import type { ChainStore } from './chainStore.ts'
+import type { Hex } from '../../hex.ts'
+
+const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as Hex
+const slot = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+const eoa = (balance: bigint): AccountRecord => ({ nonce: 1n, balance, codeHash: KECCAK256_NULL, storageRoot: KECCAK256_RLP })
+const contract = (n: number): AccountRecord => ({
+  nonce: 1n,
+  balance: 0n,
+  codeHash: keccak256(Uint8Array.of(7)),
+  storageRoot: keccak256(Uint8Array.of(n)),
+})
+const diff = (): StateDiff => ({ accounts: new Map(), storage: new Map(), code: new Map() })
+
+function writeBlock(store: ChainStore, number: number, written: StateDiff) {
+  const rlp = RLP.encode([[Uint8Array.of(number)], [], []])
+  store.writeBlock({ number: BigInt(number), hash: slot(1000 + number), rlp, receipts: [], senders: [], transactionHashes: [] }, written)
+}
+
+/**
+ * Blocks 0 to 9: alice's balance is the block's number; the contract's slot 1 is written at each even block and its
+ * storage cleared at block 5 (then slot 2 written in the same block, after the clear), and slot 3 written at block 7;
+ * bob exists from block 3 to 6, and carol from block 6.
+ */
+function writeChain(store: ChainStore) {
+  const [alice, bob, token, carol] = [address(1), address(2), address(3), address(4)]
+  for (let number = 0; number <= 9; number++) {
+    const written = diff()
+    written.accounts.set(alice, eoa(BigInt(number)))
+    if (number === 3) written.accounts.set(bob, eoa(30n))
+    if (number === 7) written.accounts.set(bob, null)
+    if (number === 6) written.accounts.set(carol, eoa(60n))
+    written.accounts.set(token, contract(number))
+    if (number === 0) written.code.set(`0x${Buffer.from(keccak256(Uint8Array.of(7))).toString('hex')}` as Hex, Uint8Array.of(7))
+    const slots = new Map<Hex, Uint8Array>()
+    if (number % 2 === 0) slots.set(slot(1), Uint8Array.of(number + 1))
+    if (number === 5) slots.set(slot(2), Uint8Array.of(55))
+    if (number === 7) slots.set(slot(3), Uint8Array.of(77))
+    written.storage.set(token, { cleared: number === 5, slots })
+    writeBlock(store, number, written)
+  }
+  // An edit of the head after its block: the newest write of alice is the edit's.
+  const edit = diff()
+  edit.accounts.set(alice, eoa(99n))
+  store.writeEdit(9n, edit)
+  return { alice, bob, token, carol }
+}
+
+/** What a block's state reads for the chain above's keys. */
+function readAll(state: StateReader, keys: ReturnType<typeof writeChain>) {
+  return {
+    alice: state.account(keys.alice),
+    bob: state.account(keys.bob),
+    token: state.account(keys.token),
+    carol: state.account(keys.carol),
+    slots: [1, 2, 3].map((n) => state.storage(keys.token, slot(n))),
+  }
+}
+
+/** Entries by address: a loaded history holds its keys in another order. */
+const sorted = <T extends [Hex, ...unknown[]]>(entries: Iterable<T>) => [...entries].sort(([a], [b]) => a.localeCompare(b))
+
+/** The same writes committed whole to a history in memory, as a chain that never restarted holds them. */
+function inMemory(): { history: StateHistory; keys: ReturnType<typeof writeChain> } {
+  const store = openChainStore(openDatabase({}))
+  const history = createStateHistory()
+  const writes: StateDiff[] = []
+  const recording: ChainStore = {
+    ...store,
+    writeBlock: (_block, written) => void writes.push(written),
+    writeEdit: (_number, written) => {
+      const last = writes.at(-1)!
+      for (const [key, value] of written.accounts) last.accounts.set(key, value)
+    },
+  }
+  const keys = writeChain(recording)
+  writes.forEach((written, number) => history.commit(BigInt(number), written))
+  return { history, keys }
+}
+
+describe('a history loaded from its store', () => {
+  test("holds only each key's newest write, and reads every older block from the rows as a history that kept them all", () => {
+    const store = openChainStore(openDatabase({}))
+    const keys = writeChain(store)
+    const loaded = createStateHistory()
+    store.loadState(loaded)
+    const whole = inMemory().history
+
+    // Memory holds one version per key: the newest.
+    expect(readAll(loaded.at(9n), keys)).toEqual({
+      alice: eoa(99n),
+      bob: undefined,
+      token: contract(9),
+      carol: eoa(60n),
+      slots: [9, 55, 77].map((n) => Uint8Array.of(n)),
+    })
+    const snapshot = loaded.snapshot()
+    expect(snapshot.horizon).toBe(9)
+    for (const versions of snapshot.accounts.values()) expect(versions.blocks).toHaveLength(1)
+    expect(snapshot.storage.get(keys.token)!.slots.get(slot(1))!.blocks).toEqual([8])
+    expect(snapshot.storage.get(keys.token)!.clears).toEqual([5])
+
+    for (let number = 0n; number <= 9n; number++) {
+      expect(readAll(loaded.at(number), keys), `block ${number}`).toEqual(readAll(whole.at(number), keys))
+      expect(sorted(loaded.entries(number)), `block ${number}'s entries`).toEqual(sorted(whole.entries(number)))
+    }
+    const none = new Uint8Array(0)
+    expect(readAll(loaded.at(4n), keys)).toEqual({
+      alice: eoa(4n),
+      bob: eoa(30n),
+      token: contract(4),
+      carol: undefined,
+      slots: [Uint8Array.of(5), none, none],
+    })
+    expect(readAll(loaded.at(5n), keys).slots).toEqual([none, Uint8Array.of(55), none])
+    expect(readAll(loaded.at(7n), keys)).toMatchObject({
+      bob: undefined,
+      carol: eoa(60n),
+      slots: [Uint8Array.of(7), Uint8Array.of(55), Uint8Array.of(77)],
+    })
+    expect(loaded.at(9n).account(keys.alice)).toEqual(eoa(99n))
+  })
+
+  test('a rewind before the horizon loads the rows up to its block again, touches every key, and hands its followers the same rows', async () => {
+    const store = openChainStore(openDatabase({}))
+    const keys = writeChain(store)
+    const history = createStateHistory()
+    store.loadState(history)
+    // A worker's replica: the same snapshot, the older blocks asked of this history's store.
+    const asked: OlderRequest[] = []
+    const ask = async (request: OlderRequest) => {
+      asked.push(request)
+      return request[0] === 'olderAccount'
+        ? history.older!.account(request[1], request[2])
+        : history.older!.storage(request[1], request[2], request[3])
+    }
+    const replica = createStateHistory(structuredClone(history.snapshot()), undefined, createFetchedOlderState(ask))
+    const changes: HistoryChange[] = []
+    history.follow((change) => {
+      changes.push(change)
+      replica.apply(structuredClone(change))
+    })
+
+    store.truncate(4n)
+    const touched = createTouchedKeys()
+    history.apply({ kind: 'rewind', number: 4n, undo: [] }, touched)
+    expect(changes[0]).toMatchObject({ kind: 'rewind', number: 4n, reload: expect.any(Array) })
+    // Carol and slot 3 were written after block 4 only: they are gone, and touched too.
+    expect([...touched.accounts].sort()).toEqual([keys.alice, keys.bob, keys.token, keys.carol])
+    expect(touched.slots.get(keys.token)).toEqual(new Set([slot(1), slot(2), slot(3)]))
+    expect(history.snapshot().horizon).toBe(4)
+
+    const whole = inMemory().history
+    for (let number = 0n; number <= 4n; number++) {
+      expect(readAll(history.at(number), keys), `block ${number}`).toEqual(readAll(whole.at(number), keys))
+      expect(await untilFetched(() => readAll(replica.at(number), keys)), `the replica's block ${number}`).toEqual(readAll(whole.at(number), keys))
+    }
+    // The replica read the blocks before the new horizon from this thread, and block 4 from its own memory.
+    expect(asked.length).toBeGreaterThan(0)
+    expect(asked.every((request) => (request.at(-1) as number) < 4)).toBe(true)
+
+    // A block after the rewind goes on from there, on both.
+    const next = diff()
+    next.accounts.set(keys.alice, eoa(500n))
+    history.apply({ kind: 'block', number: 5n, hash: new Uint8Array(32), diff: next })
+    expect(history.at(5n).account(keys.alice)).toEqual(eoa(500n))
+    expect(replica.at(5n).account(keys.alice)).toEqual(eoa(500n))
+    expect(replica.at(5n).storage(keys.token, slot(1))).toEqual(Uint8Array.of(5))
+  })
+
+  test("a worker's read of an older block waits for the main thread's answer once, and one asked before a rewind is not kept", async () => {
+    let answer: (value: unknown) => void = () => {}
+    const older = createFetchedOlderState(() => new Promise((resolve) => (answer = resolve)))
+    const miss = (() => {
+      try {
+        older.account(address(1), 3)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(miss).toBeInstanceOf(StateMiss)
+    answer(eoa(3n))
+    await (miss as StateMiss).fetched
+    expect(older.account(address(1), 3)).toEqual(eoa(3n))
+    expect(() => older.account(address(1), 2)).toThrow(StateMiss)
+
+    // Asked, then a rewind below the horizon: the answer may be of rows since dropped, and is asked again.
+    const asked = (() => {
+      try {
+        older.storage(address(1), slot(1), 2)
+      } catch (error) {
+        return error as StateMiss
+      }
+    })()!
+    older.forget()
+    answer(Uint8Array.of(1))
+    await asked.fetched
+    expect(() => older.storage(address(1), slot(1), 2)).toThrow(StateMiss)
+    expect(() => older.account(address(1), 3)).toThrow(StateMiss)
+  })
+})
