@@ -320,13 +320,12 @@ describe('state history', () => {
         model[head] = state
       } else {
         counts.commits++
-        // As a load commits blocks (packing nothing until compact()), or as a live chain applies them.
+        // As a new chain commits its first blocks, or as a live chain applies them.
         if (random(2) === 0) history.commit(BigInt(model.length), diff)
         else history.apply({ kind: 'block', number: BigInt(model.length), hash: new Uint8Array(32), diff })
         model.push(state)
       }
       if (step % 20 === 0) expectModel()
-      if (step % 50 === 0) for (const _ of history.compact());
     }
     expectModel()
     // The run went through each kind of change, and read old versions of slots that hold something.
@@ -334,7 +333,7 @@ describe('state history', () => {
     expect(oldReads).toBeGreaterThan(100)
   })
 
-  test('old versions are packed, by a live block at once and after a load by compact(); the newest stays as written', () => {
+  test('old versions are packed by each block that follows them, committed or applied; the newest stays as written', () => {
     const history = createStateHistory()
     const write = (balance: bigint, value: number) =>
       diffWith((d) => {
@@ -346,11 +345,7 @@ describe('state history', () => {
       const typesOf = (values: unknown[]) => values.map((value) => (typeof value === 'string' ? 'packed' : 'as written'))
       return { account: typesOf(accounts.get(alice)!.values), slot: typesOf(storage.get(alice)!.slots.get(slot)!.values) }
     }
-    // A load commits as it reads: nothing is packed until compact() runs.
     for (let block = 0; block < 3; block++) history.commit(BigInt(block), write(BigInt(block), block + 1))
-    expect(kinds()).toEqual({ account: ['as written', 'as written', 'as written'], slot: ['as written', 'as written', 'as written'] })
-    const steps = [...history.compact()]
-    expect(steps.length).toBe(0)
     expect(kinds()).toEqual({ account: ['packed', 'packed', 'as written'], slot: ['packed', 'packed', 'as written'] })
 
     history.apply({ kind: 'block', number: 3n, hash: new Uint8Array(32), diff: write(3n, 4) })

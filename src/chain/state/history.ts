@@ -1,5 +1,5 @@
 import { touchSlot } from './historyTypes.ts'
-import { EMPTY, accountCodec, dropAfter, dropLast, lastAtOrBefore, packOld, record, slotCodec, valueAt } from './versions.ts'
+import { EMPTY, accountCodec, dropAfter, dropLast, lastAtOrBefore, record, slotCodec, valueAt } from './versions.ts'
 
 import type { EditUndo, HistoryChange, HistoryFollower, HistorySnapshot, StateHistory, TouchedKeys } from './historyTypes.ts'
 import type { NewestWrites, OlderState } from './older.ts'
@@ -9,9 +9,6 @@ import type { Hex } from '../../hex.ts'
 
 export { createTouchedKeys } from './historyTypes.ts'
 export type { EditUndo, HistoryChange, HistoryFollower, HistorySnapshot, StateHistory, TouchedKeys, UndoneEdit } from './historyTypes.ts'
-
-/** Versions packed by compact() between two of its yields. */
-const PACKED_PER_STEP = 2000
 
 const NONE: readonly Hex[] = Object.freeze([])
 
@@ -66,7 +63,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
    * Records `value` at `block` in `map`'s versions of `key`; those of a new key are made with it, since an array made
    * empty and pushed to keeps room for 16 (most keys have one version). The key as the map holds it.
    */
-  function put<T>(map: Map<Hex, Versions<T>>, key: Hex, block: number, value: T, codec: Codec<T> | undefined): Hex {
+  function put<T>(map: Map<Hex, Versions<T>>, key: Hex, block: number, value: T, codec: Codec<T>): Hex {
     const versions = map.get(key)
     if (versions === undefined) {
       map.set(key, { key, blocks: [block], values: [value] })
@@ -77,13 +74,12 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
   }
 
   /**
-   * Records what `diff` wrote as block `number`'s and journals it; with `pack`, the versions it follows are packed.
-   * `had` is called with each key's versions before the write, for an edit's undo.
+   * Records what `diff` wrote as block `number`'s and journals it; the versions it follows are packed. `had` is called
+   * with each key's versions before the write, for an edit's undo.
    */
   function write(
     number: bigint,
     diff: StateDiff,
-    pack: boolean,
     had?: (versions: Versions<AccountRecord | null> | Versions<Uint8Array> | undefined, address: Hex, slot?: Hex) => void,
   ) {
     const block = Number(number)
@@ -91,7 +87,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     for (const [hash, code] of diff.code) codes.set(hash, code)
     for (const [address, account] of diff.accounts) {
       had?.(accounts.get(address), address)
-      written.accounts.push(put(accounts, address, block, account, pack ? accountCodec : undefined))
+      written.accounts.push(put(accounts, address, block, account, accountCodec))
     }
     for (const [address, changes] of diff.storage) {
       const account = storageOf(address)
@@ -101,20 +97,17 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
       if (cleared) written.clears.push(account.address)
       for (const [slot, value] of changes.slots) {
         had?.(account.slots.get(slot), account.address, slot)
-        written.slots.push(account.address, put(account.slots, slot, block, value, pack ? slotCodec : undefined))
+        written.slots.push(account.address, put(account.slots, slot, block, value, slotCodec))
       }
     }
     journal.push({ block, accounts: kept(written.accounts), slots: kept(written.slots), clears: kept(written.clears) })
   }
 
-  /** A loaded block's writes are not packed one at a time (compact() packs them after the load); a live one's are. */
-  const commit = (number: bigint, diff: StateDiff, pack: boolean) => write(number, diff, pack)
-
   /** Writes `diff` into block `number`'s own writes, as if that block had made them. The diff clears no storage. */
   function edit(number: bigint, diff: StateDiff): EditUndo {
     const block = Number(number)
     const undo: EditUndo = { accounts: [], slots: [] }
-    write(number, diff, true, (versions, address, slot) => {
+    write(number, diff, (versions, address, slot) => {
       const had = versions?.blocks.at(-1) === block
       if (slot === undefined) {
         const value = had ? valueAt(versions as Versions<AccountRecord | null>, versions!.blocks.length - 1, accountCodec) : null
@@ -187,12 +180,16 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
    * horizon, and every key is touched (the trie moves back by all of them).
    */
   function reload(number: bigint, newest: NewestWrites, touched?: TouchedKeys) {
-    // Every key up to `number` is one memory held: those it held are all there are to touch.
-    for (const address of accounts.keys()) touched?.accounts.add(address)
-    for (const [address, account] of storage) for (const slot of account.slots.keys()) touchSlot(touched, address, slot)
+    // Those held before and after: a slot cleared before the horizon was not held, and may be back.
+    const touchAll = () => {
+      for (const address of accounts.keys()) touched?.accounts.add(address)
+      for (const [address, account] of storage) for (const slot of account.slots.keys()) touchSlot(touched, address, slot)
+    }
+    touchAll()
     accounts.clear()
     storage.clear()
-    for (const [block, diff] of newest) write(BigInt(block), diff, false)
+    for (const [block, diff] of newest) write(BigInt(block), diff)
+    touchAll()
     // Only rewinds read the journal, and one to a block before the horizon reloads rather than steps back.
     journal.length = 0
     horizon = Number(number)
@@ -221,7 +218,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     let answer: EditUndo | undefined
     switch (change.kind) {
       case 'block':
-        commit(change.number, change.diff, true)
+        write(change.number, change.diff)
         break
       case 'edit':
         answer = edit(change.number, change.diff)
@@ -266,7 +263,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     commit(number, diff) {
       if (followers.size > 0) throw new Error('a block committed to a followed history would reach no follower: apply it as a change')
-      commit(number, diff, false)
+      write(number, diff)
     },
 
     get older() {
@@ -275,7 +272,7 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
 
     load(newest, at, source) {
       if (accounts.size > 0 || storage.size > 0 || journal.length > 0) throw new Error('a history loads only while it holds nothing')
-      for (const [block, diff] of newest) commit(BigInt(block), diff, false)
+      for (const [block, diff] of newest) write(BigInt(block), diff)
       journal.length = 0
       horizon = at
       older = source
@@ -303,19 +300,6 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     },
 
     snapshot: () => ({ accounts, storage, codes, journal, horizon }),
-
-    *compact() {
-      let packed = 0
-      const step = function* (count: number) {
-        packed += count
-        if (packed < PACKED_PER_STEP) return
-        packed = 0
-        yield
-      }
-      // Live iterations: a key written between two steps is met or not, and packed by its own write if it is new.
-      for (const versions of accounts.values()) yield* step(packOld(versions, accountCodec))
-      for (const account of storage.values()) for (const versions of account.slots.values()) yield* step(packOld(versions, slotCodec))
-    },
 
     setUpstream(upstream) {
       if (journal.length > 0) throw new Error('the upstream beneath a history changes only once every block is forgotten')

@@ -112,12 +112,6 @@ export type StateHistory = {
   /** The maps themselves, not a copy: post them (which copies) before the next change. */
   snapshot(): HistorySnapshot
   /**
-   * Packs every version older than its key's newest, which `commit` leaves as it was given so that a load is not
-   * slowed by it; it yields every few thousand versions, for the caller to give the event loop a turn. A live change
-   * packs the version it follows itself.
-   */
-  compact(): Generator<void, void>
-  /**
    * Puts another fork's upstream state beneath the history (a reset to another fork block), and tells the followers
    * (an `upstream` change): only once a rewind has forgotten every block, since what they wrote was written over the
    * other.

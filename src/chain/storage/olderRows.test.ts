@@ -7,8 +7,9 @@ import { createStateHistory, createTouchedKeys } from '../state/history.ts'
 import { createFetchedOlderState } from '../state/older.ts'
 import { StateMiss, untilFetched } from '../state/miss.ts'
 import { openChainStore } from './chainStore.ts'
-import { openDatabase } from './database.ts'
+import { StoreDamagedError, openDatabase } from './database.ts'
 
+import type { DatabaseSync } from 'node:sqlite'
 import type { HistoryChange, StateHistory } from '../state/history.ts'
 import type { OlderRequest } from '../state/older.ts'
 import type { AccountRecord, StateDiff, StateReader } from '../state/types.ts'
@@ -33,7 +34,8 @@ function writeBlock(store: ChainStore, number: number, written: StateDiff) {
 
 /**
  * Blocks 0 to 9: alice's balance is the block's number; the contract's slot 1 is written at each even block and its
- * storage cleared at block 5 (then slot 2 written in the same block, after the clear), and slot 3 written at block 7;
+ * storage cleared at block 5 (then slot 2 written in the same block, after the clear), slot 3 written at block 7 and
+ * slot 4 at block 1 only;
  * bob exists from block 3 to 6, and carol from block 6.
  */
 function writeChain(store: ChainStore) {
@@ -50,6 +52,7 @@ function writeChain(store: ChainStore) {
     if (number % 2 === 0) slots.set(slot(1), Uint8Array.of(number + 1))
     if (number === 5) slots.set(slot(2), Uint8Array.of(55))
     if (number === 7) slots.set(slot(3), Uint8Array.of(77))
+    if (number === 1) slots.set(slot(4), Uint8Array.of(44))
     written.storage.set(token, { cleared: number === 5, slots })
     writeBlock(store, number, written)
   }
@@ -67,7 +70,7 @@ function readAll(state: StateReader, keys: ReturnType<typeof writeChain>) {
     bob: state.account(keys.bob),
     token: state.account(keys.token),
     carol: state.account(keys.carol),
-    slots: [1, 2, 3].map((n) => state.storage(keys.token, slot(n))),
+    slots: [1, 2, 3, 4].map((n) => state.storage(keys.token, slot(n))),
   }
 }
 
@@ -101,12 +104,13 @@ describe('a history loaded from its store', () => {
     const whole = inMemory().history
 
     // Memory holds one version per key: the newest.
+    const none = new Uint8Array(0)
     expect(readAll(loaded.at(9n), keys)).toEqual({
       alice: eoa(99n),
       bob: undefined,
       token: contract(9),
       carol: eoa(60n),
-      slots: [9, 55, 77].map((n) => Uint8Array.of(n)),
+      slots: [...[9, 55, 77].map((n) => Uint8Array.of(n)), none],
     })
     const snapshot = loaded.snapshot()
     expect(snapshot.horizon).toBe(9)
@@ -118,19 +122,18 @@ describe('a history loaded from its store', () => {
       expect(readAll(loaded.at(number), keys), `block ${number}`).toEqual(readAll(whole.at(number), keys))
       expect(sorted(loaded.entries(number)), `block ${number}'s entries`).toEqual(sorted(whole.entries(number)))
     }
-    const none = new Uint8Array(0)
     expect(readAll(loaded.at(4n), keys)).toEqual({
       alice: eoa(4n),
       bob: eoa(30n),
       token: contract(4),
       carol: undefined,
-      slots: [Uint8Array.of(5), none, none],
+      slots: [Uint8Array.of(5), none, none, Uint8Array.of(44)],
     })
-    expect(readAll(loaded.at(5n), keys).slots).toEqual([none, Uint8Array.of(55), none])
+    expect(readAll(loaded.at(5n), keys).slots).toEqual([none, Uint8Array.of(55), none, none])
     expect(readAll(loaded.at(7n), keys)).toMatchObject({
       bob: undefined,
       carol: eoa(60n),
-      slots: [Uint8Array.of(7), Uint8Array.of(55), Uint8Array.of(77)],
+      slots: [Uint8Array.of(7), Uint8Array.of(55), Uint8Array.of(77), none],
     })
     expect(loaded.at(9n).account(keys.alice)).toEqual(eoa(99n))
   })
@@ -161,7 +164,7 @@ describe('a history loaded from its store', () => {
     expect(changes[0]).toMatchObject({ kind: 'rewind', number: 4n, reload: expect.any(Array) })
     // Carol and slot 3 were written after block 4 only: they are gone, and touched too.
     expect([...touched.accounts].sort()).toEqual([keys.alice, keys.bob, keys.token, keys.carol])
-    expect(touched.slots.get(keys.token)).toEqual(new Set([slot(1), slot(2), slot(3)]))
+    expect(touched.slots.get(keys.token)).toEqual(new Set([slot(1), slot(2), slot(3), slot(4)]))
     expect(history.snapshot().horizon).toBe(4)
 
     const whole = inMemory().history
@@ -211,5 +214,88 @@ describe('a history loaded from its store', () => {
     await asked.fetched
     expect(() => older.storage(address(1), slot(1), 2)).toThrow(StateMiss)
     expect(() => older.account(address(1), 3)).toThrow(StateMiss)
+  })
+})
+
+describe('the newest tables', () => {
+  /** What a restart of the store over `db` loads, and each block's state and entries as it reads them. */
+  function restart(db: DatabaseSync, keys: ReturnType<typeof writeChain>) {
+    const history = createStateHistory()
+    openChainStore(db).loadState(history)
+    return Array.from({ length: 10 }, (_, number) => ({
+      reads: readAll(history.at(BigInt(number)), keys),
+      entries: sorted(history.entries(BigInt(number))),
+    }))
+  }
+  const expected = () => {
+    const { history, keys } = inMemory()
+    return Array.from({ length: 10 }, (_, number) => ({
+      reads: readAll(history.at(BigInt(number)), keys),
+      entries: sorted(history.entries(BigInt(number))),
+    }))
+  }
+  const count = (db: DatabaseSync, table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+  const mark = (db: DatabaseSync) => JSON.parse((db.prepare("SELECT value FROM meta WHERE key = 'newest_mark'").get() as { value: string }).value)
+
+  test('are brought up to date as rows are written, and a start reads them and the rows since as one that reads every row', () => {
+    const db = openDatabase({})
+    // Every 7 rows: the tables are brought up to date part way through, and the rows after are read beside them.
+    const keys = writeChain(openChainStore(db, undefined, { refreshRows: 7 }))
+    const kept = mark(db)
+    expect(kept.accounts).toBeGreaterThan(0)
+    expect(kept.accounts).toBeLessThan(count(db, 'accounts'))
+    // The token's records keep their code hash (SAME_CODE) on both sides of the mark: the tables' record holds it.
+    expect(count(db, 'newest_accounts')).toBeGreaterThan(0)
+    expect(restart(db, keys)).toEqual(expected())
+    // The start kept the rows since: the tables hold every key's newest write, slot 4 (cleared at block 5) gone.
+    expect(mark(db)).toEqual({ accounts: count(db, 'accounts'), storage: count(db, 'storage'), clears: count(db, 'storage_clears') })
+    expect(count(db, 'newest_accounts')).toBe(4)
+    expect(count(db, 'newest_storage')).toBe(3)
+    expect(restart(db, keys)).toEqual(expected())
+
+    // A store that kept none (written before the tables were) is read whole once, and keeps them from then on.
+    const older = openDatabase({})
+    writeChain(openChainStore(older))
+    expect(count(older, 'newest_accounts')).toBe(0)
+    expect(restart(older, keys)).toEqual(expected())
+    expect([count(older, 'newest_accounts'), count(older, 'newest_storage'), count(older, 'newest_clears')]).toEqual([4, 3, 1])
+  })
+
+  test('a rewind that drops rows they hold drops them, and the next start reads every row and keeps them again', () => {
+    const db = openDatabase({})
+    const store = openChainStore(db, undefined, { refreshRows: 7 })
+    const early = store.mark()
+    const keys = writeChain(store)
+    expect(count(db, 'newest_accounts')).toBeGreaterThan(0)
+    store.rewind(-1n, { mark: early }, [])
+    expect([count(db, 'newest_accounts'), count(db, 'newest_storage'), count(db, 'newest_clears')]).toEqual([0, 0, 0])
+    expect(mark(db)).toEqual({ accounts: 0, storage: 0, clears: 0 })
+    // Written again after the rewind: nothing is kept in the tables until the next start.
+    writeChain(store)
+    expect(count(db, 'newest_accounts')).toBe(0)
+    expect(restart(db, keys)).toEqual(expected())
+    expect(count(db, 'newest_accounts')).toBe(4)
+
+    // Once it has loaded, the store keeps the tables up to date again, and a rewind to a mark after theirs keeps them.
+    store.loadState(createStateHistory())
+    const written = diff()
+    for (let n = 10; n < 18; n++) written.accounts.set(address(n), eoa(BigInt(n)))
+    writeBlock(store, 10, written)
+    expect(mark(db).accounts).toBe(count(db, 'accounts'))
+    expect(count(db, 'newest_accounts')).toBe(12)
+    const after = store.mark()
+    const one = diff()
+    one.accounts.set(keys.alice, eoa(7n))
+    writeBlock(store, 11, one)
+    store.rewind(10n, { mark: after }, [])
+    expect(count(db, 'newest_accounts')).toBe(12)
+    expect(count(db, 'newest_accounts')).toBe(12)
+  })
+
+  test('error: tables that say a key was written past the head are a damaged store', () => {
+    const db = openDatabase({})
+    writeChain(openChainStore(db, undefined, { refreshRows: 7 }))
+    db.exec('UPDATE newest_accounts SET block = 12')
+    expect(() => openChainStore(db).loadState(createStateHistory())).toThrow(StoreDamagedError)
   })
 })

@@ -20,19 +20,26 @@ const PADDED_SLOT = `'0x' || substr('${'0'.repeat(64)}' || lower(hex(slot)), -64
 /** A record whose first byte says it holds its code hash (stateRows.ts: no flag but EMPTY_STORAGE). */
 const HOLDS_CODE_HASH = "substr(record, 1, 1) IN (x'00', x'01')"
 
+/** The last row of each table of state writes. */
+export type StoreMark = { accounts: number; storage: number; clears: number }
+
+/** Before every row. */
+export const NO_ROWS: StoreMark = { accounts: 0, storage: 0, clears: 0 }
+
 /**
  * Keys come as lowercase hex from SQLite itself, and values as hex decoded here: node:sqlite gives each blob an array
  * with a buffer of its own, which cost about three times a hex string per row (Node 24, measured on a 200,000
  * transaction store). Rows are in block order by rowid (a block's writes, then its edits; a rewind drops a tail), so a
- * key's newest write up to a block is its row of the highest rowid there, which SQLite's max() picks the row of.
+ * key's newest write up to a block is its row of the highest rowid there, which SQLite's max() picks the row of. The
+ * newest writes read only the rows after a rowid (`rowid > ?`), those since newestTables.ts last kept them.
  */
 const QUERIES = {
-  accounts: "SELECT '0x' || lower(hex(address)), block, hex(record), max(rowid) FROM accounts WHERE block <= ? GROUP BY address",
+  accounts: "SELECT '0x' || lower(hex(address)), block, hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? GROUP BY address",
   // The code hash a record that keeps its previous one's (SAME_CODE) stands for: the last record before it that
   // holds one, as no record without code comes between (the writer forgets a contract's hash at one).
-  codeHashes: `SELECT '0x' || lower(hex(address)), hex(record), max(rowid) FROM accounts WHERE block <= ? AND ${HOLDS_CODE_HASH} GROUP BY address`,
-  storage: `SELECT '0x' || lower(hex(address)), ${PADDED_SLOT}, block, hex(value), max(rowid) FROM storage WHERE block <= ? GROUP BY address, ${PADDED_SLOT}`,
-  clears: "SELECT '0x' || lower(hex(address)), block, max(rowid) FROM storage_clears WHERE block <= ? GROUP BY address",
+  codeHashes: `SELECT '0x' || lower(hex(address)), hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? AND ${HOLDS_CODE_HASH} GROUP BY address`,
+  storage: `SELECT '0x' || lower(hex(address)), ${PADDED_SLOT}, block, hex(value), max(rowid) FROM storage WHERE block <= ? AND rowid > ? GROUP BY address, ${PADDED_SLOT}`,
+  clears: "SELECT '0x' || lower(hex(address)), block, max(rowid) FROM storage_clears WHERE block <= ? AND rowid > ? GROUP BY address",
   code: "SELECT '0x' || lower(hex(hash)), code FROM code",
   // One key's every write, oldest first: a table scan, as the rows have no index by key (an index would cost each
   // row about as much again). Only reads of blocks before the history's horizon come here.
@@ -47,7 +54,7 @@ type Row = unknown[]
  * A statement's rows as arrays of column values. Node 24's node:sqlite returns them as arrays itself, four times
  * faster than as objects; Node 22's has only objects, whose values are taken in column order.
  */
-function rowsOf(statement: StatementSync, ...parameters: (number | Uint8Array)[]): Iterable<Row> {
+export function rowsOf(statement: StatementSync, ...parameters: (number | Uint8Array)[]): Iterable<Row> {
   const arrays = statement as StatementSync & { setReturnArrays?: (enabled: boolean) => void }
   if (arrays.setReturnArrays !== undefined) {
     arrays.setReturnArrays(true)
@@ -66,11 +73,61 @@ export function readCode(db: DatabaseSync): Map<Hex, Uint8Array> {
   return code
 }
 
+/** Each key's newest write: an account's record (null when deleted), its storage's last clear, and each slot's value. */
+export type NewestKeys = {
+  accounts: Map<Hex, { block: number; account: AccountRecord | null }>
+  clears: Map<Hex, number>
+  slots: Map<Hex, Map<Hex, { block: number; value: Uint8Array }>>
+}
+
 /**
- * Each key's newest write up to block `upTo`, as the diffs of the blocks that wrote them, oldest first: an account's
- * record (null when deleted), a slot's value written after its account's last clear, and that clear.
+ * Each key's newest write up to block `upTo` among the rows after `after`. A record there that keeps its previous
+ * one's code hash, with that one before `after`, takes it from `codeHashOf`.
  */
-export function readNewest(db: DatabaseSync, upTo: number): NewestWrites {
+export function readNewestKeys(db: DatabaseSync, upTo: number, after = NO_ROWS, codeHashOf?: (address: Hex) => Uint8Array | undefined): NewestKeys {
+  const newest: NewestKeys = { accounts: new Map(), clears: new Map(), slots: new Map() }
+  let codeHashes: Map<Hex, Uint8Array> | undefined
+  const keptCodeHash = (address: Hex) => {
+    if (codeHashes === undefined) {
+      codeHashes = new Map()
+      for (const [holder, record] of rowsOf(db.prepare(QUERIES.codeHashes), upTo, after.accounts))
+        codeHashes.set(holder as Hex, decodeRecordHex(record as string).codeHash)
+    }
+    return codeHashes.get(address) ?? codeHashOf?.(address)
+  }
+  for (const [address, block, record] of rowsOf(db.prepare(QUERIES.accounts), upTo, after.accounts)) {
+    // hex(NULL) is '': a deleted account.
+    const account = record === '' ? null : decodeRecordHex(record as string, () => keptCodeHash(address as Hex))
+    newest.accounts.set(address as Hex, { block: block as number, account })
+  }
+  for (const [address, block] of rowsOf(db.prepare(QUERIES.clears), upTo, after.clears)) newest.clears.set(address as Hex, block as number)
+  for (const [address, slot, block, value] of rowsOf(db.prepare(QUERIES.storage), upTo, after.storage))
+    slotsOf(newest, address as Hex).set(slot as Hex, { block: block as number, value: decodeValue(value as string) })
+  return newest
+}
+
+const slotsOf = (newest: NewestKeys, address: Hex) => {
+  let slots = newest.slots.get(address)
+  if (slots === undefined) newest.slots.set(address, (slots = new Map()))
+  return slots
+}
+
+/** `later`'s writes over `base`'s, in `base`; a slot written before its account's last clear is gone. */
+export function mergeNewest(base: NewestKeys, later: NewestKeys): NewestKeys {
+  for (const [address, written] of later.accounts) base.accounts.set(address, written)
+  for (const [address, block] of later.clears) base.clears.set(address, block)
+  for (const [address, slots] of later.slots) {
+    const into = slotsOf(base, address)
+    for (const [slot, written] of slots) into.set(slot, written)
+  }
+  // A clear in the same block came before that block's writes (StorageDiff).
+  for (const [address, block] of base.clears)
+    for (const [slot, written] of base.slots.get(address) ?? []) if (written.block < block) base.slots.get(address)!.delete(slot)
+  return base
+}
+
+/** The newest writes as the diffs of the blocks that wrote them, oldest first: what a history loads. */
+export function newestWrites(newest: NewestKeys): NewestWrites {
   const diffs = new Map<number, StateDiff>()
   const diffAt = (block: number) => {
     let diff = diffs.get(block)
@@ -83,34 +140,15 @@ export function readNewest(db: DatabaseSync, upTo: number): NewestWrites {
     if (written === undefined) storage.set(address, (written = { cleared: false, slots: new Map() }))
     return written
   }
-
-  let codeHashes: Map<Hex, Uint8Array> | undefined
-  const keptCodeHash = (address: Hex) => {
-    if (codeHashes === undefined) {
-      codeHashes = new Map()
-      for (const [holder, record] of rowsOf(db.prepare(QUERIES.codeHashes), upTo))
-        codeHashes.set(holder as Hex, decodeRecordHex(record as string).codeHash)
-    }
-    return codeHashes.get(address)
-  }
-  for (const [address, block, record] of rowsOf(db.prepare(QUERIES.accounts), upTo)) {
-    // hex(NULL) is '': a deleted account.
-    const account = record === '' ? null : decodeRecordHex(record as string, () => keptCodeHash(address as Hex))
-    diffAt(block as number).accounts.set(address as Hex, account)
-  }
-
-  const clears = new Map<Hex, number>()
-  for (const [address, block] of rowsOf(db.prepare(QUERIES.clears), upTo)) {
-    clears.set(address as Hex, block as number)
-    storageAt(block as number, address as Hex).cleared = true
-  }
-  for (const [address, slot, block, value] of rowsOf(db.prepare(QUERIES.storage), upTo)) {
-    // A clear in the same block came before that block's writes (StorageDiff); a write before it is gone.
-    if ((block as number) < (clears.get(address as Hex) ?? -1)) continue
-    storageAt(block as number, address as Hex).slots.set(slot as Hex, decodeValue(value as string))
-  }
+  for (const [address, { block, account }] of newest.accounts) diffAt(block).accounts.set(address, account)
+  for (const [address, block] of newest.clears) storageAt(block, address).cleared = true
+  for (const [address, slots] of newest.slots) for (const [slot, { block, value }] of slots) storageAt(block, address).slots.set(slot, value)
   return [...diffs].sort(([a], [b]) => a - b)
 }
+
+/** Each key's newest write up to block `upTo`, read from every row. */
+export const readNewest = (db: DatabaseSync, upTo: number): NewestWrites =>
+  newestWrites(mergeNewest({ accounts: new Map(), clears: new Map(), slots: new Map() }, readNewestKeys(db, upTo)))
 
 /** Refuses a key's row of a block before its previous row's: the rows are damaged, and would be read out of order. */
 function inOrder(versions: Versions<unknown>, block: number) {
