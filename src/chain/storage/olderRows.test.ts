@@ -91,7 +91,7 @@ function inMemory(): { history: StateHistory; keys: ReturnType<typeof writeChain
     },
   }
   const keys = writeChain(recording)
-  writes.forEach((written, number) => history.commit(BigInt(number), written))
+  for (const [number, written] of writes.entries()) history.commit(BigInt(number), written)
   return { history, keys }
 }
 
