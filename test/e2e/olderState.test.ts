@@ -64,6 +64,13 @@ describe('blocks before a restart', () => {
       }
       return answers
     }
+    // A simulation on a block before the restart builds that block's state trie, from a worker.
+    const simulate = (chain: Chain) =>
+      chain.request({
+        method: 'eth_simulateV1',
+        params: [{ blockStateCalls: [{ calls: [{ from: DEV, to: contractAddress, data: word(7) }] }], validation: false }, '0x5'],
+      })
+    const simulated = await simulate(first)
     const before = await reads(first)
     // The contract's slot took each value in turn, and the calls read it.
     expect(before.filter((_, i) => i % 8 === 3).slice(3)).toEqual([11, 11, 22, 22, 33, 33, 44, 44].map(word))
@@ -77,6 +84,7 @@ describe('blocks before a restart', () => {
     const second = await createFlashchain({ port: 0, dataDir, mining: 'auto', workers: 1 })
     try {
       expect(await reads(second)).toEqual(before)
+      expect(await simulate(second)).toEqual(simulated)
       // Further blocks go on from the head, and the blocks before the restart still read as they did.
       await second.request({ method: 'eth_sendTransaction', params: [{ from: DEV, to: contractAddress, data: word(99) }] })
       expect(await second.request({ method: 'eth_call', params: [{ to: contractAddress }, 'latest'] })).toBe(word(99))

@@ -28,6 +28,8 @@ export function answerWorkerFetches({ history, remote, blockHashes }: WorkerFetc
         return history.older!.account(request[1], request[2])
       case 'olderStorage':
         return history.older!.storage(request[1], request[2], request[3])
+      case 'olderNewest':
+        return history.older!.newest(request[1])
       case 'account':
         return upstream().account(request[1])
       case 'storage':

@@ -10,6 +10,14 @@ import type { Hex } from '../../hex.ts'
 export { createTouchedKeys } from './historyTypes.ts'
 export type { EditUndo, HistoryChange, HistoryFollower, HistorySnapshot, StateHistory, TouchedKeys, UndoneEdit } from './historyTypes.ts'
 
+/**
+ * Blocks a history loaded from a store holds every write of, behind the newest: older ones are read from the store.
+ * The horizon moves every HORIZON_STEP blocks, so an idle chain's memory stays flat (each empty block's writes cost
+ * about 650 bytes of heap), and reverts to a block within reach step back rather than reload.
+ */
+const KEPT_BLOCKS = 8192
+const HORIZON_STEP = 1024
+
 const NONE: readonly Hex[] = Object.freeze([])
 
 /** Keys as the journal keeps them: a copy as long as its contents (an array grown by push keeps room for 16 more). */
@@ -196,18 +204,54 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     older?.forget()
   }
 
+  /**
+   * Forgets what memory holds of the blocks before `to`, which the store holds too: each key keeps its newest write up
+   * to `to` and every one after, and the journal (read only by rewinds, and one before the horizon reloads) its
+   * entries after `to`.
+   */
+  function moveHorizon(to: number) {
+    const forget = (versions: Versions<unknown>) => {
+      const keep = lastAtOrBefore(versions.blocks, to)
+      if (keep <= 0) return
+      versions.blocks.splice(0, keep)
+      versions.values.splice(0, keep)
+    }
+    for (const versions of accounts.values()) forget(versions)
+    for (const account of storage.values()) {
+      for (const versions of account.slots.values()) forget(versions)
+      const cleared = lastAtOrBefore(account.clears, to)
+      if (cleared > 0) account.clears.splice(0, cleared)
+    }
+    let entries = 0
+    while (entries < journal.length && journal[entries]!.block <= to) entries++
+    journal.splice(0, entries)
+    horizon = to
+    // What it kept of a key's rows was read before the blocks up to the new horizon were all written.
+    older?.forget()
+  }
+
   /** The state at the end of block `number`, before the horizon: the store's rows, as `older` reads them. */
   function olderAt(number: bigint): StateReader {
     const block = Number(number)
     const source = older!
+    // Memory holds each key's newest write up to the horizon: a key whose first write there is at or before `block`
+    // was not written between, and memory answers for it, as for a key it does not hold (never written). Only a key
+    // written between `block` and the horizon is the store's to answer.
     return {
       origin: { kind: 'block', number },
       waits: below !== undefined || source.waits,
       account(address) {
-        const account = source.account(address, block)
+        const first = accounts.get(address)?.blocks[0]
+        const account = first === undefined || first <= block ? readAccount(address, block) : source.account(address, block)
         return account === undefined ? below?.account(address) : (account ?? undefined)
       },
-      storage: (address, slot) => source.storage(address, slot, block) ?? unwritten(address, slot),
+      storage(address, slot) {
+        const account = storage.get(address)
+        const first = account?.slots.get(slot)?.blocks[0]
+        const cleared = account?.clears[0]
+        if ((first === undefined || first <= block) && (cleared === undefined || cleared <= block)) return readStorage(address, slot, block)
+        return source.storage(address, slot, block) ?? unwritten(address, slot)
+      },
       code: (codeHash) => codes.get(codeHash) ?? below?.code(codeHash),
     }
   }
@@ -219,6 +263,9 @@ export function createStateHistory(from?: HistorySnapshot, upstream?: StateReade
     switch (change.kind) {
       case 'block':
         write(change.number, change.diff)
+        // The same on every replica, which holds the same horizon: no change of its own is needed.
+        if (Number.isFinite(horizon) && Number(change.number) - horizon >= KEPT_BLOCKS + HORIZON_STEP)
+          moveHorizon(Number(change.number) - KEPT_BLOCKS)
         break
       case 'edit':
         answer = edit(change.number, change.diff)

@@ -25,15 +25,15 @@ export type OlderState = {
   forget(): void
 }
 
-/** A worker's question to the main thread: a key's value at a block before the horizon. */
-export type OlderRequest = ['olderAccount', Hex, number] | ['olderStorage', Hex, Hex, number]
+/** A worker's question to the main thread: a key's value at a block before the horizon, or that block's whole state. */
+export type OlderRequest = ['olderAccount', Hex, number] | ['olderStorage', Hex, Hex, number] | ['olderNewest', number]
 
 /** Answers a worker keeps: each is a key at one block, and a rewind below the horizon drops them all. */
 const KEPT_ANSWERS = 4096
 
 /**
  * A worker's older state: each read it has no answer for throws a StateMiss whose fetch asks the main thread, and the
- * run reads again once the answer is here (untilFetched). Whole old states (`newest`) are the main thread's work.
+ * run reads again once the answer is here (untilFetched). A whole old state (a simulation's base block's trie) too.
  */
 export function createFetchedOlderState(ask: (request: OlderRequest) => Promise<unknown>): OlderState {
   const answers = new Map<string, unknown>()
@@ -53,9 +53,7 @@ export function createFetchedOlderState(ask: (request: OlderRequest) => Promise<
     waits: true,
     account: (address, block) => read(`account ${address} ${block}`, ['olderAccount', address, block]),
     storage: (address, slot, block) => read(`storage ${address} ${slot} ${block}`, ['olderStorage', address, slot, block]),
-    newest() {
-      throw new Error('a whole old state is read on the main thread, which holds the store')
-    },
+    newest: (block) => read(`newest ${block}`, ['olderNewest', block]),
     forget() {
       generation++
       answers.clear()

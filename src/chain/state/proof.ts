@@ -23,7 +23,13 @@ function entriesOf(state: StateReader, history: StateHistory): Entry[] {
   }
   if (reader.origin?.kind !== 'block') throw new Error('a state the chain did not make has no trie')
   const slotsOf = new Map<Hex, Map<Hex, Uint8Array>>()
-  for (const [address, , slots] of history.entries(reader.origin.number)) slotsOf.set(address, slots)
+  // The block's own records: a read of each again would read every account of a block before the history's horizon
+  // from the store one at a time.
+  const records = new Map<Hex, AccountRecord>()
+  for (const [address, account, slots] of history.entries(reader.origin.number)) {
+    slotsOf.set(address, slots)
+    records.set(address, account)
+  }
   for (const diff of diffs) {
     for (const [address, written] of diff.storage) {
       const slots = written.cleared ? new Map<Hex, Uint8Array>() : new Map(slotsOf.get(address))
@@ -37,7 +43,7 @@ function entriesOf(state: StateReader, history: StateHistory): Entry[] {
   }
   const entries: Entry[] = []
   for (const [address, slots] of slotsOf) {
-    const account = state.account(address)
+    const account = diffs.length === 0 ? records.get(address) : state.account(address)
     if (account !== undefined) entries.push([address, account, slots])
   }
   return entries

@@ -11,6 +11,7 @@ import { createStateDiff } from '../state/types.ts'
 import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
 import type { StateHistory } from '../state/history.ts'
+import type { OlderState } from '../state/older.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { StoreMark } from './olderRows.ts'
 import type { Hex } from '../../hex.ts'
@@ -57,9 +58,11 @@ export type ChainStore = {
   logRows(from: bigint, to: bigint, criteria: LogCriteria): Iterable<LogRow>
   /**
    * Loads the stored state into an empty history: each key's newest write and every contract's code. Blocks before
-   * the head are read from the rows when a request names one (olderRows.ts).
+   * the head are read from the rows when a request names one (`older`).
    */
   loadState(history: StateHistory): void
+  /** The state of blocks before a history's horizon, read from the rows (olderRows.ts). */
+  readonly older: OlderState
   writeBlock(block: StoredBlock & { hash: Hex; transactionHashes: Hex[] }, diff: StateDiff): void
   /** Writes a test-control edit of block `number`'s state, after what that block wrote (an `edit` HistoryChange). */
   writeEdit(number: bigint, diff: StateDiff): void
@@ -198,6 +201,8 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void, {
     refreshRows,
   )
 
+  const older = createStoredOlderState(db)
+
   /**
    * The code hash of the record last written for each of the contracts written lately, so that the next record of one
    * can say it keeps it (encodeRecord). Bounded, oldest forgotten first, and forgotten whole when rows are dropped.
@@ -206,13 +211,15 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void, {
   /**
    * A transaction that writes or drops state rows. One rolled back leaves codeHashes naming code its rows never
    * stored, which the next record of that contract would point at: it is forgotten whole, which costs a record's 32
-   * bytes at most.
+   * bytes at most. The newest tables' mark goes back with the transaction, and what this process knows of it too.
    */
   function writing(work: () => void) {
+    const restoreNewest = newest.saved()
     try {
       inTransaction(db, work)
     } catch (error) {
       codeHashes.clear()
+      restoreNewest()
       throw error
     }
   }
@@ -261,8 +268,9 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void, {
       // Code is kept by its hash, whatever block first wrote it: it goes in with the oldest writes.
       if (writes.length === 0) writes.push([head, createStateDiff()])
       for (const [hash, bytes] of readCode(db)) writes[0]![1].code.set(hash, bytes)
-      history.load(writes, head, createStoredOlderState(db))
+      history.load(writes, head, older)
     },
+    older,
 
     writeBlock(block, diff) {
       writing(() => {

@@ -88,7 +88,8 @@ export async function loadChain(store: ChainStore, options: LoadOptions): Promis
 
   if (stored === undefined) {
     const { number, block: genesis, diff, trie } = await firstBlock()
-    history.commit(number, diff)
+    // Blocks before the horizon, once it moves on (history.ts), are read from the store's rows.
+    history.load([[Number(number), diff]], Number(number), store.older)
     const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, number, senders: [], receipts: [] }
     if (fork !== undefined && sealed.hash !== fork.block.hash) {
       options.log(

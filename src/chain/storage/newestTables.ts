@@ -38,6 +38,11 @@ export type NewestTables = {
   written(rows: number): void
   /** Rows after `mark` are being dropped (every row with none): the tables go, if they hold any. In a transaction. */
   dropping(mark?: StoreMark): void
+  /**
+   * What it knows of the tables before a transaction, and what takes it back there when the transaction rolls back:
+   * the tables and the meta's mark go back with it, and what it knows must follow.
+   */
+  saved(): () => void
 }
 
 export function openNewestTables(
@@ -118,6 +123,11 @@ export function openNewestTables(
     written(rows) {
       since += rows
       if (keeping && since >= refreshRows) refresh()
+    },
+
+    saved() {
+      const before = { mark, since, keeping }
+      return () => ({ mark, since, keeping } = before)
     },
 
     dropping(to) {

@@ -3,6 +3,7 @@ import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
 import { describe, expect, test } from 'vitest'
 
 import { keccak256 } from '../crypto/keccak.ts'
+import { answerWorkerFetches } from '../execution/workerFetches.ts'
 import { createStateHistory, createTouchedKeys } from '../state/history.ts'
 import { createFetchedOlderState } from '../state/older.ts'
 import { StateMiss, untilFetched } from '../state/miss.ts'
@@ -145,11 +146,10 @@ describe('a history loaded from its store', () => {
     store.loadState(history)
     // A worker's replica: the same snapshot, the older blocks asked of this history's store.
     const asked: OlderRequest[] = []
-    const ask = async (request: OlderRequest) => {
+    const answer = answerWorkerFetches({ history, remote: () => undefined, blockHashes: () => undefined })
+    const ask = (request: OlderRequest) => {
       asked.push(request)
-      return request[0] === 'olderAccount'
-        ? history.older!.account(request[1], request[2])
-        : history.older!.storage(request[1], request[2], request[3])
+      return answer(request)
     }
     const replica = createStateHistory(structuredClone(history.snapshot()), undefined, createFetchedOlderState(ask))
     const changes: HistoryChange[] = []
@@ -168,13 +168,19 @@ describe('a history loaded from its store', () => {
     expect(history.snapshot().horizon).toBe(4)
 
     const whole = inMemory().history
+    // A whole old state too: a worker asks the main thread for it (a simulation's base block's trie).
+    expect(await untilFetched(() => sorted(replica.entries(2n)))).toEqual(sorted(whole.entries(2n)))
+    expect(asked).toContainEqual(['olderNewest', 2])
     for (let number = 0n; number <= 4n; number++) {
       expect(readAll(history.at(number), keys), `block ${number}`).toEqual(readAll(whole.at(number), keys))
       expect(await untilFetched(() => readAll(replica.at(number), keys)), `the replica's block ${number}`).toEqual(readAll(whole.at(number), keys))
     }
-    // The replica read the blocks before the new horizon from this thread, and block 4 from its own memory.
+    // The replica read the blocks before the new horizon from this thread, and block 4 from its own memory; and only
+    // keys written between the block read and the horizon: carol never was by block 4, bob not after block 3.
     expect(asked.length).toBeGreaterThan(0)
     expect(asked.every((request) => (request.at(-1) as number) < 4)).toBe(true)
+    expect(asked.filter((request) => request[1] === keys.carol)).toEqual([])
+    expect(asked.filter((request) => request[1] === keys.bob).map((request) => request.at(-1))).toEqual([0, 1, 2])
 
     // A block after the rewind goes on from there, on both.
     const next = diff()
@@ -214,6 +220,51 @@ describe('a history loaded from its store', () => {
     await asked.fetched
     expect(() => older.storage(address(1), slot(1), 2)).toThrow(StateMiss)
     expect(() => older.account(address(1), 3)).toThrow(StateMiss)
+  })
+})
+
+describe('the horizon', () => {
+  test('moves on as blocks come, so that memory holds the last blocks whole and each key once before them', () => {
+    const store = openChainStore(openDatabase({}))
+    const [alice, bob] = [address(1), address(2)]
+    const history = createStateHistory()
+    const first = diff()
+    first.accounts.set(bob, eoa(7n))
+    first.storage.set(bob, { cleared: false, slots: new Map([[slot(1), Uint8Array.of(1)]]) })
+    writeBlock(store, 0, first)
+    history.load([[0, first]], 0, store.older)
+    // A read of a block before the horizon, kept by the store's reader from before the horizon moved past the rows
+    // after it: it must read them again.
+    expect(history.at(0n).account(alice)).toBeUndefined()
+    const last = 8192 + 1024 + 10
+    for (let number = 1; number <= last; number++) {
+      const written = diff()
+      written.accounts.set(alice, eoa(BigInt(number)))
+      if ([300, 500, 3000].includes(number)) written.storage.set(bob, { cleared: true, slots: new Map() })
+      writeBlock(store, number, written)
+      history.apply({ kind: 'block', number: BigInt(number), hash: new Uint8Array(32), diff: written })
+      if (number === 20) expect(store.older.account(alice, 10)).toEqual(eoa(10n))
+    }
+    const { accounts, storage, journal, horizon } = history.snapshot()
+    expect(horizon).toBe(last - 10 - 8192)
+    // Alice: her write at the horizon and every one after; bob: his only write, and his last clear before it and after.
+    expect(accounts.get(alice)!.blocks).toEqual(Array.from({ length: 8193 + 10 }, (_, i) => horizon + i))
+    expect(accounts.get(bob)!.blocks).toEqual([0])
+    expect(storage.get(bob)!.clears).toEqual([500, 3000])
+    expect(journal[0]!.block).toBe(horizon + 1)
+    for (const number of [0, 5, 299, 300, 2999, 3000, horizon - 1, horizon, last]) {
+      expect(history.at(BigInt(number)).account(alice), `block ${number}`).toEqual(number === 0 ? undefined : eoa(BigInt(number)))
+      expect(history.at(BigInt(number)).account(bob)).toEqual(eoa(7n))
+      expect(history.at(BigInt(number)).storage(bob, slot(1))).toEqual(number < 300 ? Uint8Array.of(1) : new Uint8Array(0))
+    }
+    // A rewind within the blocks memory holds steps back; one before the horizon loads the rows up to it again.
+    history.apply({ kind: 'rewind', number: BigInt(last - 5), undo: [] })
+    expect(history.snapshot().horizon).toBe(horizon)
+    store.truncate(100n)
+    history.apply({ kind: 'rewind', number: 100n, undo: [] })
+    expect(history.snapshot().horizon).toBe(100)
+    expect(history.at(100n).account(alice)).toEqual(eoa(100n))
+    expect(history.at(50n).account(alice)).toEqual(eoa(50n))
   })
 })
 
@@ -290,6 +341,48 @@ describe('the newest tables', () => {
     store.rewind(10n, { mark: after }, [])
     expect(count(db, 'newest_accounts')).toBe(12)
     expect(count(db, 'newest_accounts')).toBe(12)
+  })
+
+  test('a write or a rewind that rolls back takes what the store knows of the tables back with them', () => {
+    const alice = address(1)
+    const bob = address(2)
+    const balanceAfterRestart = (db: DatabaseSync, number: bigint, who: Hex) => {
+      const history = createStateHistory()
+      openChainStore(db).loadState(history)
+      return history.at(number).account(who)?.balance
+    }
+    const blockOf = (store: ChainStore, number: number, who: Hex, balance: bigint, transactionHashes: Hex[] = []) => {
+      const written = diff()
+      written.accounts.set(who, eoa(balance))
+      const rlp = RLP.encode([[Uint8Array.of(number)], [], []])
+      store.writeBlock({ number: BigInt(number), hash: slot(1000 + number), rlp, receipts: [], senders: [], transactionHashes }, written)
+    }
+
+    // A rewind whose participant fails: the tables and their mark stay, and a later rewind below it drops them.
+    const rewound = openDatabase({})
+    let store = openChainStore(rewound, undefined, { refreshRows: 1 })
+    for (let n = 0; n <= 3; n++) blockOf(store, n, alice, BigInt(n))
+    const atThree = store.mark()
+    for (let n = 4; n <= 5; n++) blockOf(store, n, alice, BigInt(n))
+    const failing = () => {
+      throw new Error('a participant could not restore')
+    }
+    expect(() => store.rewind(3n, { mark: atThree }, [], failing)).toThrow('a participant could not restore')
+    store.rewind(3n, { mark: atThree }, [])
+    for (let n = 4; n <= 5; n++) blockOf(store, n, alice, BigInt(n * 10))
+    expect(balanceAfterRestart(rewound, 5n, alice)).toBe(50n)
+
+    // A block whose write fails after the tables were brought up to date in it: the rows written again reach them.
+    const failed = openDatabase({})
+    store = openChainStore(failed, undefined, { refreshRows: 1 })
+    for (let n = 0; n <= 2; n++) blockOf(store, n, alice, BigInt(n))
+    store.addPoolTransaction(slot(7), Uint8Array.of(1))
+    failed.exec("CREATE TRIGGER fail BEFORE DELETE ON pool BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    expect(() => blockOf(store, 3, bob, 3n, [slot(7)])).toThrow('disk full')
+    failed.exec('DROP TRIGGER fail')
+    blockOf(store, 3, bob, 33n)
+    blockOf(store, 4, alice, 4n)
+    expect(balanceAfterRestart(failed, 4n, bob)).toBe(33n)
   })
 
   test('error: tables that say a key was written past the head are a damaged store', () => {
