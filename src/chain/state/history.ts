@@ -24,10 +24,10 @@ const NONE: readonly Hex[] = Object.freeze([])
 const kept = (keys: Hex[]): readonly Hex[] => (keys.length === 0 ? NONE : keys.slice())
 
 /**
- * Every sealed block's state, readable forever (nothing is pruned): one flat map per kind of key, each key holding
- * the values it took by block. A reader pinned to block N ignores everything written after N, so a read never sees a
- * half-sealed block. A history loaded from a store holds each key's newest write as of the store's head (its
- * horizon) and every write after; blocks before the horizon are read from the store (older.ts).
+ * Every sealed block's state, readable forever: one flat map per kind of key, each key holding the values it took by
+ * block. A reader pinned to block N ignores everything written after N, so a read never sees a half-sealed block. A
+ * history over a store holds each key's newest write up to its horizon (the head, when it is loaded) and every write
+ * after, and the horizon moves on as blocks come; blocks before it are read from the store (older.ts).
  */
 export function createStateHistory(from?: HistorySnapshot, upstream?: StateReader & { waits: true }, olderState?: OlderState): StateHistory {
   let below = upstream

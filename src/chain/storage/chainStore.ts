@@ -10,6 +10,7 @@ import { createStateDiff } from '../state/types.ts'
 
 import type { DatabaseSync } from 'node:sqlite'
 import type { LogCriteria, LogRow, StoredBlock, StoredTransaction } from './blockTables.ts'
+import type { NewestTablesOptions } from './newestTables.ts'
 import type { StateHistory } from '../state/history.ts'
 import type { OlderState } from '../state/older.ts'
 import type { StateDiff } from '../state/types.ts'
@@ -138,8 +139,8 @@ const BLOCK_ENCODING = 'rows-3'
  */
 const OLDER_ENCODINGS = new Set([undefined, 'rlp-or-deflated-1', 'rows-1', 'rows-2'])
 
-/** `refreshRows`: rows written between two updates of the newest tables (newestTables.ts; tests make it small). */
-export function openChainStore(db: DatabaseSync, log?: (line: string) => void, { refreshRows }: { refreshRows?: number } = {}): ChainStore {
+/** `newestOptions`: how the newest tables are brought up to date (newestTables.ts; tests make its counts small). */
+export function openChainStore(db: DatabaseSync, log?: (line: string) => void, newestOptions: NewestTablesOptions = {}): ChainStore {
   db.exec(schema)
   const encoding = (db.prepare('SELECT value FROM meta WHERE key = ?').get('block_encoding') as { value: string } | undefined)?.value
   if (encoding !== BLOCK_ENCODING && !OLDER_ENCODINGS.has(encoding)) {
@@ -198,7 +199,7 @@ export function openChainStore(db: DatabaseSync, log?: (line: string) => void, {
       get: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
       set: (key, value) => void statements.setMeta.run(key, value),
     },
-    refreshRows,
+    newestOptions,
   )
 
   const older = createStoredOlderState(db)

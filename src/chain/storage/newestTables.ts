@@ -1,9 +1,10 @@
 // Each key's newest write, kept in tables of their own beside the rows (olderRows.ts), so that a start reads the
-// state's keys and the rows written since the tables were last brought up to date, however long the chain. They are
-// brought up to date every REFRESH_ROWS rows and at each start, in the transaction that writes them, and dropped
-// when a rewind drops rows they hold (the next start reads every row, and keeps them again).
+// state's keys and the rows written since the tables were last brought up to date, however long the chain. Once
+// REFRESH_ROWS rows are behind, each block's write brings up to ROWS_PER_BLOCK more of each table into them, in its
+// own transaction, so that no block waits for many. A rewind that drops rows they hold drops them, and the blocks
+// after bring every row in again, a step at a time.
 import { hexToBytes } from '../../hex.ts'
-import { StoreDamagedError, inTransaction } from './database.ts'
+import { StoreDamagedError } from './database.ts'
 import { NO_ROWS, mergeNewest, newestWrites, readNewestKeys, rowsOf } from './olderRows.ts'
 import { decodeRecordHex, decodeValue, encodeRecord, slotKey } from './stateRows.ts'
 
@@ -22,19 +23,27 @@ export const NEWEST_TABLES = `
 
 /**
  * Rows written after the tables' mark before they are brought up to date: what a start reads beyond the state's keys
- * (50,000 rows take SQLite about 0.15 s to group), and what one update reads.
+ * (50,000 rows take SQLite about 0.15 s to group).
  */
 const REFRESH_ROWS = 50_000
+
+/**
+ * Rows of each table one block's write brings into the tables at most, so that a block is not held up by the rows of
+ * many: 50,000 took about 0.3 s. A busy chain that writes more a block catches up when it is quieter.
+ */
+const ROWS_PER_BLOCK = 5_000
 
 /** The meta key of the mark up to which the tables hold every row's write. */
 const MARK_KEY = 'newest_mark'
 
 const PADDED_SLOT = `'0x' || substr('${'0'.repeat(64)}' || lower(hex(slot)), -64)`
 
+export type NewestTablesOptions = { refreshRows?: number; rowsPerBlock?: number }
+
 export type NewestTables = {
-  /** Each key's newest write as of the store's head: the tables' and the rows' since, which it keeps in them. */
+  /** Each key's newest write as of the store's head: the tables' and the rows' since. It writes nothing. */
   load(head: number): NewestWrites
-  /** Counts rows just written; brings the tables up to date once there are REFRESH_ROWS since. In a transaction. */
+  /** Counts rows just written; brings the tables a step up to date once REFRESH_ROWS are behind. In a transaction. */
   written(rows: number): void
   /** Rows after `mark` are being dropped (every row with none): the tables go, if they hold any. In a transaction. */
   dropping(mark?: StoreMark): void
@@ -48,7 +57,7 @@ export type NewestTables = {
 export function openNewestTables(
   db: DatabaseSync,
   meta: { get(key: string): string | undefined; set(key: string, value: string): void },
-  refreshRows = REFRESH_ROWS,
+  { refreshRows = REFRESH_ROWS, rowsPerBlock = ROWS_PER_BLOCK }: NewestTablesOptions = {},
 ): NewestTables {
   db.exec(NEWEST_TABLES)
   const statements = {
@@ -69,8 +78,6 @@ export function openNewestTables(
   const last = () => ({ ...(statements.last.get() as StoreMark) })
   const behind = (at: StoreMark) => at.accounts - mark.accounts + (at.storage - mark.storage) + (at.clears - mark.clears)
   let since = behind(last())
-  /** False once a rewind dropped the tables: they are kept again from the next load, which reads every row anyway. */
-  let keeping = true
 
   /** The code hash the tables hold for an account: a record there always holds its own. */
   const codeHashOf = (address: Hex) => {
@@ -78,10 +85,9 @@ export function openNewestTables(
     return row === undefined || row.record === '' ? undefined : decodeRecordHex(row.record).codeHash
   }
 
-  /** The rows' newest writes since the mark, written into the tables, which then hold every row's. */
-  function refresh(): NewestKeys {
-    const now = last()
-    const later = readNewestKeys(db, Number.MAX_SAFE_INTEGER, mark, codeHashOf)
+  /** The rows' newest writes since the mark up to `until`, written into the tables. */
+  function refresh(until: StoreMark) {
+    const later = readNewestKeys(db, Number.MAX_SAFE_INTEGER, mark, codeHashOf, until)
     for (const [address, { block, account }] of later.accounts)
       statements.putAccount.run(hexToBytes(address), block, account === null ? null : encodeRecord(account))
     for (const [address, block] of later.clears) {
@@ -93,10 +99,9 @@ export function openNewestTables(
       const cleared = later.clears.get(address) ?? -1
       for (const [slot, { block, value }] of slots) if (block >= cleared) statements.putSlot.run(key, slotKey(hexToBytes(slot)), block, value)
     }
-    mark = now
-    since = 0
+    mark = until
+    since = behind(last())
     meta.set(MARK_KEY, JSON.stringify(mark))
-    return later
   }
 
   return {
@@ -110,9 +115,8 @@ export function openNewestTables(
         if (slots === undefined) kept.slots.set(address as Hex, (slots = new Map()))
         slots.set(slot as Hex, { block: block as number, value: decodeValue(value as string) })
       }
-      let later: NewestKeys | undefined
-      if (behind(last()) > 0) inTransaction(db, () => void (later = refresh()))
-      keeping = true
+      since = behind(last())
+      const later = since === 0 ? undefined : readNewestKeys(db, Number.MAX_SAFE_INTEGER, mark, codeHashOf)
       const newest = newestWrites(later === undefined ? kept : mergeNewest(kept, later))
       // A block's state rows are written with it: rows past the head are damage, and would read as no block's.
       if (newest.length > 0 && newest.at(-1)![0] > head)
@@ -122,12 +126,15 @@ export function openNewestTables(
 
     written(rows) {
       since += rows
-      if (keeping && since >= refreshRows) refresh()
+      if (since < refreshRows) return
+      const now = last()
+      const step = (table: keyof StoreMark) => Math.min(now[table], mark[table] + rowsPerBlock)
+      refresh({ accounts: step('accounts'), storage: step('storage'), clears: step('clears') })
     },
 
     saved() {
-      const before = { mark, since, keeping }
-      return () => ({ mark, since, keeping } = before)
+      const before = { mark, since }
+      return () => ({ mark, since } = before)
     },
 
     dropping(to) {
@@ -135,7 +142,8 @@ export function openNewestTables(
       db.exec('DELETE FROM newest_accounts; DELETE FROM newest_storage; DELETE FROM newest_clears')
       mark = NO_ROWS
       meta.set(MARK_KEY, JSON.stringify(mark))
-      keeping = false
+      // Every row kept is behind them now: the next blocks bring them in (written counts them again after a step).
+      since = Number.POSITIVE_INFINITY
     },
   }
 }

@@ -31,15 +31,17 @@ export const NO_ROWS: StoreMark = { accounts: 0, storage: 0, clears: 0 }
  * with a buffer of its own, which cost about three times a hex string per row (Node 24, measured on a 200,000
  * transaction store). Rows are in block order by rowid (a block's writes, then its edits; a rewind drops a tail), so a
  * key's newest write up to a block is its row of the highest rowid there, which SQLite's max() picks the row of. The
- * newest writes read only the rows after a rowid (`rowid > ?`), those since newestTables.ts last kept them.
+ * newest writes read only the rows in a range of rowids (`rowid > ? AND rowid <= ?`): those since newestTables.ts
+ * last kept them, up to what it keeps at once.
  */
 const QUERIES = {
-  accounts: "SELECT '0x' || lower(hex(address)), block, hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? GROUP BY address",
+  accounts:
+    "SELECT '0x' || lower(hex(address)), block, hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? AND rowid <= ? GROUP BY address",
   // The code hash a record that keeps its previous one's (SAME_CODE) stands for: the last record before it that
   // holds one, as no record without code comes between (the writer forgets a contract's hash at one).
-  codeHashes: `SELECT '0x' || lower(hex(address)), hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? AND ${HOLDS_CODE_HASH} GROUP BY address`,
-  storage: `SELECT '0x' || lower(hex(address)), ${PADDED_SLOT}, block, hex(value), max(rowid) FROM storage WHERE block <= ? AND rowid > ? GROUP BY address, ${PADDED_SLOT}`,
-  clears: "SELECT '0x' || lower(hex(address)), block, max(rowid) FROM storage_clears WHERE block <= ? AND rowid > ? GROUP BY address",
+  codeHashes: `SELECT '0x' || lower(hex(address)), hex(record), max(rowid) FROM accounts WHERE block <= ? AND rowid > ? AND rowid <= ? AND ${HOLDS_CODE_HASH} GROUP BY address`,
+  storage: `SELECT '0x' || lower(hex(address)), ${PADDED_SLOT}, block, hex(value), max(rowid) FROM storage WHERE block <= ? AND rowid > ? AND rowid <= ? GROUP BY address, ${PADDED_SLOT}`,
+  clears: "SELECT '0x' || lower(hex(address)), block, max(rowid) FROM storage_clears WHERE block <= ? AND rowid > ? AND rowid <= ? GROUP BY address",
   code: "SELECT '0x' || lower(hex(hash)), code FROM code",
   // One key's every write, oldest first: a table scan, as the rows have no index by key (an index would cost each
   // row about as much again). Only reads of blocks before the history's horizon come here.
@@ -80,28 +82,38 @@ export type NewestKeys = {
   slots: Map<Hex, Map<Hex, { block: number; value: Uint8Array }>>
 }
 
+/** After every row. */
+const ALL_ROWS: StoreMark = { accounts: Number.MAX_SAFE_INTEGER, storage: Number.MAX_SAFE_INTEGER, clears: Number.MAX_SAFE_INTEGER }
+
 /**
- * Each key's newest write up to block `upTo` among the rows after `after`. A record there that keeps its previous
- * one's code hash, with that one before `after`, takes it from `codeHashOf`.
+ * Each key's newest write up to block `upTo` among the rows after `after` and up to `until`. A record there that
+ * keeps its previous one's code hash, with that one before `after`, takes it from `codeHashOf`.
  */
-export function readNewestKeys(db: DatabaseSync, upTo: number, after = NO_ROWS, codeHashOf?: (address: Hex) => Uint8Array | undefined): NewestKeys {
+export function readNewestKeys(
+  db: DatabaseSync,
+  upTo: number,
+  after = NO_ROWS,
+  codeHashOf?: (address: Hex) => Uint8Array | undefined,
+  until = ALL_ROWS,
+): NewestKeys {
   const newest: NewestKeys = { accounts: new Map(), clears: new Map(), slots: new Map() }
   let codeHashes: Map<Hex, Uint8Array> | undefined
   const keptCodeHash = (address: Hex) => {
     if (codeHashes === undefined) {
       codeHashes = new Map()
-      for (const [holder, record] of rowsOf(db.prepare(QUERIES.codeHashes), upTo, after.accounts))
+      for (const [holder, record] of rowsOf(db.prepare(QUERIES.codeHashes), upTo, after.accounts, until.accounts))
         codeHashes.set(holder as Hex, decodeRecordHex(record as string).codeHash)
     }
     return codeHashes.get(address) ?? codeHashOf?.(address)
   }
-  for (const [address, block, record] of rowsOf(db.prepare(QUERIES.accounts), upTo, after.accounts)) {
+  for (const [address, block, record] of rowsOf(db.prepare(QUERIES.accounts), upTo, after.accounts, until.accounts)) {
     // hex(NULL) is '': a deleted account.
     const account = record === '' ? null : decodeRecordHex(record as string, () => keptCodeHash(address as Hex))
     newest.accounts.set(address as Hex, { block: block as number, account })
   }
-  for (const [address, block] of rowsOf(db.prepare(QUERIES.clears), upTo, after.clears)) newest.clears.set(address as Hex, block as number)
-  for (const [address, slot, block, value] of rowsOf(db.prepare(QUERIES.storage), upTo, after.storage))
+  for (const [address, block] of rowsOf(db.prepare(QUERIES.clears), upTo, after.clears, until.clears))
+    newest.clears.set(address as Hex, block as number)
+  for (const [address, slot, block, value] of rowsOf(db.prepare(QUERIES.storage), upTo, after.storage, until.storage))
     slotsOf(newest, address as Hex).set(slot as Hex, { block: block as number, value: decodeValue(value as string) })
   return newest
 }
