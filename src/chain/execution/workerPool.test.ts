@@ -324,20 +324,30 @@ describe('createExecutionPool: a worker that exits', () => {
   })
 })
 
+/**
+ * A pool of one worker whose `start`th start (from 0) fails as it loads when `fails` says so, and loads otherwise: the
+ * lines it logs, and how many it started.
+ */
+function poolOfOne(fails: (start: number) => boolean) {
+  let count = 0
+  const lines: string[] = []
+  const pool = createExecutionPool({
+    size: 1,
+    init: () => workerInit(),
+    log: (line) => lines.push(line),
+    startWorker: (init, port) => {
+      const worker = fails(count++) ? new Worker('throw new Error("cannot load")', { eval: true }) : startExecutionWorker(init, port)
+      started.push(worker)
+      return worker
+    },
+  })
+  pools.push(pool)
+  return { pool, lines, starts: () => count }
+}
+
 describe('createExecutionPool: a worker that cannot load', () => {
   test('is started three times in a row, then no more, and the caller runs its calls itself', async () => {
-    let starts = 0
-    const lines: string[] = []
-    const pool = createExecutionPool({
-      size: 1,
-      init: () => workerInit(),
-      log: (line) => lines.push(line),
-      startWorker: () => {
-        starts++
-        return new Worker('throw new Error("cannot load")', { eval: true })
-      },
-    })
-    pools.push(pool)
+    const { pool, lines, starts } = poolOfOne(() => true)
     const view = { env, state: history.at(0n) }
     const giveUp = /3 in a row exited before they loaded, so calls run on the main thread$/
     // Each run starts the pool up to its size; each worker fails as it loads, and the next is started by its exit.
@@ -350,11 +360,11 @@ describe('createExecutionPool: a worker that cannot load', () => {
       'execution worker exited (1); starting another',
       expect.stringMatching(giveUp),
     ])
-    expect(starts).toBe(3)
+    expect(starts()).toBe(3)
     // A run now starts none and finds no worker: the caller runs it on its own thread (calls.ts).
     expect(pool.run('eth_call', { to: reader }, view)).toBeUndefined()
     pool.fill()
-    expect(starts).toBe(3)
+    expect(starts()).toBe(3)
     expect(pool.size).toBe(0)
   })
 })
@@ -363,19 +373,7 @@ describe('createExecutionPool: a worker that loads after others could not', () =
   test('counts the failures afresh: two more in a row are started again, and runs go to the worker that loads', async () => {
     // Which starts fail as they load: the first two, then the fourth and fifth, around one that loads.
     const fails = [true, true, false, true, true]
-    let starts = 0
-    const lines: string[] = []
-    const pool = createExecutionPool({
-      size: 1,
-      init: () => workerInit(),
-      log: (line) => lines.push(line),
-      startWorker: (init, port) => {
-        const worker = fails[starts++] ? new Worker('throw new Error("cannot load")', { eval: true }) : startExecutionWorker(init, port)
-        started.push(worker)
-        return worker
-      },
-    })
-    pools.push(pool)
+    const { pool, lines, starts } = poolOfOne((start) => fails[start] ?? false)
     const view = { env, state: history.at(0n) }
     // A run sent to a worker that fails as it loads fails with it, as calls.ts sends it again: until one answers.
     const answered = async () => {
@@ -389,14 +387,14 @@ describe('createExecutionPool: a worker that loads after others could not', () =
       throw new Error('no worker answered in 10 runs')
     }
     expect(await answered()).toBe(word(1))
-    expect(starts).toBe(3)
+    expect(starts()).toBe(3)
     // That worker goes; its successors fail twice, which is under the three in a row the pool gives up at.
     await started.at(-1)!.terminate()
-    for (let attempt = 0; attempt < 2_500 && starts < 6; attempt++) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(starts).toBe(6)
+    for (let attempt = 0; attempt < 2_500 && starts() < 6; attempt++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(starts()).toBe(6)
     expect(lines.filter((line) => /before they loaded/.test(line))).toEqual([])
     expect(await answered()).toBe(word(1))
-    expect(starts).toBe(6)
+    expect(starts()).toBe(6)
   })
 })
 
