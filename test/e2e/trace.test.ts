@@ -263,6 +263,11 @@ describe('pending, blocks and calls', () => {
     expect(await t.rpcError('debug_traceBlockByNumber', [toHex(next)])).toEqual({ code: -32000, message: `block #${next} not found` })
     expect((await t.rpcError('debug_traceCall', [{ to: store }, 'latest', { tracer: 'jsTracer' }])).code).toBe(-32000)
     expect((await t.rpcError('debug_traceCall', [{ to: store }, 'latest', { timeout: 'soon' }])).code).toBe(-32602)
+    // A value the sender cannot pay: refused as eth_call refuses it (and geth's debug_traceCall), before any run.
+    const broke = { from: '0x000000000000000000000000000000000000dead', to: store, value: '0x1' }
+    const refused = await t.rpcError('debug_traceCall', [broke, 'latest', { tracer: 'prestateTracer' }])
+    expect(refused).toEqual(await t.rpcError('eth_call', [broke, 'latest']))
+    expect(refused.message).toMatch(/^insufficient funds/)
   })
 })
 

@@ -8,6 +8,7 @@ import { ExecutionTimeoutError, LimitExceededError, NotFoundError, RefusedError 
 import { headerEnv } from '../../blocks/env.ts'
 import { invalidCallError } from '../../gethErrors.ts'
 import { createEnvBlock, createHeaderBlock, setHardforkFor } from '../executor.ts'
+import { requireValueCovered } from '../callRunner.ts'
 import { createCallTracer } from './callTracer.ts'
 import { createPrestateTracer } from './prestateTracer.ts'
 import { replayBlock } from './replay.ts'
@@ -233,6 +234,8 @@ export function createTraceRunner(host: { common: Common; blockHashes: BlockHash
     },
 
     async call(request, view, options) {
+      // As eth_call and geth's debug_traceCall: a value the sender cannot pay is refused before anything runs.
+      requireValueCovered(view.state, request)
       const from = request.from ?? ('0x0000000000000000000000000000000000000000' as Hex)
       const nonce = request.nonce ?? view.state.account(from)?.nonce ?? 0n
       const gas = host.runner.gasLimit(request, view)
