@@ -139,7 +139,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   // The console, unless nothing is logged (--quiet, or a library caller without a log).
   if (options.log !== undefined) events.subscribe(activityLog(log, createActivityDecoder(options.logAbis)))
   const traceMaxBytes = options.traceMaxBytes ?? defaults.traceMaxBytes
-  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, traceMaxBytes, debug: options.debug })
+  const warm = () => (fork === undefined ? undefined : fork.remote.warm)
+  const calls = await createCalls({ common, history, blockHashes, rpcGasCap, traceMaxBytes, debug: options.debug, warm })
   const pool = createPool()
   const producerCommon = common.copy()
   const stateManager = new FlatStateManager(history.at(blocks.head().number))

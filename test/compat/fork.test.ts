@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { createPublicClient, http, parseEther } from 'viem'
+import { createPublicClient, encodeFunctionData, http, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
 import { UpstreamError } from '../../src/chain/errors.ts'
@@ -30,6 +30,7 @@ function source(url: string, fork: ForkBlock, options: Omit<UpstreamTransportOpt
 }
 
 const slot = (index: number): Hex => `0x${index.toString(16)}`
+const word = (index: number): Hex => `0x${index.toString(16).padStart(64, '0')}`
 
 describe.each(['anvil', 'flashchain'] as const)('the upstream state source, forking %s', (kind) => {
   let upstream: Upstream
@@ -145,6 +146,46 @@ describe.each(['anvil', 'flashchain'] as const)('the upstream state source, fork
     await expect(moved.storage(seeded.store, slot(1))).rejects.toThrow(
       `failed eth_getStorageAt ${seeded.store.toLowerCase()} ${`0x${'0'.repeat(63)}1`} at block ${seeded.fork.number}: it takes no block hash (EIP-1898), and its block ${seeded.fork.number} is no longer ${other}`,
     )
+  })
+
+  test('a call’s trace at the fork block brings what it reads there, less what the run’s overrides set', async () => {
+    const counting = await proxy()
+    const { fork, store, sender } = seeded
+    const state = source(counting.url, fork)
+    const set = encodeFunctionData({ abi: Store.abi, functionName: 'set', args: [9n] })
+    const traced = await state.prestate({ from: sender, to: store, data: set })
+    // The store's code and its slot as they were at the fork block (7; 42 came after), and the sender's account.
+    expect(traced.accounts).toContainEqual([store, { balance: 0n, nonce: 1n, code: Store.deployedBytecode.toLowerCase() }])
+    expect(traced.accounts.find(([address]) => address === sender)?.[1]).toEqual(await state.account(sender))
+    expect(traced.slots).toEqual([[store, word(0), 7n]])
+    // The same call again is the same answer: the upstream is not asked twice.
+    expect(await state.prestate({ from: sender, to: store, data: set })).toEqual(traced)
+    expect(counting.requests.filter((body) => (body as { method?: string }).method === 'debug_traceCall').length).toBe(1)
+    const request = counting.requests[0]
+    expect(request).toMatchObject({ method: 'debug_traceCall', params: [{ to: store }, { blockHash: fork.hash }, { tracer: 'prestateTracer' }] })
+
+    // What the overrides set is the run's, not the upstream's: the slot and the overridden account are left out.
+    const overrides = { [store]: { stateDiff: { [word(0)]: word(3) } }, [sender]: { balance: '0x1' as Hex, nonce: '0x0' as Hex } }
+    const overridden = await state.prestate({ from: sender, to: store, data: set, overrides })
+    expect(overridden.slots).toEqual([])
+    expect(overridden.accounts.map(([address]) => address)).toContain(store)
+    expect(overridden.accounts.map(([address]) => address)).not.toContain(sender)
+  })
+
+  test('an upstream that has no trace is asked for one once; a call it cannot run stops nothing', async () => {
+    const refusing = await proxy(() => 'noTraces')
+    const state = source(refusing.url, seeded.fork)
+    const call = { from: seeded.sender, to: seeded.store, data: '0x3fa4f245' as Hex }
+    await expect(state.prestate(call)).rejects.toThrow(/debug_traceCall.*-32601/)
+    expect(await state.prestate(call)).toEqual({ accounts: [], slots: [] })
+    expect(refusing.requests.length).toBe(1)
+
+    const counting = await proxy()
+    const tracing = source(counting.url, seeded.fork)
+    // More value than the sender had there: the upstream cannot run it, and says so for this call alone.
+    await expect(tracing.prestate({ ...call, value: parseEther('1000000000') })).rejects.toThrow(UpstreamError)
+    expect((await tracing.prestate(call)).slots).toEqual([[seeded.store, word(0), 7n]])
+    expect(counting.requests.length).toBe(2)
   })
 
   test('an upstream that refuses batches gets the calls one by one', async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 
-import { createPublicClient, encodeFunctionData, http, parseEther } from 'viem'
+import { createPublicClient, encodeFunctionData, http, parseEther, toFunctionSelector } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
 import { token } from '../../bench/chain.ts'
@@ -87,6 +87,56 @@ describe.each(['anvil', 'flashchain'] as const)('flashchain forking %s', (kind) 
     expect(await fork.publicClient.readContract({ address: world.tokenA, ...balance })).toBe(
       await client.readContract({ address: world.tokenA, ...balance, ...at }),
     )
+  })
+
+  test('a cold swap asks for traces of its calls, and all they bring is the upstream’s at the fork block', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'flashchain-fork-traced-'))
+    try {
+      const from = counting.requests.length
+      const fork = await startChain({ mining: 'auto', fork: { url: counting.url, blockNumber: world.forkBlock, cacheDir }, rpcEvmTimeout: 60_000 })
+      forks.push(fork)
+      await runWorkload('swap', fork.url, world)
+      type Call = { method: string; params: [{ data: Hex }, unknown, { stateOverrides?: Record<Hex, unknown> }] }
+      const calls = counting.requests.slice(from).flatMap((body) => (Array.isArray(body) ? body : [body])) as Call[]
+      // The approval's and the swap's, each run from the sender's account as it is here (the dev balance, the nonce
+      // the approval moved). Later traces, with the local values of what the first one read, come when they come.
+      const traces = calls.filter((call) => call.method === 'debug_traceCall')
+      const approve = encodeFunctionData({ abi: token.abi, functionName: 'approve', args: [world.pair, SWAP_IN] })
+      expect(traces[0]!.params[0].data).toBe(approve)
+      expect(traces.map((trace) => trace.params[0].data.slice(0, 10))).toContain(toFunctionSelector('swap(address,uint256,uint256,address)'))
+      for (const trace of traces) expect(Object.keys(trace.params[2].stateOverrides ?? {})).toContain(lower(SENDER))
+
+      // What is held is the upstream's at the fork block, every key the traces brought too: no value a local
+      // transaction wrote (the approval, the balances and reserves the swap moved) nor one a trace was told.
+      const client = upstreamClient()
+      const at = { blockNumber: world.forkBlock }
+      const db = new DatabaseSync(join(cacheDir, 'fork-cache.sqlite'), { readOnly: true })
+      try {
+        const slots = db.prepare('SELECT address, slot, value FROM storage').all() as { address: Hex; slot: Hex; value: string }[]
+        expect(slots.filter(({ address }) => address === lower(world.pair)).length).toBeGreaterThan(0)
+        for (const { address, slot, value } of slots)
+          expect([address, slot, BigInt(value)]).toEqual([address, slot, BigInt((await client.getStorageAt({ address, slot, ...at }))!)])
+        const accounts = db.prepare('SELECT address, balance, nonce, code FROM accounts').all() as {
+          address: Hex
+          balance: string
+          nonce: string
+          code: Hex
+        }[]
+        expect(accounts.map(({ address }) => address)).toEqual(expect.arrayContaining([world.tokenA, world.tokenB, world.pair].map(lower)))
+        for (const { address, balance, nonce, code } of accounts) {
+          expect([address, BigInt(balance), Number(nonce), code]).toEqual([
+            address,
+            await client.getBalance({ address, ...at }),
+            await client.getTransactionCount({ address, ...at }),
+            (await client.getCode({ address, ...at })) ?? '0x',
+          ])
+        }
+      } finally {
+        db.close()
+      }
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
   })
 
   test('runs local transactions as a plain chain does, and leaves the upstream alone', async () => {

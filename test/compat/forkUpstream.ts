@@ -53,7 +53,7 @@ export async function seed(url: string): Promise<Seeded> {
   return { fork, store, holder, sender: account.address.toLowerCase() as Hex }
 }
 
-export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches' | 'noBlockHash'
+export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches' | 'noBlockHash' | 'noTraces'
 
 export type CountingProxy = {
   url: string
@@ -92,6 +92,20 @@ export async function startProxy(target: string, behaviour: (index: number, body
         case 'badHex': {
           const wrong = (call: { id: unknown }) => ({ jsonrpc: '2.0', id: call.id, result: '0xzz' })
           return answer(200, JSON.stringify(Array.isArray(body) ? body.map(wrong) : wrong(body as { id: unknown })))
+        }
+        case 'noTraces': {
+          // As a provider without the debug namespace: each debug_ call is refused as an unknown method.
+          type Call = { id: unknown; method: string }
+          const calls = (Array.isArray(body) ? body : [body]) as Call[]
+          if (calls.some((call) => call.method.startsWith('debug_'))) {
+            const refused = calls.map((call) => ({
+              jsonrpc: '2.0',
+              id: call.id,
+              error: { code: -32601, message: `the method ${call.method} does not exist/is not available` },
+            }))
+            return answer(200, JSON.stringify(Array.isArray(body) ? refused : refused[0]))
+          }
+          break
         }
         case 'noBatches':
           if (Array.isArray(body)) {

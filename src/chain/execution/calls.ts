@@ -8,6 +8,7 @@ import { createJobRunner } from './jobs.ts'
 import { withOverrides } from './overrides.ts'
 import { WorkerGoneError, createExecutionPool } from './workerPool.ts'
 import { DeadlinePassedError } from './deadline.ts'
+import { jobCall, warmedView } from './warming.ts'
 
 import type { Common } from '@ethereumjs/common'
 import type { ResolvedBlock } from '../blocks/tags.ts'
@@ -20,6 +21,7 @@ import type { Job, JobAnswer } from './jobs.ts'
 import type { CallRunner } from './callRunner.ts'
 import type { BlockHashes, CallRequest, ExecutionView } from './executor.ts'
 import type { Overrides } from './overrides.ts'
+import type { Warm } from './warming.ts'
 import type { WorkerInit } from './workerMessages.ts'
 import type { ExecutionPool, ExecutionPoolOptions, RemoteAnswer } from './workerPool.ts'
 
@@ -46,6 +48,8 @@ export type CallsOptions = {
   /** The most bytes a trace's JSON may take. */
   traceMaxBytes: number
   debug?: (line: string) => void
+  /** A fork's warming of a run's reads, while the chain is a fork (warming.ts). */
+  warm?: () => Warm
 }
 
 /**
@@ -168,7 +172,7 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       await onWorkerOr(
         send,
         ({ value }) => value as JobAnswer,
-        () => runJob(job, view),
+        () => runJob(job, warmedView(view, jobCall(job), options.warm?.())),
         false,
       )
     ).value
@@ -180,7 +184,7 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
       await onWorkerOr(
         send,
         ({ value }) => value as Uint8Array,
-        (deadline) => runner.call(request, { ...view, deadline }),
+        (deadline) => runner.call(request, warmedView({ ...view, deadline }, request, options.warm?.())),
       )
     ).value
   }
@@ -188,7 +192,8 @@ export async function createCalls(options: CallsOptions): Promise<Calls> {
   async function estimateOn(request: CallRequest, view: ExecutionView): Promise<bigint> {
     const send = () => workers?.run('eth_estimateGas', request, view)
     const fromWorker = ({ value, runs }: RemoteAnswer) => ({ gas: value as bigint, runs })
-    const { value, where } = await onWorkerOr(send, fromWorker, (deadline) => runner.estimate(request, { ...view, deadline }))
+    const here = (deadline?: number) => runner.estimate(request, warmedView({ ...view, deadline }, request, options.warm?.()))
+    const { value, where } = await onWorkerOr(send, fromWorker, here)
     debug?.(`eth_estimateGas: ${value.gas} after ${value.runs} EVM runs on ${where}`)
     return value.gas
   }

@@ -22,6 +22,7 @@ import { createCallRunner } from './callRunner.ts'
 import { createJobRunner } from './jobs.ts'
 import { cacheJumpAnalysis } from '../ethereumjs/jumpAnalysis.ts'
 import { warmUpRunner } from './warmUp.ts'
+import { jobCall, warmedView } from './warming.ts'
 import { WORKER_IDLE_MS, requestOf, stateRefOf } from './workerMessages.ts'
 
 import type { HistoryChange } from '../state/history.ts'
@@ -66,11 +67,14 @@ const mainThread: RemoteSource = {
   account: (address) => fetchFromMain(['account', address]),
   storage: (address, slot) => fetchFromMain(['storage', address, slot]),
   code: (codeHash) => fetchFromMain(['code', codeHash]),
+  warm: (call, missed) => fetchFromMain(['warm', call, missed]),
 }
 const upstream = () => (init.fork ? createRemoteState(mainThread) : undefined)
+/** A fork's upstream state beneath the history, which a run's warming fills (state/miss.ts warmingReads). */
+let remote = upstream()
 
 // Blocks before the horizon of a chain loaded from its store are the store's, which the main thread reads.
-const history = createStateHistory(init.history, upstream(), createFetchedOlderState(fetchFromMain))
+const history = createStateHistory(init.history, remote, createFetchedOlderState(fetchFromMain))
 /** Block hashes from `first` on; undefined from a fork's reset until its first block comes. */
 const blockHashes = createHashList(init.blockHashes)
 let first: bigint | undefined = init.firstBlock
@@ -105,8 +109,8 @@ async function run(message: RunMessage) {
   try {
     const env = envs.get(envId)
     if (env === undefined) throw new Error(`environment ${envId} was never sent, or already forgotten`)
-    const view = { env, state: stateOf(stateRefOf(message)) }
     const request = requestOf(message)
+    const view = warmedView({ env, state: stateOf(stateRefOf(message)) }, request, remote?.warm)
     // A run that read a fork's upstream state not fetched yet runs again once it is here (state/miss.ts).
     if (method === 'eth_call') {
       answer(id, await untilFetched(() => runner.call(request, view)), runs, true)
@@ -125,7 +129,7 @@ async function job(message: JobMessage) {
   try {
     const env = envs.get(message.env)
     if (env === undefined) throw new Error(`environment ${message.env} was never sent, or already forgotten`)
-    const view = { env, state: stateOf(message.state) }
+    const view = warmedView({ env, state: stateOf(message.state) }, jobCall(message.job), remote?.warm)
     answer(id, await untilFetched(() => runJob(message.job, view)), 1)
   } catch (error) {
     reply(id, error, 1)
@@ -153,7 +157,8 @@ function follow(change: HistoryChange) {
       break
     // A fork reset to another fork block: a copy of the new fork point's state, whose first block comes next.
     case 'upstream':
-      history.setUpstream(upstream()!)
+      remote = upstream()!
+      history.setUpstream(remote)
       blockHashes.truncate(0)
       first = undefined
       break

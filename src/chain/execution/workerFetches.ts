@@ -36,6 +36,8 @@ export function answerWorkerFetches({ history, remote, blockHashes }: WorkerFetc
         return upstream().storage(request[1], request[2])
       case 'code':
         return upstream().code!(request[1])
+      case 'warm':
+        return upstream().warm!(request[1], request[2])
       case 'blockHash':
         return blockHashes(request[1])
     }

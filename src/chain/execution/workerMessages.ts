@@ -15,6 +15,7 @@ import type { CallRequest } from './executor.ts'
 import type { Job } from './jobs.ts'
 import type { HistoryChange, HistorySnapshot } from '../state/history.ts'
 import type { OlderRequest } from '../state/older.ts'
+import type { WarmCall } from '../fork/upstream.ts'
 import type { StateDiff } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
 
@@ -67,7 +68,13 @@ export type ToWorker =
  * What a worker asks the main thread for: a fork's upstream account, slot or code, or a pre-fork block's hash; or a
  * key's value at a block before the history's horizon, which only the main thread's store holds (state/older.ts).
  */
-export type FetchRequest = ['account', Hex] | ['storage', Hex, Hex] | ['code', Hex] | ['blockHash', bigint] | OlderRequest
+export type FetchRequest =
+  | ['account', Hex]
+  | ['storage', Hex, Hex]
+  | ['code', Hex]
+  | ['warm', WarmCall, string | undefined]
+  | ['blockHash', bigint]
+  | OlderRequest
 
 /**
  * Work heavier than one call (a simulation, a trace, an access list), on a state and an environment sent before.

@@ -15,13 +15,27 @@ import { toWord } from './upstream.ts'
 
 import type { AccountRecord, StateReader } from '../state/types.ts'
 import type { Hex } from '../../hex.ts'
-import type { UpstreamState } from './upstream.ts'
+import type { UpstreamAccount, UpstreamState, WarmCall } from './upstream.ts'
 
 /** The upstream's state at the fork block, read synchronously: what is not held yet throws a StateMiss. */
-export type RemoteState = StateReader & { readonly waits: true }
+export type RemoteState = StateReader & {
+  readonly waits: true
+  /**
+   * Fetches at once every account and slot `call` reads at the fork block, where the source can tell them (the
+   * upstream's trace of the call), and holds them: a run's reads then miss once rather than one round trip each.
+   * `missed`: the StateMiss key that set it off, where the warming is for nothing once that is held here.
+   * What it brought; nothing where the source cannot tell.
+   */
+  warm(call: WarmCall, missed?: string): Promise<Warmed>
+}
 
 /** An account as a source gives it: null when the upstream has none (EIP-161's empty account), and its code. */
 export type HeldAccount = { account: AccountRecord | null; code?: Uint8Array }
+
+/** What a warming brought: accounts, and slots (by account; values with leading zeros stripped, empty when zero). */
+export type Warmed = { accounts: [Hex, HeldAccount][]; slots: [Hex, Hex, Uint8Array][] }
+
+const NOTHING_WARMED: Warmed = { accounts: [], slots: [] }
 
 /** Where a RemoteState fetches what it does not hold. Slots are 32 bytes of lowercase hex. */
 export type RemoteSource = {
@@ -33,6 +47,10 @@ export type RemoteSource = {
    * names code the upstream deployed); a source without it has code only with its accounts.
    */
   code?(codeHash: Hex): Promise<Uint8Array | undefined>
+  /** Every account and slot `call` reads at the fork block, with their values, where the source can tell them. */
+  warm?(call: WarmCall, missed?: string): Promise<Warmed>
+  /** What the source keeps at hand (the main thread's cache file), read without waiting. */
+  kept?: { account(address: Hex): HeldAccount | undefined; storage(address: Hex, slot: Hex): Uint8Array | undefined }
 }
 
 export function createRemoteState(source: RemoteSource): RemoteState {
@@ -59,24 +77,46 @@ export function createRemoteState(source: RemoteSource): RemoteState {
     if (account !== null && code !== undefined) codes.set(bytesToHex(account.codeHash) as Hex, code)
   }
 
-  return {
+  function holdSlot(address: Hex, word: Hex, value: Uint8Array) {
+    let slots = storage.get(address)
+    if (slots === undefined) storage.set(address, (slots = new Map()))
+    slots.set(word, value)
+  }
+
+  /** Whether a read of the miss `key` (an account or a slot) would miss still: its fetch goes on. */
+  function missing(key: string): boolean {
+    const [kind, address, slot] = key.split(' ') as [string, Hex, Hex]
+    try {
+      if (kind === 'account') remote.account(address)
+      else if (kind === 'storage') remote.storage(address, slot)
+      return false
+    } catch (error) {
+      if (error instanceof StateMiss) return true
+      throw error
+    }
+  }
+
+  const remote: RemoteState = {
     waits: true,
     account(address) {
-      const held = accounts.get(address)
+      let held = accounts.get(address)
+      if (held === undefined) {
+        const kept = source.kept?.account(address)
+        if (kept !== undefined) hold(address, kept)
+        held = kept?.account
+      }
       if (held !== undefined) return held ?? undefined
       throw miss(`account ${address}`, () => source.account(address).then((fetched) => hold(address, fetched)))
     },
     storage(address, slot) {
       const word = slot.length === 66 ? slot : toWord(slot)
-      const held = storage.get(address)?.get(word)
+      let held = storage.get(address)?.get(word)
+      if (held === undefined) {
+        held = source.kept?.storage(address, word)
+        if (held !== undefined) holdSlot(address, word, held)
+      }
       if (held !== undefined) return held
-      throw miss(`storage ${address} ${word}`, () =>
-        source.storage(address, word).then((value) => {
-          let slots = storage.get(address)
-          if (slots === undefined) storage.set(address, (slots = new Map()))
-          slots.set(word, value)
-        }),
-      )
+      throw miss(`storage ${address} ${word}`, () => source.storage(address, word).then((value) => holdSlot(address, word, value)))
     },
     // Code comes with its account, which is read first; a local record may name upstream code by hash alone, which
     // a source that holds code by hash gives (once: what it does not hold is unknown, and stays so).
@@ -90,22 +130,51 @@ export function createRemoteState(source: RemoteSource): RemoteState {
         }),
       )
     },
+    warm(call, missed) {
+      // A run on another thread missed what this one holds (or keeps in its cache file): nothing to ask.
+      if (source.warm === undefined || (missed !== undefined && !missing(missed))) return Promise.resolve(NOTHING_WARMED)
+      return source.warm(call, missed).then((warmed) => {
+        // What is held already stays: the source answers for the same block either way.
+        for (const [address, held] of warmed.accounts) if (!accounts.has(address)) hold(address, held)
+        for (const [address, word, value] of warmed.slots) if (storage.get(address)?.has(word) !== true) holdSlot(address, word, value)
+        return warmed
+      })
+    },
   }
+  return remote
 }
 
 /** The upstream at the fork block as a source: its balance, nonce and code as an account record. */
 export function upstreamSource(upstream: UpstreamState): RemoteSource {
   return {
-    async account(address) {
-      const { balance, nonce, code } = await upstream.account(address)
-      if (balance === 0n && nonce === 0n && code === '0x') return { account: null }
-      const bytes = code === '0x' ? undefined : hexToBytes(code)
-      const codeHash = bytes === undefined ? KECCAK256_NULL : keccak256(bytes)
-      // The upstream's storage root is not asked for: nothing local reads it (sealed roots cover local writes only).
-      return { account: { nonce, balance, codeHash, storageRoot: KECCAK256_RLP }, code: bytes }
-    },
+    account: async (address) => heldAccount(await upstream.account(address)),
     storage: async (address, slot) => bigIntToUnpaddedBytes(await upstream.storage(address, slot)),
+    kept: {
+      account(address) {
+        const kept = upstream.kept.account(address)
+        return kept === undefined ? undefined : heldAccount(kept)
+      },
+      storage(address, slot) {
+        const kept = upstream.kept.storage(address, slot)
+        return kept === undefined ? undefined : bigIntToUnpaddedBytes(kept)
+      },
+    },
+    async warm(call) {
+      const { accounts, slots } = await upstream.prestate(call)
+      return {
+        accounts: accounts.map(([address, account]) => [address, heldAccount(account)]),
+        slots: slots.map(([address, slot, value]) => [address, slot, bigIntToUnpaddedBytes(value)]),
+      }
+    },
   }
+}
+
+function heldAccount({ balance, nonce, code }: UpstreamAccount): HeldAccount {
+  if (balance === 0n && nonce === 0n && code === '0x') return { account: null }
+  const bytes = code === '0x' ? undefined : hexToBytes(code)
+  const codeHash = bytes === undefined ? KECCAK256_NULL : keccak256(bytes)
+  // The upstream's storage root is not asked for: nothing local reads it (sealed roots cover local writes only).
+  return { account: { nonce, balance, codeHash, storageRoot: KECCAK256_RLP }, code: bytes }
 }
 
 /** Another thread's source: what `remote` holds, or fetches for it (and holds for every thread after). */
@@ -118,5 +187,6 @@ export function servedBy(remote: RemoteState): RemoteSource {
     },
     storage: (address, slot) => untilFetched(() => remote.storage(address, slot)),
     code: async (codeHash) => remote.code(codeHash),
+    warm: (call, missed) => remote.warm(call, missed),
   }
 }

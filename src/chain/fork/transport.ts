@@ -34,8 +34,11 @@ export type UpstreamTransportOptions = {
 export type UpstreamTransport = {
   /** The upstream as errors name it: scheme, host and port (a path or a query may hold an API key). */
   readonly upstream: string
-  /** One call, sent with the others of this turn; `what` names the read for an error (`eth_getCode 0x… at block 7`). */
-  call(method: string, params: unknown[], what: string): Promise<unknown>
+  /**
+   * One call, sent with the others of this turn; `what` names the read for an error (`eth_getCode 0x… at block 7`).
+   * `alone`: sent at once in a request of its own, which no busy turn delays and whose failure fails nothing else.
+   */
+  call(method: string, params: unknown[], what: string, options?: { alone?: boolean }): Promise<unknown>
 }
 
 type Queued = { method: string; params: unknown[]; what: string; resolve(result: unknown): void; reject(error: Error): void }
@@ -198,8 +201,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
 
   return {
     upstream,
-    call(method, params, what) {
+    call(method, params, what, options) {
       return new Promise((resolve, reject) => {
+        if (options?.alone === true) return void sendOne({ method, params, what, resolve, reject })
         // setImmediate runs after this turn's promise jobs, so every miss of the turn joins the batch.
         if (queue.length === 0) setImmediate(flush)
         queue.push({ method, params, what, resolve, reject })

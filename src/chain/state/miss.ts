@@ -1,3 +1,5 @@
+import type { StateReader } from './types.ts'
+
 /**
  * A read of state that is not here yet: a fork's upstream state not fetched so far (chain/fork/remoteState.ts). The
  * state readers are synchronous, as every read of local state is a map lookup; a read that would have to wait throws
@@ -55,5 +57,37 @@ export async function prefetch(reads: readonly (() => unknown)[]): Promise<void>
     }
     await Promise.all(waiting)
     left = missed
+  }
+}
+
+/**
+ * `state` as one run reads it, warmed at its first miss: `warm` starts then (a fork asks its upstream at once for
+ * everything the run's call reads, fork/remoteState.ts), and that miss settles once both have, so the run's next
+ * reads find what the warming brought. It waits for the warming at most as long again as its own fetch took: a slow
+ * warming holds a run back no longer than it could save. A warming that fails leaves the reads to miss one at a time,
+ * as without it.
+ */
+export function warmingReads(state: StateReader, warm: (missed: string) => Promise<unknown>): StateReader {
+  let warming: Promise<unknown> | undefined
+  function read<T>(get: () => T): T {
+    try {
+      return get()
+    } catch (error) {
+      if (!(error instanceof StateMiss) || warming !== undefined) throw error
+      const started = performance.now()
+      const warmed = (warming = warm(error.key).catch(() => {}))
+      const wait = () => Promise.race([warmed, new Promise((resolve) => setTimeout(resolve, performance.now() - started))])
+      throw new StateMiss(
+        error.key,
+        error.fetched.then(wait).then(() => {}),
+      )
+    }
+  }
+  return {
+    origin: state.origin,
+    waits: state.waits,
+    account: (address) => read(() => state.account(address)),
+    storage: (address, slot) => read(() => state.storage(address, slot)),
+    code: (codeHash) => read(() => state.code(codeHash)),
   }
 }

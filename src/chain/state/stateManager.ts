@@ -257,9 +257,10 @@ export class FlatStateManager implements StateManagerInterface {
     }
   }
 
-  /** Where a read missed a fork's upstream state: waits for the fetch, then reads again (miss.ts). */
-  private afterMiss<T>(error: unknown, read: () => T): Promise<T> {
+  /** Where a read missed a fork's upstream state: waits for what the miss waits for, then reads again (miss.ts). */
+  private async afterMiss<T>(error: unknown, read: () => T): Promise<T> {
     if (!(error instanceof StateMiss)) throw error
+    await error.fetched
     return untilFetched(read)
   }
 
