@@ -25,6 +25,7 @@ import { createStreamEdits } from './blocks/streamEdits.ts'
 import { createRecentFlashblocks } from './blocks/recentFlashblocks.ts'
 import { createProducer } from './production/producer.ts'
 import { createSealPipeline } from './production/sealPipeline.ts'
+import { prefetchSystemWork } from './production/startBuilder.ts'
 import { createPool } from './production/txpool.ts'
 import { createBlocksService } from './services/blocks.ts'
 import { createCallsService } from './services/calls.ts'
@@ -334,6 +335,8 @@ export async function createChain(options: ChainOptions = {}): Promise<Chain> {
   )
   if (opStackBlocks !== undefined) services.control.participate(opStackBlocks.participant)
   if (interval !== undefined) producer.start(interval)
+  // A new fork fetches what its first block's system work reads now, while it waits for a first transaction.
+  if (fork?.asked === true) prefetchSystemWork(history.at(blocks.head().number), common, producer.pending().env)
 
   return {
     ...services,

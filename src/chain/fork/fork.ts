@@ -50,6 +50,8 @@ export type OpenFork = {
   readonly remote: RemoteState
   /** The upstream's blocks, transactions, receipts and logs up to the fork block, and its state before it. */
   readonly history: UpstreamHistory
+  /** Whether opening it asked the upstream (the fork block was not kept from a start before): a new fork. */
+  readonly asked: boolean
   close(): void
 }
 
@@ -78,7 +80,16 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
   const cache: ForkCache | undefined = cacheFile === undefined ? undefined : openForkCache({ path: cacheFile, fork: block, endpoint: options.url })
   const remote = createRemoteState(upstreamSource(createUpstreamState({ transport, fork: block, cache })))
   const history = createUpstreamHistory({ transport, fork: block, cache })
-  return { block, header: pinned.header, upstream: transport.upstream, url: options.url, remote, history, close: () => cache?.close() }
+  return {
+    block,
+    header: pinned.header,
+    upstream: transport.upstream,
+    url: options.url,
+    remote,
+    history,
+    asked: pinned.asked,
+    close: () => cache?.close(),
+  }
 }
 
 /**
@@ -87,10 +98,10 @@ export async function openFork(options: ForkOptions, context: { dataDir?: string
  */
 async function pin(transport: UpstreamTransport, url: string, number: bigint | undefined, cacheFile: string | undefined) {
   const kept = number === undefined || cacheFile === undefined ? undefined : keptPin(cacheFile, url, number)
-  if (kept !== undefined) return { chainId: kept.chainId, number: number!, hash: kept.header.hash as Hex, header: kept.header }
+  if (kept !== undefined) return { chainId: kept.chainId, number: number!, hash: kept.header.hash as Hex, header: kept.header, asked: false }
   const pinned = await pinForkBlock(transport, number)
   if (cacheFile !== undefined) keepPin(cacheFile, url, pinned)
-  return pinned
+  return { ...pinned, asked: true }
 }
 
 /**

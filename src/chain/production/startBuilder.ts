@@ -45,6 +45,16 @@ export async function startBuilder(vm: VM, parent: Block, env: BlockEnv, lookahe
   })
 }
 
+/**
+ * On a fork, what the block at `env` reads for its system work and the lookahead's window after it, fetched in the
+ * background: a new fork's first transaction then waits for none of it.
+ */
+export function prefetchSystemWork(state: StateReader, common: Common, env: BlockEnv): void {
+  if (state.waits !== true) return
+  prefetch(systemWorkReads(state, common, env)).catch(() => {})
+  createSystemWorkLookahead()(state, common, env)
+}
+
 /** EIP-4788's and EIP-2935's ring buffers' length. */
 const HISTORY_LENGTH = 8191n
 
@@ -111,6 +121,5 @@ function systemWorkReads(state: StateReader, common: Common, env: BlockEnv): (()
   return reads
 }
 
-/** The sender of system calls (EIP-4788, EIP-2935, EIP-7002, EIP-7251). */
 /** The address system calls come from (EIP-4788, EIP-2935, EIP-7002, EIP-7251). */
 export const SYSTEM_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe' as Hex
