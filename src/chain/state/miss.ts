@@ -77,10 +77,10 @@ export function warmingReads(state: StateReader, warm: (missed: string) => Promi
       const started = performance.now()
       const warmed = (warming = warm(error.key).catch(() => {}))
       const wait = () => Promise.race([warmed, new Promise((resolve) => setTimeout(resolve, performance.now() - started))])
-      throw new StateMiss(
-        error.key,
-        error.fetched.then(wait).then(() => {}),
-      )
+      // A turn of the event loop before the run reads on: what the warming asks next goes out first, rather than
+      // once the run, a long chain of promise jobs, is over.
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+      throw new StateMiss(error.key, error.fetched.then(wait).then(turn))
     }
   }
   return {
