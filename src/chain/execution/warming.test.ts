@@ -23,7 +23,7 @@ const ENV = { number: 101n, timestamp: 1n, gasLimit: 30_000_000n, baseFeePerGas:
  * An upstream holding the adder with 20 and 22 in its slots, whose trace of a call reads as `trace` says for the
  * overrides it is given; each trace and read it was asked is recorded.
  */
-function upstreamOf(trace: (overrides: WarmCall['overrides']) => Promise<[Hex, Hex][]>) {
+function upstreamOf(trace: (overrides: WarmCall['overrides']) => Promise<[Hex, Hex][]>, hanging: Hex[] = []) {
   const asked: string[] = []
   const overrides: WarmCall['overrides'][] = []
   const accounts: Record<Hex, UpstreamAccount> = { [token]: { balance: 0n, nonce: 1n, code: adder }, [alice]: { balance: 1n, nonce: 0n, code: '0x' } }
@@ -38,6 +38,8 @@ function upstreamOf(trace: (overrides: WarmCall['overrides']) => Promise<[Hex, H
     },
     storage(address, key) {
       asked.push(`storage ${address} ${key}`)
+      // A read the upstream never answers: only a trace can bring the slot.
+      if (hanging.includes(key)) return new Promise(() => {})
       return later(slots[`${address} ${key}`] ?? 0n)
     },
     async prestate(call) {
@@ -96,6 +98,22 @@ describe("a fork's run, warmed by the upstream's traces of its call", () => {
     expect(asked).toEqual([`account ${token}`, 'trace', 'trace', `storage ${token} ${slot(0)}`, `storage ${token} ${slot(2)}`])
     expect(overrides[1]).toEqual({ [alice]: { balance: '0x5', nonce: '0x0', code: '0x' }, [token]: { stateDiff: { [slot(1)]: slot(3) } } })
     again()
+  })
+
+  test('a read that misses while the next trace is on its way reads again as soon as the trace brings it', async () => {
+    // The first trace stops at slot 1, which differs here; the second, with it, brings the rest. The upstream never
+    // answers a read of slot 0 or 2: the run ends only because it reads them from the second trace.
+    const { upstream, asked } = upstreamOf(
+      async (given) => {
+        if (given?.[token] === undefined) return [[token, slot(1)]]
+        // Later than the run's next read.
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        return [0, 1, 2].map((n) => [token, slot(n)] as [Hex, Hex])
+      },
+      [slot(0), slot(2)],
+    )
+    expect(await runAdder(upstream, 3)).toBe('0x17')
+    expect(asked.filter((what) => what === 'trace')).toHaveLength(2)
   })
 
   test('a trace that does not come holds the run back no longer than its read took: the reads go on one at a time', async () => {

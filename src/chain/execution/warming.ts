@@ -11,6 +11,8 @@ import { KECCAK256_NULL, bytesToHex, equalsBytes } from '@ethereumjs/util'
 
 import { StateMiss, warmingReads } from '../state/miss.ts'
 
+import type { Warming } from '../state/miss.ts'
+
 import type { WarmCall, WarmOverrides } from '../fork/upstream.ts'
 import type { Warmed } from '../fork/remoteState.ts'
 import type { AccountRecord, StateReader } from '../state/types.ts'
@@ -37,25 +39,37 @@ export function jobCall(job: Job): CallRequest | undefined {
   return job.kind === 'traceCall' || job.kind === 'accessList' ? job.request : undefined
 }
 
-/** Settles once the first trace is held; the later rounds go on without anyone waiting for them. */
-async function warmRounds(call: WarmCall, state: StateReader, warm: NonNullable<Warm>, missed: string): Promise<void> {
+/** The traces of one run's call: the first at once; the next while what the last one read differs here. */
+function warmRounds(call: WarmCall, state: StateReader, warm: NonNullable<Warm>, missed: string): Warming {
   // The sender's own account as it is here, where it is: its balance pays the call's value.
   let overrides: WarmOverrides | undefined
   if (call.from !== undefined) {
     const sender = readHere(() => state.account(call.from!))
     if (sender !== MISSED) overrides = accountOverride({}, call.from, sender, state)
   }
-  let warmed = await warm({ ...call, overrides }, missed)
+  let pending: Promise<Warmed> | undefined
+  const ask = (round: Promise<Warmed>) => {
+    // Cleared by the first reaction to the answer, before any reader waiting for it reads again.
+    const settled = () => {
+      if (pending === round) pending = undefined
+    }
+    round.then(settled, settled)
+    pending = round
+    return round
+  }
+  const first = ask(warm({ ...call, overrides }, missed))
   const later = async () => {
+    let warmed = await first
     for (let round = 1; round < TRACE_ROUNDS; round++) {
       const more = divergence(warmed, state, overrides ?? {})
       if (more === undefined) return
       overrides = more
-      warmed = await warm({ ...call, overrides })
+      warmed = await ask(warm({ ...call, overrides }))
     }
   }
   // Only a hint: a failure leaves the run's reads to miss one at a time.
   later().catch(() => {})
+  return { first, pending: () => pending }
 }
 
 /**

@@ -60,26 +60,32 @@ export async function prefetch(reads: readonly (() => unknown)[]): Promise<void>
   }
 }
 
+/** A run's warming, once its first miss set it off: its first answer, and what it still waits for, if anything. */
+export type Warming = { readonly first: Promise<unknown>; pending(): Promise<unknown> | undefined }
+
 /**
  * `state` as one run reads it, warmed at its first miss: `warm` starts then (a fork asks its upstream at once for
  * everything the run's call reads, fork/remoteState.ts), and that miss settles once both have, so the run's next
- * reads find what the warming brought. It waits for the warming at most as long again as its own fetch took: a slow
- * warming holds a run back no longer than it could save. A warming that fails leaves the reads to miss one at a time,
- * as without it.
+ * reads find what the warming brought. It waits for the warming's first answer at most as long again as its own fetch
+ * took: a slow warming holds a run back no longer than it could save. A later miss, while the warming waits for more,
+ * settles as soon as either comes. A warming that fails leaves the reads to miss one at a time, as without it.
  */
-export function warmingReads(state: StateReader, warm: (missed: string) => Promise<unknown>): StateReader {
-  let warming: Promise<unknown> | undefined
+export function warmingReads(state: StateReader, warm: (missed: string) => Warming): StateReader {
+  let warming: Warming | undefined
   function read<T>(get: () => T): T {
     try {
       return get()
     } catch (error) {
-      if (!(error instanceof StateMiss) || warming !== undefined) throw error
+      if (!(error instanceof StateMiss)) throw error
+      if (warming !== undefined) {
+        const pending = warming.pending()
+        if (pending === undefined) throw error
+        throw new StateMiss(error.key, Promise.race([error.fetched, pending.then(nothing, nothing)]).then(turn))
+      }
       const started = performance.now()
-      const warmed = (warming = warm(error.key).catch(() => {}))
-      const wait = () => Promise.race([warmed, new Promise((resolve) => setTimeout(resolve, performance.now() - started))])
-      // A turn of the event loop before the run reads on: what the warming asks next goes out first, rather than
-      // once the run, a long chain of promise jobs, is over.
-      const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+      warming = warm(error.key)
+      const first = warming.first.then(nothing, nothing)
+      const wait = () => Promise.race([first, new Promise((resolve) => setTimeout(resolve, performance.now() - started))])
       throw new StateMiss(error.key, error.fetched.then(wait).then(turn))
     }
   }
@@ -91,3 +97,11 @@ export function warmingReads(state: StateReader, warm: (missed: string) => Promi
     code: (codeHash) => read(() => state.code(codeHash)),
   }
 }
+
+const nothing = () => {}
+
+/**
+ * A turn of the event loop, before a warmed run reads on: what the warming asks next goes out first, and what came
+ * meanwhile is read, rather than once the run, a long chain of promise jobs, is over.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
