@@ -198,7 +198,7 @@ describe('a fork upstream beneath the history', () => {
         ...upstream,
         kept: {
           account: (address) => (address === token ? kept.account : undefined),
-          storage: (address, key) => (key === slot(1) ? kept.slot : undefined),
+          storage: (_address, key) => (key === slot(1) ? kept.slot : undefined),
         },
       }),
     )
