@@ -108,6 +108,21 @@ describe('the fork cache commits a batch of answers at once, before anything goe
     expect(committed(path).slots).toEqual(['3'])
   })
 
+  test('answers that arrive once it is closed are dropped, and throw nowhere', async () => {
+    const path = join(dir, 'late.sqlite')
+    const cache = openForkCache({ path, fork, endpoint })
+    cache.close()
+    // A background prefetch's answer, coming after the chain closed its fork.
+    cache.putStorage(address, slot, 4n)
+    cache.putAccount(address, account)
+    cache.putAnswer('eth_getBlockByNumber ["0x1",false]', 'null')
+    await Promise.resolve()
+    expect(cache.storage(address, slot)).toBeUndefined()
+    expect(cache.account(address)).toBeUndefined()
+    expect(cache.answer('eth_getBlockByNumber ["0x1",false]')).toBeUndefined()
+    expect(committed(path)).toEqual({ accounts: 0, slots: [], answers: [] })
+  })
+
   test('a commit that fails is said once and thrown nowhere; the cache goes on answering what it holds', async () => {
     const path = join(dir, 'failing.sqlite')
     const cache = openForkCache({ path, fork, endpoint })

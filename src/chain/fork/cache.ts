@@ -156,6 +156,9 @@ export function openForkCache(options: { path: string; fork: ForkBlock; endpoint
   const answers = new Map<string, string>()
   let queued = false
   let failure: unknown
+  // Answers still on their way when the fork closed (a background prefetch, a trace no run waits for) find it closed:
+  // they are dropped, as nobody will read them.
+  let closed = false
 
   function commit(): void {
     if (!queued) return
@@ -193,31 +196,35 @@ export function openForkCache(options: { path: string; fork: ForkBlock; endpoint
   return {
     account(address) {
       const waiting = accounts.get(address)
-      if (waiting !== undefined) return waiting
+      if (waiting !== undefined || closed) return waiting
       const row = getAccount.get(id, address) as { balance: string; nonce: string; code: Hex } | undefined
       return row === undefined ? undefined : { balance: BigInt(row.balance), nonce: BigInt(row.nonce), code: row.code }
     },
     storage(address, slot) {
       const waiting = slots.get(address + slot)
-      if (waiting !== undefined) return waiting.value
+      if (waiting !== undefined || closed) return waiting?.value
       const row = getSlot.get(id, address, slot) as { value: string } | undefined
       return row === undefined ? undefined : BigInt(row.value)
     },
     putAccount(address: Hex, account: UpstreamAccount) {
+      if (closed) return
       accounts.set(address, account)
       written()
     },
     putStorage(address, slot, value) {
+      if (closed) return
       slots.set(address + slot, { address, slot, value })
       written()
     },
-    answer: (request) => answers.get(request) ?? (getAnswer.get(id, request) as { answer: string } | undefined)?.answer,
+    answer: (request) => answers.get(request) ?? (closed ? undefined : (getAnswer.get(id, request) as { answer: string } | undefined)?.answer),
     putAnswer(request, answer) {
+      if (closed) return
       answers.set(request, answer)
       written()
     },
     close() {
       commit()
+      closed = true
       db.close()
     },
   }
