@@ -62,6 +62,10 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     sequencerHead: undefined as { number: bigint; hash: string } | undefined,
     /** Polls that found no frame and asked for the changes made since the last one. */
     quiet: 0,
+    /** The sequence of the sequencer's next frame, as a poll asks it; by default the chain's next, nothing owed. */
+    sequence: undefined as number | undefined,
+    /** Run as a poll asks for the changes made since the last frame (a change made meanwhile takes effect here). */
+    onQuiet: undefined as (() => void) | undefined,
     /** The sequencer's blocks are not the chain's. */
     otherChain: false,
   }
@@ -96,9 +100,10 @@ function fakeChain(options: { at?: Position; sequencer?: Frame[]; refuse?: (fram
     sequencerHead: async () => state.sequencerHead ?? head(),
     // One chain, unless a test says the sequencer's is another.
     sequencerHash: async (number) => (state.otherChain ? '0xother' : `0xhead${number}`),
-    async quiet() {
+    async quiet(next) {
       state.quiet++
-      return undefined
+      state.onQuiet?.()
+      return { sequence: state.sequence ?? next ?? 0 }
     },
     gapWaitMs: GAP_WAIT_MS,
     log: () => {},
@@ -542,6 +547,69 @@ describe('createFollower', () => {
     expect(await found).toBe(true)
     expect(follower.catchingUp).toBe(false)
     expect(state.applied).toEqual([0, 1, 2, 3])
+  })
+
+  test('a poll that finds the chain’s place lost while the stream owes frames (a revert sent meanwhile): waits for them, once', async () => {
+    const all = framesOf(5)
+    const rewindTo1: ChainEdit = { ...rewindTo5, number: 1n }
+    // The sequencer went back to block 1 after frame 4, and sent the frame that says so: block 2 again.
+    const reverted = frame(5, 2, 0, { edits: [rewindTo1] })
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(...all)
+    state.kept = false
+    state.sequence = 6
+    expect(await follower.poll()).toBe(false)
+    expect(state.resyncs).toEqual([])
+    await receive(reverted, frame(6, 2, 1))
+    expect(state.applied).toEqual([0, 1, 2, 3, 4, 5, 6])
+    expect(follower.counts).toMatchObject({ frames: 7, resyncs: 0 })
+
+    // Owed still at the next poll: the stream is stuck, and the replica starts again.
+    state.sequence = 9
+    expect(await follower.poll()).toBe(false)
+    expect(state.resyncs).toEqual([])
+    expect(await follower.poll()).toBe(true)
+    expect(state.resyncs).toEqual(["block 2's flashblock 2 is no longer kept by the sequencer"])
+    expect(follower.counts).toMatchObject({ resyncs: 1 })
+  })
+
+  test('a poll that finds the chain’s place lost after a revert made since it asked: asking again takes the revert', async () => {
+    const all = framesOf(5)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(...all)
+    // Nothing owed when the poll asks; then the sequencer goes back to block 1, and keeps nothing of block 2 on.
+    let asked = 0
+    state.onQuiet = () => {
+      if (++asked === 1) state.kept = false
+      // Asked again: the revert is among the changes no frame has told yet, and the chain takes it.
+      else {
+        state.position = { number: 2n, index: 0 }
+        state.kept = true
+      }
+    }
+    state.sequencer = []
+    expect(await follower.poll()).toBe(false)
+    expect(state.fetches.slice(-2)).toEqual([
+      [2n, 2],
+      [2n, 0],
+    ])
+    expect(state.quiet).toBe(2)
+    expect(state.resyncs).toEqual([])
+    expect(follower.counts).toMatchObject({ resyncs: 0 })
+  })
+
+  test('a poll that finds the chain’s place lost, with nothing owed and nothing to take: one resync, with its reason', async () => {
+    const all = framesOf(5)
+    const { state, follower, receive } = fakeChain({ sequencer: all })
+    follower.start()
+    await receive(...all)
+    state.kept = false
+    expect(await follower.poll()).toBe(true)
+    expect(state.quiet).toBe(2)
+    expect(state.resyncs).toEqual(["block 2's flashblock 2 is no longer kept by the sequencer"])
+    expect(follower.counts).toMatchObject({ resyncs: 1, lastResync: "block 2's flashblock 2 is no longer kept by the sequencer" })
   })
 
   // Fails: fill() goes on offering the fetched frames after one of them was refused and the chain resynced.

@@ -27,9 +27,10 @@ export type FollowerParts = {
   sequencerHash(number: bigint): Promise<string | undefined>
   /**
    * When a poll finds no frame: takes the test-control changes the sequencer made since its last frame, which the
-   * next frame, `next` (when the numbering is known), carries; why they do not apply, if they do not.
+   * next frame, `next` (when the numbering is known), carries; why they do not apply, if they do not, or else the
+   * sequence of the sequencer's next frame (past `next` when it sent frames the stream has not brought yet).
    */
-  quiet(next: number | undefined): Promise<string | undefined>
+  quiet(next: number | undefined): Promise<{ refused: string } | { sequence: number }>
   /** How long a frame that came early waits for the ones before it before they are fetched, ms. */
   gapWaitMs: number
   log: (line: string) => void
@@ -82,6 +83,8 @@ export function createFollower(parts: FollowerParts): Follower {
   let overflowing = false
   /** Frames received before the last overflow are dropped unrun. */
   let generation = 0
+  /** The `next` of the last poll that waited for frames the stream owed: one that finds them owed still, waits no more. */
+  let waitedAt: number | undefined
 
   const serially = (work: () => Promise<void>) => {
     queue = queue.then(work).catch((error) => parts.log(`follow: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
@@ -104,6 +107,7 @@ export function createFollower(parts: FollowerParts): Follower {
    */
   async function resync(reason: string, counted = counts.frames > 0) {
     awaitingSeal = false
+    waitedAt = undefined
     if (counted) {
       counts.resyncs++
       counts.lastResync = reason
@@ -175,9 +179,17 @@ export function createFollower(parts: FollowerParts): Follower {
 
   /**
    * Fetches what is missing before the frames that wait; true when the sequencer had frames to give. `routine`: a
-   * poll of a quiet stream, which is catching up only once the sequencer has frames for it.
+   * poll of a quiet stream, which is catching up only once the sequencer has frames for it, and which decides itself
+   * what a fetch that finds the chain's place lost means (`lost`, its reason): the replica does not start again here.
    */
-  async function fill(routine = false): Promise<boolean> {
+  async function fill(routine: true): Promise<boolean | { lost: string }>
+  async function fill(routine?: false): Promise<boolean>
+  async function fill(routine = false): Promise<boolean | { lost: string }> {
+    const lost = async (reason: string) => {
+      if (routine) return { lost: reason }
+      await resync(reason)
+      return true
+    }
     gapTimer = undefined
     if (stopped) return false
     filling = !routine
@@ -190,27 +202,18 @@ export function createFollower(parts: FollowerParts): Follower {
         // Only the first flashblock of a block begun on the chain's own head before the stream had a reader is waited
         // out. Mid-block, the sequencer lost the block (a restart, a revert); with its head elsewhere, or sealed on,
         // the chain is loaded again at once.
-        if (sealed || index > 0 || (await heads()) !== 'same')
-          await resync(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
-        else {
-          awaitingSeal = true
-          awaitingSince = Math.min(performance.now(), ...[...early.values()].map(({ at }) => at))
-          early.clear()
-        }
+        if (sealed || index > 0 || (await heads()) !== 'same') return lost(`block ${number}'s flashblock ${index} is no longer kept by the sequencer`)
+        awaitingSeal = true
+        awaitingSince = Math.min(performance.now(), ...[...early.values()].map(({ at }) => at))
+        early.clear()
         return true
       }
       if (frames.length === 0) {
         // Nothing newer, while frames after it came: the sequencer went back since they did (a revert, a reset).
-        if (early.size > 0) {
-          await resync(`the sequencer has nothing from block ${number}'s flashblock ${index} on, and sent later frames`)
-          return true
-        }
+        if (early.size > 0) return lost(`the sequencer has nothing from block ${number}'s flashblock ${index} on, and sent later frames`)
         // Nothing newer, which a sequencer that went back (a revert, a reset, a restart on another chain) also says
         // while the stream was away: the heads tell. One that sealed a block since has frames coming.
-        if (next === undefined && (await heads()) === 'elsewhere') {
-          await resync("the sequencer's head is not this chain's")
-          return true
-        }
+        if (next === undefined && (await heads()) === 'elsewhere') return lost("the sequencer's head is not this chain's")
         return false
       }
       // Only frames after those applied are news; the rest came by the stream already.
@@ -223,10 +226,7 @@ export function createFollower(parts: FollowerParts): Follower {
         counts.refetched++
         // The fetched frames start where the chain is: the first one tells the numbering if nothing did.
         if (next === undefined && atExpected(frame)) next = frame.sequence
-        if (!(await offer(frame))) {
-          await resync(`the sequencer's frames from block ${number}'s flashblock ${index} do not follow from the chain`)
-          return true
-        }
+        if (!(await offer(frame))) return lost(`the sequencer's frames from block ${number}'s flashblock ${index} do not follow from the chain`)
         // A frame refused: the replica started again, and the rest of these are of the chain it left.
         if (next === undefined) return true
       }
@@ -268,12 +268,31 @@ export function createFollower(parts: FollowerParts): Follower {
     async poll() {
       let found = false
       await serially(async () => {
-        if (stopped) return
-        // What changed since the last frame first: a revert made with no frame after it moves the chain back, where
-        // the frames the sequencer has are found.
-        const refused = await parts.quiet(next)
-        if (refused !== undefined) return resync(refused)
-        found = await fill(true)
+        for (let round = 1; !stopped; round++) {
+          // What changed since the last frame first: a revert made with no frame after it moves the chain back, where
+          // the frames the sequencer has are found.
+          const quiet = await parts.quiet(next)
+          if ('refused' in quiet) return resync(quiet.refused)
+          const owed = next !== undefined && quiet.sequence > next
+          const filled = await fill(true)
+          if (typeof filled === 'boolean') {
+            found = filled
+            return
+          }
+          // Nothing kept from where the chain is, or frames that do not follow from it: a revert or a reset the
+          // sequencer made while this poll asked says so too. The frame that carries it is on its way by the stream
+          // (waited for once: still owed at the next poll, the stream is stuck), or not sent yet, and asking again
+          // takes it. Only what asking again cannot explain starts the replica again.
+          if (owed && waitedAt !== next) {
+            waitedAt = next
+            return
+          }
+          if (round === 2) {
+            await resync(filled.lost)
+            found = true
+            return
+          }
+        }
       })
       return found
     },

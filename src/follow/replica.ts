@@ -257,14 +257,14 @@ export async function createReplica(options: ReplicaOptions): Promise<Replica> {
       prune()
       const { sequence, edits } = await sequencer.unsentEdits()
       // A frame came since the poll: the edits are its, and it is on its way.
-      if (next !== undefined && sequence !== next) return undefined
+      if (next !== undefined && sequence !== next) return { sequence }
       const already = Math.max(sequence === taken.sequence ? taken.count : 0, sequence === stored.sequence ? stored.unsent : 0)
       for (const edit of edits.slice(already)) {
         const refused = await applyEdit(edit)
-        if (refused !== undefined) return refused
+        if (refused !== undefined) return { refused }
       }
       taken = { sequence, count: Math.max(edits.length, already) }
-      return undefined
+      return { sequence }
     },
     gapWaitMs: options.gapWaitMs ?? Math.max(20, Math.floor(interval / 4)),
     log,
