@@ -180,6 +180,16 @@ describe.each(['anvil', 'flashchain'] as const)('the upstream state source, fork
     expect(await state.prestate(call)).toEqual({ accounts: [], slots: [] })
     expect(refusing.requests.length).toBe(1)
 
+    // Without the tracer (invalid params): no trace again, and the reads still name the fork block by its hash.
+    const noTracer = await proxy(() => 'noTracer')
+    const pinned = source(noTracer.url, seeded.fork)
+    await expect(pinned.prestate(call)).rejects.toThrow(/-32602/)
+    expect(await pinned.storage(seeded.store, slot(0))).toBe(7n)
+    expect(noTracer.requests.map((body) => (body as { params: unknown[] }).params.at(-1))).toEqual([
+      { tracer: 'prestateTracer' },
+      { blockHash: seeded.fork.hash },
+    ])
+
     const counting = await proxy()
     const tracing = source(counting.url, seeded.fork)
     // More value than the sender had there: the upstream cannot run it, and says so for this call alone.

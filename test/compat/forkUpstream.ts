@@ -53,7 +53,7 @@ export async function seed(url: string): Promise<Seeded> {
   return { fork, store, holder, sender: account.address.toLowerCase() as Hex }
 }
 
-export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches' | 'noBlockHash' | 'noTraces'
+export type Behaviour = 'forward' | 'unavailable' | 'garbage' | 'badHex' | 'stall' | 'noBatches' | 'noBlockHash' | 'noTraces' | 'noTracer'
 
 export type CountingProxy = {
   url: string
@@ -93,16 +93,18 @@ export async function startProxy(target: string, behaviour: (index: number, body
           const wrong = (call: { id: unknown }) => ({ jsonrpc: '2.0', id: call.id, result: '0xzz' })
           return answer(200, JSON.stringify(Array.isArray(body) ? body.map(wrong) : wrong(body as { id: unknown })))
         }
-        case 'noTraces': {
-          // As a provider without the debug namespace: each debug_ call is refused as an unknown method.
+        case 'noTraces':
+        case 'noTracer': {
+          // As a provider without the debug namespace (each debug_ call an unknown method), or without the tracer
+          // asked for (invalid params).
           type Call = { id: unknown; method: string }
           const calls = (Array.isArray(body) ? body : [body]) as Call[]
           if (calls.some((call) => call.method.startsWith('debug_'))) {
-            const refused = calls.map((call) => ({
-              jsonrpc: '2.0',
-              id: call.id,
-              error: { code: -32601, message: `the method ${call.method} does not exist/is not available` },
-            }))
+            const refusal =
+              behaviour(index, body) === 'noTraces'
+                ? { code: -32601, message: 'the method debug_traceCall does not exist/is not available' }
+                : { code: -32602, message: 'invalid argument 2: unknown tracer' }
+            const refused = calls.map((call) => ({ jsonrpc: '2.0', id: call.id, error: refusal }))
             return answer(200, JSON.stringify(Array.isArray(body) ? refused : refused[0]))
           }
           break

@@ -89,15 +89,15 @@ export function createUpstreamState(options: { transport: UpstreamTransport; for
   let byNumber: Promise<void> | undefined
 
   /** `method` with the params `params` makes of the block's name, named by number from the first refusal of a hash on. */
-  async function read(method: string, params: (block: typeof at) => unknown[], what: string, options?: { alone?: boolean }): Promise<unknown> {
+  async function read(method: string, params: (block: typeof at) => unknown[], what: string): Promise<unknown> {
     const named = at
     try {
-      return await transport.call(method, params(named), what, options)
+      return await transport.call(method, params(named), what)
     } catch (error) {
       if (typeof named !== 'object' || !refusesBlockHash(error)) throw error
       byNumber ??= nameByNumber(what)
       await byNumber
-      return transport.call(method, params(at), what, options)
+      return transport.call(method, params(at), what)
     }
   }
 
@@ -166,7 +166,9 @@ export function createUpstreamState(options: { transport: UpstreamTransport; for
     let answer: unknown
     try {
       // Alone: a trace goes out while the run that asked is still busy, and an upstream that chokes on it fails no read.
-      answer = await read('debug_traceCall', (block) => [args, block, config], what, { alone: true })
+      // It names the block as the reads do now, and never makes them switch: an upstream that refuses a trace's
+      // params (an unknown tracer, say, -32602) says nothing of whether it takes a block hash.
+      answer = await transport.call('debug_traceCall', [args, at, config], what, { alone: true })
     } catch (error) {
       if (refusesTraces(error)) traces = false
       throw error
